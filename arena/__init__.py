@@ -1,0 +1,3 @@
+"""Skitgubbe Arena: referee and tournament runner for Skitgubbe bots."""
+
+__version__ = "0.1.0"

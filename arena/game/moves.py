@@ -1,0 +1,79 @@
+"""Moves and their one-token text forms, the vocabulary of the bot protocol.
+
+    draw          phase 1, step 1 (R16): take the top stock card, then play from hand
+    chance        phase 1 (R16): turn up the top stock card and play it blind
+    Kd            play one card: a phase-1 play from hand, or a phase-2 single card
+    4h,5h,6h      phase 2: a run (R34), its cards in rising order
+    pickup        phase 2 (R36, R42-R43): pick up from the table
+
+Every move is a single space-free token, so a bot in C, shell or awk can read a
+list of legal moves with a plain split on spaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from arena.game.cards import Card, format_card, parse_card
+from arena.game.errors import ParseError
+
+
+class MoveKind(str, Enum):
+    DRAW = "draw"
+    CHANCE = "chance"
+    PLAY = "play"
+    PICKUP = "pickup"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One decision of the player to act. ``cards`` is set only for PLAY (one card, or a run)."""
+
+    kind: MoveKind
+    cards: tuple[Card, ...] = ()
+
+    def __str__(self) -> str:
+        return format_move(self)
+
+
+DRAW = Move(MoveKind.DRAW)
+CHANCE = Move(MoveKind.CHANCE)
+PICKUP = Move(MoveKind.PICKUP)
+
+# Interning keeps moves cheap to build on the hot path and lets `is`-free equality stay fast.
+_SINGLE_PLAYS: tuple[Move, ...] = tuple(Move(MoveKind.PLAY, (c,)) for c in range(52))
+
+
+def play(*cards: Card) -> Move:
+    """A PLAY move of one card or a run."""
+    if len(cards) == 1:
+        return _SINGLE_PLAYS[cards[0]]
+    return Move(MoveKind.PLAY, tuple(cards))
+
+
+def format_move(move: Move) -> str:
+    """The one-token text form of a move."""
+    if move.kind is MoveKind.PLAY:
+        return ",".join(format_card(c) for c in move.cards)
+    return move.kind.value
+
+
+_WORDS = {"draw": DRAW, "chance": CHANCE, "pickup": PICKUP}
+
+
+def parse_move(text: str) -> Move:
+    """Parse a move token; ParseError says what was expected."""
+    word = text.strip()
+    found = _WORDS.get(word.lower())
+    if found is not None:
+        return found
+    if not word or any(ch.isspace() for ch in word):
+        raise ParseError(f"not a move: {text!r} (expected draw, chance, pickup, a card like Kd, or a run like 4h,5h,6h)")
+    try:
+        cards = tuple(parse_card(part) for part in word.split(","))
+    except ParseError as exc:
+        raise ParseError(f"not a move: {text!r}: {exc}") from None
+    if len(set(cards)) != len(cards):
+        raise ParseError(f"not a move: {text!r} names a card twice")
+    return play(*cards)

@@ -1,0 +1,222 @@
+"""Phase 1 (R11-R28): the duel, two-player tricks, drawing, chance, stunsa, the trump card.
+
+Functions here mutate a `Game` (arena.game.state); they assume the move was already
+checked legal by `Game.apply`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.game.cards import SUIT_OF
+from arena.game.errors import IllegalMove
+from arena.game.events import Event, EventKind
+from arena.game.moves import CHANCE, DRAW, Move, MoveKind, play
+from arena.game.rules import BounceExhausted, DrawTiming, FirstLead, Phase1End
+
+if TYPE_CHECKING:
+    from arena.game.state import Game
+
+
+def start(g: "Game") -> None:
+    """Choose the first leader (R13-R14) and start the first trick."""
+    n, dealer = g.n, g.dealer
+    p1, p2 = (dealer + 1) % n, (dealer + 2) % n
+    if n == 2:
+        # R14: the non-dealer leads; for two players that is also P1 under `forehand`.
+        _start_trick(g, p1, dealer)
+    elif g.rules.first_lead is FirstLead.FOREHAND:
+        _start_trick(g, p1, p2)
+    else:
+        leader = _duel(g, p1, p2)
+        _start_trick(g, leader, p2 if leader == p1 else p1)
+
+
+def _duel(g: "Game", p1: int, p2: int) -> int:
+    """R13/E1: compare highest, then second, then third cards; P1 wins full ties.
+
+    Each compared card is shown (public), highest first; among equal ranks in one
+    hand the higher suit by R52's order is shown first.
+    """
+    v = g.values
+    ordered = [sorted(g.hands[s], key=lambda c: (v[c], SUIT_OF[c]), reverse=True) for s in (p1, p2)]
+    for a, b in zip(*ordered):
+        for seat, c in ((p1, a), (p2, b)):
+            g.duel.append((seat, c))
+            g.known[seat].add(c)
+            g.events.append(Event(EventKind.DUEL, seat, (c,)))
+        if v[a] != v[b]:
+            return p1 if v[a] > v[b] else p2
+    return p1
+
+
+def _start_trick(g: "Game", leader: int, opponent: int) -> None:
+    g.leader, g.opponent = leader, opponent
+    g.trick.clear()
+    g.round.clear()
+    _begin_turn(g, leader)
+
+
+def chance_allowed(g: "Game") -> bool:
+    """R16/E2: CHANCE needs the option on and at least `chance_min_stock` (2) stock cards."""
+    return g.rules.allow_chance and len(g.stock) >= g.rules.chance_min_stock
+
+
+def _begin_turn(g: "Game", seat: int) -> None:
+    g.to_act = seat
+    g.drawn = not g.stock  # R16: with an empty stock the source step is skipped
+    if not g.drawn and g.rules.draw_timing is DrawTiming.BEFORE and not chance_allowed(g):
+        # R16: with one stock card (or no CHANCE) DRAW is forced; the engine takes it
+        # so that a bot is only asked about real choices.
+        _draw(g, seat)
+        g.drawn = True
+
+
+def _draw(g: "Game", seat: int) -> None:
+    c = g.stock.pop()
+    if g.stock:
+        g.hands[seat].append(c)
+        g.events.append(Event(EventKind.DRAW, seat))
+    else:
+        # R16/R26: the last stock card goes face down to the trump slot, never into a hand.
+        g.trump_card, g.trump_holder = c, seat
+        g.events.append(Event(EventKind.TRUMP, seat))
+
+
+def legal(g: "Game") -> list[Move]:
+    seat = g.to_act
+    before = g.rules.draw_timing is DrawTiming.BEFORE
+    if before and not g.drawn:
+        return [DRAW, CHANCE]  # only reached when CHANCE is allowed (else the draw was automatic)
+    moves = [play(c) for c in g.sorted_hand(seat)]
+    if not before and g.stock and chance_allowed(g):
+        moves.append(CHANCE)
+    return moves
+
+
+def why_illegal(g: "Game", move: Move) -> str:
+    """A reason citing the rule, for a move not in the legal list."""
+    before = g.rules.draw_timing is DrawTiming.BEFORE
+    if move.kind is MoveKind.PICKUP:
+        return "picking up exists only in phase 2 (R36)"
+    if move.kind is MoveKind.DRAW:
+        if not before:
+            return "under draw_timing = after you draw automatically after playing (R17)"
+        return "you have already chosen your source this turn (R16)" if g.stock else "the stock is empty (R16)"
+    if move.kind is MoveKind.CHANCE:
+        if not g.rules.allow_chance:
+            return "CHANCE is switched off (allow_chance = false)"
+        if before and g.drawn and g.stock:
+            return "you have already drawn this turn; now play a hand card (R16)"
+        return f"CHANCE needs at least {g.rules.chance_min_stock} stock cards, the stock holds {len(g.stock)} (R16, E2)"
+    if before and not g.drawn:
+        return "first choose DRAW or CHANCE (R16)"
+    if len(move.cards) != 1:
+        return "phase 1 plays exactly one card (R11)"
+    c = move.cards[0]
+    if c == g.trump_card and g.trump_holder == g.to_act:
+        return "the trump card may not be played in phase 1 (R18)"
+    if c in g.won[g.to_act]:
+        return "won-pile cards cannot be played in phase 1 (R18)"
+    return "that card is not in your hand (R8, R16)"
+
+
+def apply(g: "Game", move: Move) -> None:
+    seat = g.to_act
+    kind = move.kind
+    if kind is MoveKind.DRAW:
+        _draw(g, seat)
+        g.drawn = True
+        return
+    if kind is MoveKind.CHANCE:
+        c = g.stock.pop()  # R16: at least 2 cards, so the stock never empties here (E20)
+        g.trick.append((seat, c, True))
+        g.round.append(c)
+        g.events.append(Event(EventKind.CHANCE, seat, (c,)))
+    else:
+        c = move.cards[0]
+        g.hands[seat].remove(c)
+        g.known[seat].discard(c)
+        g.trick.append((seat, c, False))
+        g.round.append(c)
+        g.events.append(Event(EventKind.PLAY, seat, (c,)))
+        if g.rules.draw_timing is DrawTiming.AFTER and g.stock:
+            _draw(g, seat)  # R17: play, then draw (into the trump slot if it is the last card)
+    if seat == g.leader and len(g.round) == 1:
+        _next_player_must_play(g, g.opponent)
+    else:
+        _resolve_round(g)
+
+
+def _next_player_must_play(g: "Game", seat: int) -> None:
+    if not g.stock and not g.hands[seat]:
+        _exhausted(g)  # R22/E5/E6: he must play and cannot
+    else:
+        _begin_turn(g, seat)
+
+
+def _resolve_round(g: "Game") -> None:
+    lead_card, opp_card = g.round
+    v = g.values
+    if v[lead_card] == v[opp_card]:
+        # R21/E3: stunsa; the same pair plays another round, leader first.
+        g.events.append(Event(EventKind.STUNSA))
+        g.round.clear()
+        _next_player_must_play(g, g.leader)
+        return
+    winner = g.leader if v[lead_card] > v[opp_card] else g.opponent
+    _take(g, winner)
+
+
+def _take(g: "Game", winner: int) -> None:
+    cards = tuple(c for _, c, _ in g.trick)
+    g.won[winner].extend(cards)  # R20: all cards of the trick, stunsa rounds included
+    g.events.append(Event(EventKind.TAKE, winner, cards))
+    g.last_trick_winner = winner
+    _after_trick(g, winner)
+
+
+def _exhausted(g: "Game") -> None:
+    """R22: a player who must play a stunsa round has no hand card."""
+    leader, opponent = g.leader, g.opponent
+    if g.rules.bounce_exhausted is BounceExhausted.SURVIVOR_TAKES_ALL:
+        holders = [s for s in (leader, opponent) if g.hands[s]]
+        if len(holders) == 1:
+            _take(g, holders[0])
+            return
+    for seat, c, _ in g.trick:
+        g.won[seat].append(c)
+    g.events.append(Event(EventKind.VOID, None, tuple(c for _, c, _ in g.trick)))
+    _after_trick(g, leader)  # decision: after a void trick its leader keeps the lead (play_out only)
+
+
+def _after_trick(g: "Game", next_leader: int) -> None:
+    n = g.n
+    if g.stock:
+        _start_trick(g, next_leader, (next_leader + 1) % n)  # R24: against his left neighbour
+        return
+    if g.rules.phase1_end is Phase1End.STOCK_OUT:
+        g.start_phase2()  # R27: stock out and the trick resolved
+        return
+    # R27 play_out: tricks go on from hands while at least two players hold hand cards.
+    holders = [s for s in range(n) if g.hands[s]]
+    if len(holders) < 2:
+        g.start_phase2()
+        return
+    leader = next_leader
+    while not g.hands[leader]:
+        leader = (leader + 1) % n  # a leader with no hand cards passes the lead clockwise
+    opponent = (leader + 1) % n
+    while not g.hands[opponent]:
+        opponent = (opponent + 1) % n
+    _start_trick(g, leader, opponent)
+
+
+def fallback(g: "Game") -> Move:
+    """R52, phase 1: DRAW if possible, then the lowest hand card (never CHANCE)."""
+    if g.rules.draw_timing is DrawTiming.BEFORE and not g.drawn:
+        return DRAW
+    hand = g.sorted_hand(g.to_act)
+    if not hand:
+        raise IllegalMove("no fallback: the player to act has no hand card")  # unreachable by R22
+    return play(hand[0])

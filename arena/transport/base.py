@@ -1,0 +1,81 @@
+"""The transport interface (one protocol line in, one line out) and its errors.
+
+Every transport fault a bot can cause maps onto exactly one of the errors below so the
+referee can turn it into a recorded outcome without knowing which transport was used.
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Protocol, runtime_checkable
+
+# Default bound on one protocol line (bytes, without the newline). A bot that sends more
+# than this without a newline gets LineTooLong instead of growing the arena's memory.
+MAX_LINE_BYTES = 65536
+
+
+class TransportError(Exception):
+    """Base of every transport failure; str(err) is a human message naming the cause."""
+
+
+class BotTimeout(TransportError):
+    """No full line arrived (or a line could not be sent) before the deadline."""
+
+
+class BotExited(TransportError):
+    """The bot process is gone, its stdout closed, or the peer went away."""
+
+    def __init__(self, message: str, *, returncode: int | None = None) -> None:
+        super().__init__(message)
+        # Popen convention: >= 0 is an exit code, < 0 is -signal number, None is unknown.
+        self.returncode = returncode
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.returncode if self.returncode is not None and self.returncode >= 0 else None
+
+    @property
+    def signal(self) -> int | None:
+        return -self.returncode if self.returncode is not None and self.returncode < 0 else None
+
+
+class LineTooLong(TransportError):
+    """The bot sent more than max_line_bytes without a newline (or one oversized message)."""
+
+
+class BotUnreachable(TransportError):
+    """The bot cannot be started (missing executable, bad cwd) or connected to (incl. auth)."""
+
+
+class BadMessage(TransportError):
+    """A ZeroMQ peer sent something that is not one single-frame line (e.g. multipart)."""
+
+
+def describe_returncode(returncode: int | None) -> str:
+    """Human text for a Popen-style return code: 'exit code 3' / 'signal SIGKILL'."""
+    if returncode is None:
+        return "exit status unknown"
+    if returncode >= 0:
+        return f"exit code {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = str(-returncode)
+    return f"killed by signal {name}"
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """Moves protocol lines between the referee and one bot."""
+
+    def send(self, line: str) -> None:
+        """Send one line (without "\\n"); raises BotTimeout instead of blocking forever."""
+        ...
+
+    def receive(self, timeout_s: float) -> str:
+        """Return the next line without its "\\r\\n"/"\\n", or raise a TransportError."""
+        ...
+
+    def close(self) -> None:
+        """Release everything (processes included); idempotent; never raises."""
+        ...

@@ -1,0 +1,188 @@
+"""Bots as subprocesses speaking one protocol line per stdin/stdout line.
+
+Hot path (send one line, receive one line) is raw fds + select.poll: no asyncio, no
+Python file objects, one preallocated poll object per direction.
+
+Invalid UTF-8 from a bot is decoded with errors="replace" (U+FFFD); the protocol layer
+then rejects the line as malformed, so no separate encoding error exists here.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import select
+import time
+from collections.abc import Callable
+from typing import Any
+
+from arena.transport import procs
+from arena.transport.base import (
+    MAX_LINE_BYTES,
+    BotExited,
+    BotTimeout,
+    LineTooLong,
+    describe_returncode,
+)
+
+_READ_CHUNK = 65536
+# While waiting for a reply, re-check the process this often: a grandchild holding the
+# stdout pipe open would otherwise hide the bot's death until the full move timeout.
+_EXIT_CHECK_S = 0.1
+_POLLIN_ANY = select.POLLIN | select.POLLHUP | select.POLLERR
+_POLLOUT_ANY = select.POLLOUT | select.POLLHUP | select.POLLERR
+
+
+class PipeTransport:
+    """One bot subprocess; lines over stdin/stdout, stderr to a capped log."""
+
+    def __init__(self, proc: procs.BotProcess, *, max_line_bytes: int = MAX_LINE_BYTES,
+                 send_timeout_s: float = 5.0, name: str | None = None) -> None:
+        self._proc = proc
+        self.name = name or f"bot pid {proc.pid}"
+        self.max_line_bytes = max_line_bytes
+        self.send_timeout_s = send_timeout_s
+        self._buf = bytearray()
+        self._scanned = 0  # bytes of _buf already known to contain no b"\n"
+        self._discarding = False  # after LineTooLong: drop bytes up to the next newline
+        self._closed = False
+        assert proc.stdin_fd is not None and proc.stdout_fd is not None
+        self._in_fd = proc.stdin_fd
+        self._out_fd = proc.stdout_fd
+        fl = fcntl.fcntl(self._in_fd, fcntl.F_GETFL)
+        fcntl.fcntl(self._in_fd, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+        self._rpoll = select.poll()
+        self._rpoll.register(self._out_fd, _POLLIN_ANY)
+        self._wpoll = select.poll()
+        self._wpoll.register(self._in_fd, _POLLOUT_ANY)
+        procs.register(self)
+
+    @classmethod
+    def start(cls, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
+              stderr_log_path: str | None = None, stderr_log_cap_bytes: int = 1_000_000,
+              max_line_bytes: int = MAX_LINE_BYTES, preexec: Callable[[], Any] | None = None,
+              send_timeout_s: float = 5.0, name: str | None = None) -> PipeTransport:
+        """Start argv (no shell, own session). Raises BotUnreachable if it cannot start."""
+        proc = procs.BotProcess.start(
+            argv, cwd=cwd, env=env, stderr_log_path=stderr_log_path,
+            stderr_log_cap_bytes=stderr_log_cap_bytes, preexec=preexec)
+        return cls(proc, max_line_bytes=max_line_bytes, send_timeout_s=send_timeout_s, name=name)
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode
+
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        return self._proc.stderr_tail(n_bytes)
+
+    def _exited(self, what: str) -> BotExited:
+        rc = self._proc.wait_returncode(0.2)
+        msg = f"{self.name} {what} ({describe_returncode(rc)})"
+        return BotExited(msg, returncode=rc)
+
+    def send(self, line: str) -> None:
+        if self._closed:
+            raise BotExited(f"{self.name}: transport already closed")
+        data = (line + "\n").encode("utf-8")
+        fd = self._in_fd
+        try:
+            n = os.write(fd, data)  # the common case: the pipe has room, one syscall
+        except BlockingIOError:
+            n = 0
+        except (BrokenPipeError, OSError):
+            raise self._exited("closed its stdin") from None
+        if n == len(data):
+            return
+        view = memoryview(data)[n:]
+        deadline = time.monotonic() + self.send_timeout_s
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._wpoll.poll(remaining * 1000.0):
+                raise BotTimeout(f"{self.name} did not read its stdin for "
+                                 f"{self.send_timeout_s:g}s (pipe full)")
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, OSError):
+                raise self._exited("closed its stdin") from None
+
+    def _take_line(self) -> str | None:
+        """Pop one complete line from the buffer, or None if there is none yet."""
+        buf = self._buf
+        while True:
+            i = buf.find(b"\n", self._scanned)
+            if i < 0:
+                self._scanned = len(buf)
+                if self._discarding:
+                    buf.clear()
+                    self._scanned = 0
+                elif len(buf) > self.max_line_bytes + 1:  # +1: room for a CR of CRLF
+                    buf.clear()
+                    self._scanned = 0
+                    self._discarding = True
+                    raise LineTooLong(f"{self.name} sent more than {self.max_line_bytes} "
+                                      "bytes without a newline")
+                return None
+            too_long = i > self.max_line_bytes + 1 or (
+                i == self.max_line_bytes + 1 and buf[i - 1] != 13)
+            raw = bytes(buf[:i])
+            del buf[: i + 1]
+            self._scanned = 0
+            if self._discarding:  # tail end of an over-long line: drop it silently
+                self._discarding = False
+                continue
+            if too_long:
+                raise LineTooLong(f"{self.name} sent a {i}-byte line "
+                                  f"(limit {self.max_line_bytes})")
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            return raw.decode("utf-8", errors="replace")
+
+    def receive(self, timeout_s: float) -> str:
+        if self._closed:
+            raise BotExited(f"{self.name}: transport already closed")
+        line = self._take_line()
+        if line is not None:
+            return line
+        deadline = time.monotonic() + timeout_s
+        fd = self._out_fd
+        poll = self._rpoll.poll
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise BotTimeout(f"{self.name} sent no line within {timeout_s:g}s")
+            if not poll(min(remaining, _EXIT_CHECK_S) * 1000.0):
+                # No data: if the bot itself is gone (but a grandchild keeps the pipe
+                # open), report the exit now instead of waiting out the deadline.
+                if self._proc.returncode is not None and not poll(0):
+                    raise self._exited("exited")
+                continue
+            try:
+                chunk = os.read(fd, _READ_CHUNK)
+            except InterruptedError:
+                continue
+            except OSError:
+                raise self._exited("closed its stdout") from None
+            if not chunk:
+                raise self._exited("closed its stdout")
+            self._buf += chunk
+            line = self._take_line()
+            if line is not None:
+                return line
+
+    def close(self, grace_s: float = 1.0) -> None:
+        """Close stdin, wait grace, SIGTERM, wait grace, SIGKILL the whole tree; reap."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._proc.close(grace_s)
+        except Exception:
+            pass
+        finally:
+            procs.unregister(self)

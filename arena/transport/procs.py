@@ -1,0 +1,298 @@
+"""Bot process lifecycle: start in its own session, drain stderr, kill the whole tree.
+
+Shared by the pipe and the ZeroMQ transport. Also owns the registry of live transports so
+`close_all()` (atexit, or the CLI's Ctrl-C/SIGTERM handler) leaves no bot process behind.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from arena.transport.base import BotUnreachable
+
+# Every bot gets this variable with a per-process token. Children inherit it, so a
+# grandchild that escaped with setsid() and was re-parented to init is still found by
+# reading /proc/<pid>/environ (only a process that exec()s with a scrubbed env escapes).
+TOKEN_ENV = "ARENA_BOT_TOKEN"
+_TAIL_KEEP = 16384
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+_live: dict[int, _Closable] = {}
+_live_lock = threading.Lock()
+
+
+def register(obj: _Closable) -> None:
+    """Remember a live transport so close_all() can reach it."""
+    with _live_lock:
+        _live[id(obj)] = obj
+
+
+def unregister(obj: _Closable) -> None:
+    with _live_lock:
+        _live.pop(id(obj), None)
+
+
+def close_all() -> None:
+    """Close every live transport, in parallel so N stubborn bots cost one grace, not N."""
+    with _live_lock:
+        objs = list(_live.values())
+    threads = [threading.Thread(target=_quiet_close, args=(o,), daemon=True) for o in objs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10.0)
+
+
+def _quiet_close(obj: _Closable) -> None:
+    try:
+        obj.close()
+    except Exception:  # close() must never raise; belt and braces for atexit
+        pass
+
+
+atexit.register(close_all)
+
+
+def _read_stat(pid: str) -> tuple[bytes, int, int, int] | None:
+    """(state, ppid, pgrp, session) from /proc/<pid>/stat, or None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    # comm may contain spaces and parens: the fields start after the LAST ')'.
+    rest = data[data.rindex(b")") + 2 :].split(None, 5)
+    return rest[0], int(rest[1]), int(rest[2]), int(rest[3])
+
+
+def pid_alive(pid: int) -> bool:
+    """True if pid exists and is not a zombie (zombies hold no resources but a slot)."""
+    st = _read_stat(str(pid))
+    return st is not None and st[0] not in (b"Z", b"X")
+
+
+class BotProcess:
+    """One started bot process plus everything it spawns."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], token: str, stdin_fd: int | None,
+                 stdout_fd: int | None, stderr_fd: int, stderr_log_path: str | None,
+                 stderr_log_cap_bytes: int) -> None:
+        self.popen = popen
+        self.token = token
+        self.stdin_fd = stdin_fd
+        self.stdout_fd = stdout_fd
+        self._closed = False
+        self._tail = bytearray()
+        self._tail_lock = threading.Lock()
+        self._stderr_thread = threading.Thread(
+            target=self._drain_stderr, args=(stderr_fd, stderr_log_path, stderr_log_cap_bytes),
+            name=f"bot-stderr-{popen.pid}", daemon=True)
+        self._stderr_thread.start()
+
+    @classmethod
+    def start(cls, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
+              stderr_log_path: str | None = None, stderr_log_cap_bytes: int = 1_000_000,
+              preexec: Callable[[], Any] | None = None, stdout_pipe: bool = True) -> BotProcess:
+        """Start argv (never via a shell) in a new session with stdin/stdout/stderr pipes.
+
+        With stdout_pipe=False the bot's stdout goes to the stderr log (ZeroMQ bots talk
+        over the socket, but their prints are still worth keeping).
+        """
+        if not argv:
+            raise BotUnreachable("cannot start bot: empty command")
+        token = uuid.uuid4().hex
+        full_env = dict(os.environ if env is None else env)
+        full_env[TOKEN_ENV] = token
+        in_r, in_w = os.pipe()
+        err_r, err_w = os.pipe()
+        out_r, out_w = os.pipe() if stdout_pipe else (None, err_w)
+        try:
+            popen = subprocess.Popen(
+                argv, stdin=in_r, stdout=out_w, stderr=err_w, cwd=cwd, env=full_env,
+                start_new_session=True, preexec_fn=preexec, close_fds=True)
+        except OSError as e:
+            for fd in {in_r, in_w, err_r, err_w, out_r, out_w} - {None}:
+                os.close(fd)  # type: ignore[arg-type]
+            where = f" in {cwd!r}" if cwd else ""
+            raise BotUnreachable(f"cannot start bot {argv[0]!r}{where}: {e.strerror or e}") from e
+        except Exception as e:  # e.g. preexec failure surfaces as SubprocessError
+            for fd in {in_r, in_w, err_r, err_w, out_r, out_w} - {None}:
+                os.close(fd)  # type: ignore[arg-type]
+            raise BotUnreachable(f"cannot start bot {argv[0]!r}: {e}") from e
+        # The child has its copies; the arena must not hold the write ends or EOF never comes.
+        for fd in {in_r, err_w, out_w}:
+            os.close(fd)
+        proc = cls(popen, token, in_w, out_r, err_r, stderr_log_path, stderr_log_cap_bytes)
+        return proc
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit code (>= 0), -signal, or None while running. Reaps the child if it exited."""
+        return self.popen.poll()
+
+    def wait_returncode(self, timeout_s: float) -> int | None:
+        """Wait briefly for the exit status (stdout EOF usually precedes the reap by µs)."""
+        try:
+            return self.popen.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        with self._tail_lock:
+            return bytes(self._tail[-n_bytes:]).decode("utf-8", errors="replace")
+
+    def _drain_stderr(self, fd: int, path: str | None, cap: int) -> None:
+        # Keeps reading to EOF even past the cap: a bot blocked on a full stderr pipe
+        # would look like a timeout and be blamed for the arena's stinginess.
+        log = None
+        try:
+            if path:
+                log = open(path, "ab", buffering=0)
+        except OSError:
+            log = None
+        written = 0
+        truncated = False
+        try:
+            while True:
+                try:
+                    chunk = os.read(fd, 65536)
+                except InterruptedError:
+                    continue
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                if truncated:
+                    continue
+                part = chunk[: cap - written]
+                written += len(part)
+                if log is not None:
+                    log.write(part)
+                with self._tail_lock:
+                    self._tail += part
+                    if len(self._tail) > _TAIL_KEEP:
+                        del self._tail[:-_TAIL_KEEP]
+                if len(part) < len(chunk):
+                    truncated = True
+                    if log is not None:
+                        log.write(f"\n[stderr truncated at {cap} bytes]\n".encode())
+        except OSError:
+            pass
+        finally:
+            if log is not None:
+                log.close()
+            os.close(fd)
+
+    def members(self) -> set[int]:
+        """Live (non-zombie) pids of this bot: its session, its group, its descendants,
+        and anything carrying its token (setsid'd grandchildren re-parented to init)."""
+        me = os.getpid()
+        root = self.popen.pid
+        root_alive = self.popen.returncode is None
+        found: set[int] = set()
+        children: dict[int, list[int]] = {}
+        token = f"{TOKEN_ENV}={self.token}".encode()
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            st = _read_stat(name)
+            if st is None or st[0] in (b"Z", b"X"):
+                continue
+            pid = int(name)
+            if pid == me:
+                continue
+            state, ppid, pgrp, sid = st
+            children.setdefault(ppid, []).append(pid)
+            if sid == root or pgrp == root:
+                found.add(pid)
+                continue
+            try:
+                with open(f"/proc/{name}/environ", "rb") as f:
+                    if token in f.read():
+                        found.add(pid)
+            except OSError:
+                pass  # other users' processes, or already gone
+        if root_alive:
+            seen = {root}
+            stack = [root]
+            while stack:
+                for c in children.get(stack.pop(), ()):
+                    if c not in seen:
+                        seen.add(c)
+                        stack.append(c)
+            found |= {p for p in seen if p != root or pid_alive(root)}
+        found.discard(me)
+        return found
+
+    def _signal_all(self, sig: int, pids: set[int]) -> None:
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+        try:
+            os.killpg(self.popen.pid, sig)
+        except OSError:
+            pass
+
+    def close_stdin(self) -> None:
+        if self.stdin_fd is not None:
+            try:
+                os.close(self.stdin_fd)
+            except OSError:
+                pass
+            self.stdin_fd = None
+
+    def close(self, grace_s: float = 1.0) -> None:
+        """EOF on stdin, grace, SIGTERM the tree, grace, SIGKILL the tree, reap. Never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.close_stdin()
+            self.wait_returncode(grace_s)
+            pids = self.members()
+            if pids:
+                self._signal_all(signal.SIGTERM, pids)
+                deadline = time.monotonic() + grace_s
+                while time.monotonic() < deadline:
+                    self.popen.poll()  # reap the root promptly so it stops counting as alive
+                    if not any(pid_alive(p) for p in pids):
+                        break
+                    time.sleep(0.01)
+            # Repeat until nothing is left: a process may fork between scan and kill.
+            for _ in range(50):
+                self.popen.poll()
+                pids = self.members()
+                if not pids:
+                    break
+                self._signal_all(signal.SIGKILL, pids)
+                time.sleep(0.005)
+            self.wait_returncode(5.0)
+        except Exception:
+            pass
+        finally:
+            if self.stdout_fd is not None:
+                try:
+                    os.close(self.stdout_fd)
+                except OSError:
+                    pass
+                self.stdout_fd = None
+            # Every writer is dead now, so the drain thread sees EOF and finishes.
+            self._stderr_thread.join(timeout=1.0)

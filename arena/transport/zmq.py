@@ -1,0 +1,315 @@
+"""Bots over ZeroMQ: the bot binds a ROUTER, the arena connects one DEALER per conversation.
+
+One line = one single-frame message (UTF-8, no newline). Two ways in:
+  * ZmqTransport.start(argv, ...)  - the arena starts the bot (same process handling as
+    PipeTransport, via procs.BotProcess) and gives it a fresh endpoint;
+  * ZmqTransport.connect(endpoint, ...) - a running service; CurveZMQ is mandatory unless
+    the endpoint is loopback/ipc. Several connects to one service = several conversations.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import socket
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import zmq  # absolute import: pyzmq, not this module
+import zmq.auth
+from zmq.utils.monitor import recv_monitor_message
+
+from arena.transport import procs
+from arena.transport.base import (
+    MAX_LINE_BYTES,
+    BadMessage,
+    BotExited,
+    BotTimeout,
+    BotUnreachable,
+    LineTooLong,
+    describe_returncode,
+)
+
+ENDPOINT_ENV = "ARENA_ZMQ_ENDPOINT"
+_EXIT_CHECK_S = 0.05  # arena-started bots: how often receive() checks the process
+_FAIL_EVENTS = {
+    getattr(zmq, "EVENT_HANDSHAKE_FAILED_AUTH", 0x4000): "authentication refused by the service",
+    getattr(zmq, "EVENT_HANDSHAKE_FAILED_PROTOCOL", 0x2000): "handshake protocol error "
+    "(CURVE on one side only, or wrong server key?)",
+    getattr(zmq, "EVENT_HANDSHAKE_FAILED_NO_DETAIL", 0x800): "handshake failed "
+    "(wrong server public key?)",
+}
+_OK_EVENT = getattr(zmq, "EVENT_HANDSHAKE_SUCCEEDED", 0x1000)
+_MONITOR_EVENTS = _OK_EVENT | zmq.EVENT_DISCONNECTED | sum(_FAIL_EVENTS)
+
+_ctx: zmq.Context[Any] | None = None
+
+
+def _context() -> zmq.Context[Any]:
+    global _ctx
+    if _ctx is None:
+        _ctx = zmq.Context()
+    return _ctx
+
+
+def is_local_endpoint(endpoint: str) -> bool:
+    """True for ipc://, inproc://, and tcp:// to localhost / 127.x / ::1."""
+    scheme, _, rest = endpoint.partition("://")
+    if scheme in ("ipc", "inproc"):
+        return True
+    if scheme != "tcp":
+        return False
+    host = rest.rsplit(";", 1)[-1].rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def generate_keypair(directory: str, name: str) -> tuple[str, str]:
+    """Write <name>.key (public) and <name>.key_secret in zmq.auth format; return both paths."""
+    os.makedirs(directory, exist_ok=True)
+    public, secret = zmq.auth.create_certificates(directory, name)
+    return str(public), str(secret)
+
+
+def _as_key(value: str | bytes, what: str) -> bytes:
+    """A Z85 key given as text, or the path of a zmq.auth certificate file."""
+    if isinstance(value, bytes):
+        value = value.decode("ascii")
+    if len(value) == 40 and not os.path.exists(value):
+        return value.encode("ascii")
+    try:
+        public, secret = zmq.auth.load_certificate(value)
+    except (OSError, ValueError) as e:
+        raise BotUnreachable(f"cannot load {what} from {value!r}: {e}") from e
+    key = secret if what == "client secret key" else public
+    if key is None:
+        raise BotUnreachable(f"{value!r} holds no {what} (need the *.key_secret file)")
+    return key
+
+
+class ZmqTransport:
+    """One conversation with a bot over a DEALER socket."""
+
+    def __init__(self, sock: zmq.Socket[Any], endpoint: str, *, proc: procs.BotProcess | None = None,
+                 tmpdir: str | None = None, max_line_bytes: int = MAX_LINE_BYTES,
+                 send_timeout_s: float = 5.0, name: str | None = None) -> None:
+        self._sock = sock
+        self.endpoint = endpoint
+        self._proc = proc
+        self._tmpdir = tmpdir
+        self.max_line_bytes = max_line_bytes
+        self.send_timeout_s = send_timeout_s
+        self.name = name or (f"bot pid {proc.pid}" if proc else f"service {endpoint}")
+        self._closed = False
+        self._ever_connected = False
+        self._connected = False
+        self._failure: str | None = None
+        # The monitor costs nothing per message; it is only read to explain a timeout.
+        self._monitor = sock.get_monitor_socket(_MONITOR_EVENTS)
+        procs.register(self)
+
+    @staticmethod
+    def _dealer(endpoint: str, max_line_bytes: int, curve: tuple[bytes, bytes, bytes] | None
+                ) -> zmq.Socket[Any]:
+        sock = _context().socket(zmq.DEALER)
+        sock.linger = 0
+        sock.setsockopt(zmq.RECONNECT_IVL, 20)  # bots bind a moment after we connect
+        sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
+        # Bound memory: libzmq drops a peer that sends a bigger message instead of buffering it.
+        sock.setsockopt(zmq.MAXMSGSIZE, max_line_bytes + 2)
+        if curve is not None:
+            sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = curve
+        return sock
+
+    @classmethod
+    def start(cls, argv: list[str], *, endpoint_kind: str = "ipc", cwd: str | None = None,
+              env: dict[str, str] | None = None, stderr_log_path: str | None = None,
+              stderr_log_cap_bytes: int = 1_000_000, max_line_bytes: int = MAX_LINE_BYTES,
+              preexec: Callable[[], Any] | None = None, send_timeout_s: float = 5.0,
+              name: str | None = None) -> ZmqTransport:
+        """Pick a fresh endpoint, start the bot with it ($ARENA_ZMQ_ENDPOINT, "{endpoint}"
+        in argv), and connect a DEALER. The bot's stdout joins its stderr log."""
+        tmpdir = None
+        if endpoint_kind == "ipc":
+            tmpdir = tempfile.mkdtemp(prefix="arena-zmq-")
+            endpoint = f"ipc://{tmpdir}/bot.sock"
+        elif endpoint_kind == "tcp":
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+                s.bind(("127.0.0.1", 0))  # small race until the bot binds; acceptable locally
+                endpoint = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+        else:
+            raise ValueError(f"endpoint_kind must be 'ipc' or 'tcp', not {endpoint_kind!r}")
+        full_env = dict(os.environ if env is None else env)
+        full_env[ENDPOINT_ENV] = endpoint
+        try:
+            proc = procs.BotProcess.start(
+                [a.replace("{endpoint}", endpoint) for a in argv], cwd=cwd, env=full_env,
+                stderr_log_path=stderr_log_path, stderr_log_cap_bytes=stderr_log_cap_bytes,
+                preexec=preexec, stdout_pipe=False)
+        except BaseException:
+            if tmpdir:
+                shutil.rmtree(tmpdir, ignore_errors=True)
+            raise
+        sock = cls._dealer(endpoint, max_line_bytes, None)
+        sock.connect(endpoint)
+        return cls(sock, endpoint, proc=proc, tmpdir=tmpdir, max_line_bytes=max_line_bytes,
+                   send_timeout_s=send_timeout_s, name=name)
+
+    @classmethod
+    def connect(cls, endpoint: str, *, server_public_key: str | bytes | None = None,
+                client_public_key: str | bytes | None = None,
+                client_secret_key: str | bytes | None = None, client_cert_path: str | None = None,
+                max_line_bytes: int = MAX_LINE_BYTES, send_timeout_s: float = 5.0,
+                name: str | None = None) -> ZmqTransport:
+        """Connect to a running bot service. Keys are Z85 text or zmq.auth certificate file
+        paths; client_cert_path (a *.key_secret file) supplies both client keys at once."""
+        if client_cert_path is not None:
+            client_public_key = _as_key(client_cert_path, "client public key")
+            client_secret_key = _as_key(client_cert_path, "client secret key")
+        given = [k is not None for k in (server_public_key, client_public_key, client_secret_key)]
+        curve = None
+        if all(given):
+            if not zmq.has("curve"):
+                raise BotUnreachable("this libzmq was built without CurveZMQ support")
+            curve = (_as_key(server_public_key, "server public key"),  # type: ignore[arg-type]
+                     _as_key(client_public_key, "client public key"),  # type: ignore[arg-type]
+                     _as_key(client_secret_key, "client secret key"))  # type: ignore[arg-type]
+        elif any(given):
+            raise BotUnreachable(f"incomplete CurveZMQ keys for {endpoint}: need the server "
+                                 "public key and the client public + secret keys")
+        elif not is_local_endpoint(endpoint):
+            raise BotUnreachable(
+                f"{endpoint} is not a loopback/ipc endpoint, so CurveZMQ encryption is "
+                "required: give server_public_key and client keys (see generate_keypair)")
+        try:
+            sock = cls._dealer(endpoint, max_line_bytes, curve)
+            sock.connect(endpoint)
+        except zmq.ZMQError as e:
+            raise BotUnreachable(f"cannot connect to {endpoint}: {e}") from e
+        return cls(sock, endpoint, max_line_bytes=max_line_bytes,
+                   send_timeout_s=send_timeout_s, name=name)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode if self._proc else None
+
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        return self._proc.stderr_tail(n_bytes) if self._proc else ""
+
+    def _check_alive(self) -> None:
+        if self._closed:
+            raise BotExited(f"{self.name}: transport already closed")
+        if self._proc is not None:
+            rc = self._proc.returncode
+            if rc is not None:
+                raise BotExited(f"{self.name} exited ({describe_returncode(rc)})", returncode=rc)
+
+    def _read_monitor(self) -> None:
+        while self._monitor.poll(0):
+            ev = recv_monitor_message(self._monitor)["event"]
+            if ev == _OK_EVENT:
+                self._connected = self._ever_connected = True
+                self._failure = None
+            elif ev == zmq.EVENT_DISCONNECTED:
+                self._connected = False
+            elif ev in _FAIL_EVENTS:
+                self._failure = _FAIL_EVENTS[ev]
+
+    def _stalled(self, what: str) -> Exception:
+        """Turn 'nothing happened before the deadline' into the most precise error."""
+        try:
+            self._read_monitor()
+        except zmq.ZMQError:
+            pass
+        if self._failure and not self._connected:
+            return BotUnreachable(f"{self.name}: {self._failure}; {what}")
+        if not self._ever_connected:
+            return BotUnreachable(f"{self.name}: never connected ({what}); is it running, "
+                                  "and if CurveZMQ is used, do the keys match?")
+        if not self._connected:
+            return BotExited(f"{self.name} dropped the connection ({what}); it may have "
+                             f"sent a message over {self.max_line_bytes} bytes")
+        return BotTimeout(f"{self.name}: {what}")
+
+    def send(self, line: str) -> None:
+        self._check_alive()
+        data = line.encode("utf-8")
+        sock = self._sock
+        try:
+            sock.send(data, zmq.NOBLOCK)
+            return
+        except zmq.Again:
+            pass
+        except zmq.ZMQError as e:
+            raise BotExited(f"{self.name}: send failed: {e}") from e
+        deadline = time.monotonic() + self.send_timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._stalled(f"could not send within {self.send_timeout_s:g}s")
+            if sock.poll(remaining * 1000.0, zmq.POLLOUT):
+                try:
+                    sock.send(data, zmq.NOBLOCK)
+                    return
+                except zmq.Again:
+                    continue
+
+    def receive(self, timeout_s: float) -> str:
+        self._check_alive()
+        sock = self._sock
+        proc = self._proc
+        deadline = time.monotonic() + timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise self._stalled(f"no reply within {timeout_s:g}s")
+            wait = remaining if proc is None else min(remaining, _EXIT_CHECK_S)
+            if sock.poll(wait * 1000.0, zmq.POLLIN):
+                break
+            if proc is not None and proc.returncode is not None and not sock.poll(0, zmq.POLLIN):
+                self._check_alive()
+        msg = sock.recv(zmq.NOBLOCK)
+        if sock.rcvmore:
+            while sock.rcvmore:
+                sock.recv(zmq.NOBLOCK)
+            raise BadMessage(f"{self.name} sent a multi-frame message; one frame per line")
+        if msg.endswith(b"\n"):
+            msg = msg[:-2] if msg.endswith(b"\r\n") else msg[:-1]
+        if len(msg) > self.max_line_bytes:
+            raise LineTooLong(f"{self.name} sent a {len(msg)}-byte message "
+                              f"(limit {self.max_line_bytes})")
+        return msg.decode("utf-8", errors="replace")
+
+    def close(self, grace_s: float = 1.0) -> None:
+        """Close the socket (LINGER=0); for arena-started bots also end the process tree."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            try:
+                self._sock.disable_monitor()
+            except zmq.ZMQError:
+                pass
+            self._monitor.close(linger=0)
+            self._sock.close(linger=0)
+        except Exception:
+            pass
+        try:
+            if self._proc is not None:
+                self._proc.close(grace_s)
+        except Exception:
+            pass
+        if self._tmpdir:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+        procs.unregister(self)

@@ -1,0 +1,207 @@
+"""PipeTransport and process-tree teardown against small real bot processes."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.transport import (
+    BotExited,
+    BotTimeout,
+    BotUnreachable,
+    LineTooLong,
+    PipeTransport,
+    Transport,
+    procs,
+)
+from arena.transport.procs import pid_alive
+
+BOTS = Path(__file__).parent / "bots"
+
+
+def bot(name: str, *args: str) -> list[str]:
+    return [sys.executable, str(BOTS / name), *args]
+
+
+@pytest.fixture
+def echo(tmp_path: Path):
+    t = PipeTransport.start(bot("line_bot.py"), stderr_log_path=str(tmp_path / "err.log"),
+                            stderr_log_cap_bytes=1000)
+    yield t
+    t.close()
+
+
+def test_round_trip_and_protocol(echo: PipeTransport) -> None:
+    assert isinstance(echo, Transport)
+    for i in range(50):
+        echo.send(f"hello {i}")
+        assert echo.receive(5.0) == f"echo hello {i}"
+    echo.send("two")
+    assert echo.receive(5.0) == "first"
+    assert echo.receive(5.0) == "second"
+    echo.send("héllo ♠")
+    assert echo.receive(5.0) == "echo héllo ♠"
+
+
+def test_crlf_tolerated(echo: PipeTransport) -> None:
+    echo.send("crlf PLAY Kd")
+    assert echo.receive(5.0) == "PLAY Kd"
+
+
+def test_bad_utf8_is_replaced(echo: PipeTransport) -> None:
+    echo.send("badutf8")
+    assert echo.receive(5.0) == "\ufffd\ufffd ok"
+
+
+def test_silent_bot_times_out(echo: PipeTransport) -> None:
+    echo.send("silent")
+    t0 = time.monotonic()
+    with pytest.raises(BotTimeout, match="no line within 0.3s"):
+        echo.receive(0.3)
+    assert time.monotonic() - t0 < 5.0
+    echo.send("again")  # the transport stays usable after a timeout
+    assert echo.receive(5.0) == "echo again"
+
+
+def test_exit_code_reported(echo: PipeTransport) -> None:
+    echo.send("exit 7")
+    with pytest.raises(BotExited, match="exit code 7") as ei:
+        echo.receive(5.0)
+    assert ei.value.exit_code == 7
+    assert echo.returncode == 7
+
+
+def test_crash_reports_signal(echo: PipeTransport) -> None:
+    echo.send("crash")
+    with pytest.raises(BotExited, match="SIGABRT") as ei:
+        echo.receive(5.0)
+    assert ei.value.signal == 6
+
+
+def test_send_to_dead_bot_raises_bot_exited(echo: PipeTransport) -> None:
+    echo.send("exit 0")
+    with pytest.raises(BotExited):
+        echo.receive(5.0)
+    with pytest.raises(BotExited):
+        for _ in range(100):  # the first writes may still land in the pipe buffer
+            echo.send("x" * 1000)
+
+
+def test_line_too_long_bounded_memory(echo: PipeTransport) -> None:
+    echo.send(f"spew {10 * 1024 * 1024}")
+    with pytest.raises(LineTooLong):
+        echo.receive(10.0)
+    assert len(echo._buf) <= echo.max_line_bytes + 65536
+
+
+def test_long_line_with_newline(tmp_path: Path) -> None:
+    t = PipeTransport.start(bot("line_bot.py"), max_line_bytes=1000)
+    try:
+        t.send("long 1000")
+        assert t.receive(5.0) == "y" * 1000
+        t.send("long 1001")
+        with pytest.raises(LineTooLong):
+            t.receive(5.0)
+        t.send("still alive")
+        assert t.receive(5.0) == "echo still alive"
+    finally:
+        t.close()
+
+
+def test_bot_not_reading_stdin_send_times_out() -> None:
+    t = PipeTransport.start(bot("no_read_bot.py"), send_timeout_s=0.3)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(BotTimeout, match="stdin"):
+            for _ in range(10_000):
+                t.send("z" * 4096)
+        assert time.monotonic() - t0 < 10.0
+    finally:
+        t.close(grace_s=0.2)
+
+
+def test_stderr_log_capped(echo: PipeTransport, tmp_path: Path) -> None:
+    echo.send("stderr 5000")
+    assert echo.receive(5.0) == "done"
+    echo.send("stderr 5000")  # more stderr after the cap must not block the bot
+    assert echo.receive(5.0) == "done"
+    assert echo.stderr_tail(10) == "e" * 10
+    echo.close()
+    log = (tmp_path / "err.log").read_bytes()
+    assert log.startswith(b"e" * 1000)
+    assert log.endswith(b"[stderr truncated at 1000 bytes]\n")
+    assert len(log) < 1100
+
+
+def test_missing_executable() -> None:
+    with pytest.raises(BotUnreachable, match="no-such-bot-binary"):
+        PipeTransport.start(["/nonexistent/no-such-bot-binary", "--x"])
+
+
+def test_close_idempotent_and_reaps(echo: PipeTransport) -> None:
+    pid = echo.pid
+    echo.close()
+    echo.close()
+    assert not pid_alive(pid)
+    assert echo.returncode == 0  # exited on stdin EOF and was reaped
+    with pytest.raises(BotExited):
+        echo.receive(1.0)
+
+
+def test_ignores_sigterm_is_killed() -> None:
+    t = PipeTransport.start(bot("ignore_term_bot.py"))
+    assert t.receive(5.0) == "ready"
+    t0 = time.monotonic()
+    t.close(grace_s=0.2)
+    assert time.monotonic() - t0 < 5.0
+    assert t.returncode == -9
+    assert not pid_alive(t.pid)
+
+
+def _read_pids(path: Path) -> list[int]:
+    return [int(x) for x in path.read_text().split()]
+
+
+@pytest.mark.parametrize("mode", ["exit", "stay"])
+def test_grandchildren_holding_stdout_are_killed(tmp_path: Path, mode: str) -> None:
+    pidfile = tmp_path / "pids"
+    t = PipeTransport.start(bot("spawner_bot.py", str(pidfile), mode))
+    assert t.receive(5.0) == "ready"
+    pids = _read_pids(pidfile)
+    assert len(pids) == 3 and all(pid_alive(p) for p in pids)
+    if mode == "exit":
+        # the bot is gone but grandchildren keep stdout open: no EOF, yet no hang
+        t0 = time.monotonic()
+        with pytest.raises(BotExited, match="exit code 0"):
+            t.receive(10.0)
+        assert time.monotonic() - t0 < 5.0
+    t0 = time.monotonic()
+    t.close(grace_s=0.2)
+    assert time.monotonic() - t0 < 10.0
+    assert [p for p in pids + [t.pid] if pid_alive(p)] == []
+
+
+def test_close_all_closes_registered(tmp_path: Path) -> None:
+    ts = [PipeTransport.start(bot("ignore_term_bot.py")) for _ in range(3)]
+    for t in ts:
+        assert t.receive(5.0) == "ready"
+    t0 = time.monotonic()
+    procs.close_all()  # parallel: three stubborn bots cost about one grace period
+    assert time.monotonic() - t0 < 6.0
+    assert not any(pid_alive(t.pid) for t in ts)
+
+
+def test_env_and_cwd_passed(tmp_path: Path) -> None:
+    script = tmp_path / "envbot.py"
+    script.write_text("import os, sys\nsys.stdout.write(os.getcwd() + ' ' + os.environ['X_T']"
+                      " + '\\n')\nsys.stdout.flush()\n")
+    t = PipeTransport.start([sys.executable, str(script)], cwd=str(tmp_path),
+                            env={**os.environ, "X_T": "v1"})
+    try:
+        assert t.receive(5.0) == f"{os.path.realpath(tmp_path)} v1"
+    finally:
+        t.close()

@@ -1,0 +1,209 @@
+"""ZmqTransport: arena-started bots over ipc/tcp, a shared service, CurveZMQ auth."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import zmq
+
+from arena.transport import BotExited, BotTimeout, BotUnreachable, Transport
+from arena.transport.procs import pid_alive
+from arena.transport.zmq import ZmqTransport, generate_keypair, is_local_endpoint
+
+BOT = str(Path(__file__).parent / "bots" / "zmq_echo_bot.py")
+
+
+def free_tcp_endpoint() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"tcp://127.0.0.1:{s.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("kind", ["ipc", "tcp"])
+def test_arena_started_round_trip(kind: str, tmp_path: Path) -> None:
+    t = ZmqTransport.start([sys.executable, BOT], endpoint_kind=kind,
+                           stderr_log_path=str(tmp_path / "err.log"))
+    try:
+        assert isinstance(t, Transport)
+        assert t.endpoint.startswith(kind + "://")
+        for i in range(1, 21):
+            t.send(f"move {i} ♠")
+            assert t.receive(10.0) == f"{i} move {i} ♠"
+    finally:
+        t.close()
+    assert not pid_alive(t.pid)  # type: ignore[arg-type]
+    assert "listening on" in (tmp_path / "err.log").read_text()
+
+
+def test_endpoint_token_substituted_in_argv() -> None:
+    t = ZmqTransport.start([sys.executable, BOT, "{endpoint}"], env={"PATH": "/usr/bin"})
+    try:
+        t.send("hi")
+        assert t.receive(10.0) == "1 hi"
+    finally:
+        t.close()
+
+
+def test_bot_crash_detected_quickly() -> None:
+    t = ZmqTransport.start([sys.executable, BOT])
+    try:
+        t.send("warmup")
+        assert t.receive(10.0) == "1 warmup"
+        t.send("crash")
+        t0 = time.monotonic()
+        with pytest.raises(BotExited, match="exit code 3"):
+            t.receive(30.0)
+        assert time.monotonic() - t0 < 5.0
+    finally:
+        t.close()
+
+
+def test_silent_bot_times_out() -> None:
+    t = ZmqTransport.start([sys.executable, BOT])
+    try:
+        t.send("hello")
+        assert t.receive(10.0) == "1 hello"
+        t.send("silent")
+        with pytest.raises(BotTimeout):
+            t.receive(0.3)
+    finally:
+        t.close()
+
+
+def test_missing_executable() -> None:
+    with pytest.raises(BotUnreachable, match="no-such-zmq-bot"):
+        ZmqTransport.start(["/nonexistent/no-such-zmq-bot"])
+
+
+@pytest.fixture
+def service(request: pytest.FixtureRequest) -> Iterator[str]:
+    endpoint = free_tcp_endpoint()
+    extra = getattr(request, "param", [])
+    p = subprocess.Popen([sys.executable, BOT, endpoint, *extra], stdin=subprocess.PIPE)
+    yield endpoint
+    p.stdin.close()  # type: ignore[union-attr]
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def test_service_two_concurrent_conversations(service: str) -> None:
+    a = ZmqTransport.connect(service)
+    b = ZmqTransport.connect(service)
+    try:
+        a.send("a1")
+        b.send("b1")
+        a.send("a2")
+        assert b.receive(10.0) == "1 b1"
+        assert a.receive(10.0) == "1 a1"
+        assert a.receive(10.0) == "2 a2"
+        b.send("b2")
+        assert b.receive(10.0) == "2 b2"
+    finally:
+        a.close()
+        b.close()
+        a.close()
+
+
+def test_non_loopback_requires_curve() -> None:
+    with pytest.raises(BotUnreachable, match="CurveZMQ"):
+        ZmqTransport.connect("tcp://192.0.2.10:5555")
+    with pytest.raises(BotUnreachable, match="incomplete"):
+        ZmqTransport.connect("tcp://192.0.2.10:5555", server_public_key="x" * 40)
+
+
+def test_is_local_endpoint() -> None:
+    assert is_local_endpoint("ipc:///tmp/x.sock")
+    assert is_local_endpoint("tcp://127.0.0.1:5")
+    assert is_local_endpoint("tcp://127.8.0.1:5")
+    assert is_local_endpoint("tcp://localhost:5")
+    assert is_local_endpoint("tcp://[::1]:5")
+    assert not is_local_endpoint("tcp://10.0.0.1:5")
+    assert not is_local_endpoint("tcp://example.org:5")
+    assert not is_local_endpoint("tcp://[2001:db8::1]:5")
+
+
+@pytest.fixture
+def curve_service(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    keys = tmp_path / "keys"
+    allowed = tmp_path / "allowed"
+    generate_keypair(str(keys), "server")
+    generate_keypair(str(keys), "good")
+    generate_keypair(str(keys), "bad")
+    allowed.mkdir()
+    (allowed / "good.key").write_bytes((keys / "good.key").read_bytes())
+    endpoint = free_tcp_endpoint()
+    p = subprocess.Popen([sys.executable, BOT, endpoint, "--curve", str(keys / "server.key_secret"),
+                          "--allow", str(allowed)], stdin=subprocess.PIPE)
+    yield endpoint, keys
+    p.stdin.close()  # type: ignore[union-attr]
+    try:
+        p.wait(5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def test_curve_authorised_client_accepted(curve_service: tuple[str, Path]) -> None:
+    endpoint, keys = curve_service
+    t = ZmqTransport.connect(endpoint, server_public_key=str(keys / "server.key"),
+                             client_cert_path=str(keys / "good.key_secret"))
+    try:
+        t.send("secret hello")
+        assert t.receive(10.0) == "1 secret hello"
+    finally:
+        t.close()
+
+
+def test_curve_z85_text_keys(curve_service: tuple[str, Path]) -> None:
+    endpoint, keys = curve_service
+    server_pub, _ = zmq.auth.load_certificate(keys / "server.key")
+    pub, sec = zmq.auth.load_certificate(keys / "good.key_secret")
+    t = ZmqTransport.connect(endpoint, server_public_key=server_pub.decode(),
+                             client_public_key=pub.decode(), client_secret_key=sec)
+    try:
+        t.send("z85")
+        assert t.receive(10.0) == "1 z85"
+    finally:
+        t.close()
+
+
+def test_curve_unknown_client_refused(curve_service: tuple[str, Path]) -> None:
+    endpoint, keys = curve_service
+    t = ZmqTransport.connect(endpoint, server_public_key=str(keys / "server.key"),
+                             client_cert_path=str(keys / "bad.key_secret"))
+    try:
+        t.send("let me in")
+        with pytest.raises(BotUnreachable, match="authentication"):
+            t.receive(2.0)
+    finally:
+        t.close()
+
+
+def test_plain_client_to_curve_service_never_answered(curve_service: tuple[str, Path]) -> None:
+    endpoint, _ = curve_service
+    t = ZmqTransport.connect(endpoint)  # loopback, so no keys needed client-side
+    try:
+        t.send("hello?")
+        with pytest.raises((BotUnreachable, BotTimeout)):
+            t.receive(1.0)
+    finally:
+        t.close()
+
+
+def test_connect_to_nothing_is_unreachable() -> None:
+    t = ZmqTransport.connect(free_tcp_endpoint())
+    try:
+        t.send("anyone?")
+        with pytest.raises(BotUnreachable, match="never connected"):
+            t.receive(0.5)
+    finally:
+        t.close()
