@@ -7,8 +7,8 @@ says who drew, not what.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from arena.game.cards import Card, format_cards
 
@@ -31,9 +31,11 @@ class EventKind(str, Enum):
     END = "end"  # the game is over
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One public happening. ``seat`` is None for table-wide events; ``count`` is the trick size for LEAD."""
+class Event(NamedTuple):
+    """One public happening. ``seat`` is None for table-wide events; ``count`` is the trick size for LEAD.
+
+    A NamedTuple (immutable, and cheap to build: the engine makes one or two per move).
+    """
 
     kind: EventKind
     seat: int | None = None

@@ -12,8 +12,8 @@ list of legal moves with a plain split on spaces.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from arena.game.cards import Card, format_card, parse_card
 from arena.game.errors import ParseError
@@ -26,9 +26,12 @@ class MoveKind(str, Enum):
     PICKUP = "pickup"
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
-    """One decision of the player to act. ``cards`` is set only for PLAY (one card, or a run)."""
+class Move(NamedTuple):
+    """One decision of the player to act. ``cards`` is set only for PLAY (one card, or a run).
+
+    A NamedTuple rather than a dataclass: an immutable value all the same, and its
+    equality runs in C, which the legality check on every move leans on.
+    """
 
     kind: MoveKind
     cards: tuple[Card, ...] = ()
@@ -42,14 +45,34 @@ CHANCE = Move(MoveKind.CHANCE)
 PICKUP = Move(MoveKind.PICKUP)
 
 # Interning keeps moves cheap to build on the hot path and lets `is`-free equality stay fast.
-_SINGLE_PLAYS: tuple[Move, ...] = tuple(Move(MoveKind.PLAY, (c,)) for c in range(52))
+SINGLE_PLAYS: tuple[Move, ...] = tuple(Move(MoveKind.PLAY, (c,)) for c in range(52))
+
+
+_RUNS: dict[tuple[Card, ...], Move] = {}  # at most a few hundred distinct runs exist
+
+
+def run_move(cards: tuple[Card, ...]) -> Move:
+    """The interned PLAY move of a run (cards low to high)."""
+    move = _RUNS.get(cards)
+    if move is None:
+        move = _RUNS[cards] = Move(MoveKind.PLAY, cards)
+    return move
+
+
+# Under ace low a run is a block of consecutive card codes inside one suit, so every
+# such run can be built once: RUNS_FROM[c][k] is the run of k cards starting at card c
+# (RUNS_FROM[c][1] is the single card), up to the suit's king.
+RUNS_FROM: tuple[tuple[Move, ...], ...] = tuple(
+    (None,) + tuple(run_move(tuple(range(c, c + k))) if k > 1 else SINGLE_PLAYS[c] for k in range(1, 13 - c % 13 + 1))
+    for c in range(52)
+)
 
 
 def play(*cards: Card) -> Move:
-    """A PLAY move of one card or a run."""
+    """A PLAY move of one card or a run (interned, so equal moves are usually the same object)."""
     if len(cards) == 1:
-        return _SINGLE_PLAYS[cards[0]]
-    return Move(MoveKind.PLAY, tuple(cards))
+        return SINGLE_PLAYS[cards[0]]
+    return run_move(cards) if cards else Move(MoveKind.PLAY, ())
 
 
 def format_move(move: Move) -> str:

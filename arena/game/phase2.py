@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.game.cards import SUIT_OF
+from arena.game.cards import SUIT_OF, VALUE_ACE_LOW
 from arena.game.events import Event, EventKind
-from arena.game.moves import PICKUP, Move, MoveKind, play
+from arena.game.moves import PICKUP, RUNS_FROM, SINGLE_PLAYS, Move, MoveKind, play, run_move
 from arena.game.outcome import EndReason
 from arena.game.rules import Phase2FirstLeader, Pickup, SequenceResponse, ZeroCardStart
 
@@ -79,43 +79,48 @@ def _go_out(g: "Game", seat: int) -> None:
 
 # ---- units ---------------------------------------------------------------------------------
 
-def _suit_runs(cards_low_to_high: list[int], values: tuple[int, ...], allow_sequences: bool) -> list[tuple[int, ...]]:
-    """Every unit (R34) made of one suit's cards, given sorted low to high."""
-    units = [(c,) for c in cards_low_to_high]
-    if not allow_sequences or len(cards_low_to_high) < 2:
-        return units
-    # Split into maximal chains of consecutive values (R3), then take every sub-run of 2+.
-    chain = [cards_low_to_high[0]]
-    chains = []
-    for c in cards_low_to_high[1:]:
-        if values[c] == values[chain[-1]] + 1:
-            chain.append(c)
-        else:
-            chains.append(chain)
-            chain = [c]
-    chains.append(chain)
-    for ch in chains:
-        size = len(ch)
-        for length in range(2, size + 1):
-            for i in range(size - length + 1):
-                units.append(tuple(ch[i:i + length]))
-    return units
+def _units(cards: list[int], values: tuple[int, ...], allow_sequences: bool) -> list[Move]:
+    """Every unit (R34) made of one suit's cards: by low card (R2), then by length.
+
+    Runs are consecutive values (R3) of one suit; `cards` must all be of one suit.
+    """
+    if values is VALUE_ACE_LOW:
+        return _units_ace_low(cards, allow_sequences)
+    if len(cards) > 1:
+        cards.sort(key=values.__getitem__)
+    if not allow_sequences:
+        return [SINGLE_PLAYS[c] for c in cards]
+    out = []
+    count = len(cards)
+    for i in range(count):
+        c = cards[i]
+        out.append(SINGLE_PLAYS[c])
+        prev = values[c]
+        j = i + 1
+        while j < count and values[cards[j]] == prev + 1:
+            prev += 1
+            j += 1
+            out.append(run_move(tuple(cards[i:j])))
+    return out
 
 
-def _by_suit(g: "Game", seat: int) -> list[list[int]]:
-    values = g.values
-    suits: list[list[int]] = [[], [], [], []]
-    for c in g.hands[seat]:
-        suits[SUIT_OF[c]].append(c)
-    for cards in suits:
-        if len(cards) > 1:
-            cards.sort(key=values.__getitem__)
-    return suits
-
-
-def _sort_units(units: list[tuple[int, ...]], values: tuple[int, ...]) -> list[tuple[int, ...]]:
-    # Documented order: by length, then the low card by R2, then suit c < d < h < s.
-    return sorted(units, key=lambda u: (len(u), values[u[0]], SUIT_OF[u[0]]))
+def _units_ace_low(cards: list[int], allow_sequences: bool) -> list[Move]:
+    """The same units as `_units`, for ace low, where card-code order is suit then rank:
+    one sort and one pass over the cards, even across suits, with prebuilt run moves."""
+    cards.sort()
+    if not allow_sequences:
+        return [SINGLE_PLAYS[c] for c in cards]
+    out = []
+    count = len(cards)
+    for i in range(count):
+        c = cards[i]
+        row = RUNS_FROM[c]
+        out.append(row[1])
+        k, longest = 1, min(len(row) - 1, count - i)
+        while k < longest and cards[i + k] == c + k:
+            k += 1
+            out.append(row[k])
+    return out
 
 
 def top_card(g: "Game") -> int:
@@ -124,26 +129,39 @@ def top_card(g: "Game") -> int:
 
 
 def legal(g: "Game") -> list[Move]:
-    seat, values, rules = g.to_act, g.values, g.rules
-    suits = _by_suit(g, seat)
+    """Documented order: `pickup` first when legal, then units by suit (c, d, h, s),
+    within a suit by low card (R2) and then by length."""
+    hand, values, rules = g.hands[g.to_act], g.values, g.rules
+    seq = rules.allow_sequences
     if not g.table:  # R35: lead any unit
-        units = []
+        if values is VALUE_ACE_LOW:
+            return _units_ace_low(list(hand), seq)
+        suits: list[list[int]] = [[], [], [], []]
+        for c in hand:
+            suits[SUIT_OF[c]].append(c)
+        moves = []
         for cards in suits:
             if cards:
-                units.extend(_suit_runs(cards, values, rules.allow_sequences))
-        return [play(*u) for u in _sort_units(units, values)]
-    top = top_card(g)
+                moves.extend(_units(cards, values, seq))
+        return moves
+    top = g.table[-1][-1]
     top_suit, top_value, trump = SUIT_OF[top], values[top], g.trump_suit
-    candidates = [u for u in _suit_runs(suits[top_suit], values, rules.allow_sequences) if values[u[0]] > top_value]
-    if top_suit != trump and suits[trump] and not (rules.trump_only_if_void and suits[top_suit]):
-        candidates.extend(_suit_runs(suits[trump], values, rules.allow_sequences))  # R38(b), R39
+    # R38(a): a same-suit unit beats when its low card ranks above the top card, so only
+    # same-suit cards above the top card can be part of one.
+    above = [c for c in hand if SUIT_OF[c] == top_suit and values[c] > top_value]
+    beating = _units(above, values, seq) if above else []
+    if top_suit != trump:  # R38(b), with R39's restriction
+        trumps = [c for c in hand if SUIT_OF[c] == trump]
+        if trumps and not (rules.trump_only_if_void and any(SUIT_OF[c] == top_suit for c in hand)):
+            trump_units = _units(trumps, values, seq)
+            beating = trump_units + beating if trump < top_suit else beating + trump_units
     if rules.sequence_response is SequenceResponse.SAME_LENGTH and len(g.table[-1]) > 1:
         k = len(g.table[-1])
-        candidates = [u for u in candidates if len(u) == k]  # R40
-    moves = [play(*u) for u in _sort_units(candidates, values)]
-    if not (rules.must_beat_if_able and moves):  # R36
-        moves.insert(0, PICKUP)
-    return moves
+        beating = [m for m in beating if len(m.cards) == k]  # R40
+    if rules.must_beat_if_able and beating:  # R36
+        return beating
+    beating.insert(0, PICKUP)
+    return beating
 
 
 def why_illegal(g: "Game", move: Move) -> str:
@@ -189,7 +207,7 @@ def apply(g: "Game", move: Move) -> None:
         _pickup(g, seat)
     else:
         _play_unit(g, seat, move.cards)
-    if not g.is_over and g.phase2_actions >= g.rules.max_phase2_actions:
+    if g.outcome is None and g.phase2_actions >= g.rules.max_phase2_actions:
         g.finish(EndReason.CAPPED)
 
 

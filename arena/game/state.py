@@ -114,9 +114,13 @@ class Game:
 
     def apply(self, move: Move) -> None:
         """Apply a legal move of the player to act; IllegalMove (citing the rule) otherwise."""
-        move = self._normalise(move)
-        if self.outcome is not None or move not in self.legal_moves():
-            raise IllegalMove(self.why_illegal(move) or "not legal now")
+        legal = self._legal_cache
+        if legal is None:
+            legal = self.legal_moves()
+        if move not in legal:
+            move = self._normalise(move)
+            if self.outcome is not None or move not in legal:
+                raise IllegalMove(self.why_illegal(move) or "not legal now")
         self._legal_cache = None
         self.moves.append(move)
         if self.phase == 1:
