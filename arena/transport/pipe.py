@@ -85,9 +85,15 @@ class PipeTransport:
         return BotExited(msg, returncode=rc)
 
     def send(self, line: str) -> None:
+        self._write((line + "\n").encode("utf-8"))
+
+    def send_many(self, lines: list[str]) -> None:
+        """Several lines in one write: a request and the events queued before it cost one syscall."""
+        self._write(("\n".join(lines) + "\n").encode("utf-8"))
+
+    def _write(self, data: bytes) -> None:
         if self._closed:
             raise BotExited(f"{self.name}: transport already closed")
-        data = (line + "\n").encode("utf-8")
         fd = self._in_fd
         try:
             n = os.write(fd, data)  # the common case: the pipe has room, one syscall

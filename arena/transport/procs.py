@@ -93,7 +93,7 @@ class BotProcess:
         self.token = token
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
-        self._closed = False
+        self._close_lock = threading.Lock()
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
         self._stderr_thread = threading.Thread(
@@ -204,11 +204,15 @@ class BotProcess:
         and anything carrying its token (setsid'd grandchildren re-parented to init)."""
         me = os.getpid()
         root = self.popen.pid
-        root_alive = self.popen.returncode is None
+        root_alive = self.popen.poll() is None  # also reaps, so a zombie root is not "alive"
         found: set[int] = set()
         children: dict[int, list[int]] = {}
         token = f"{TOKEN_ENV}={self.token}".encode()
-        for name in os.listdir("/proc"):
+        try:
+            names = os.listdir("/proc")
+        except OSError:  # no procfs (not Linux): fall back to the process group alone
+            names = []
+        for name in names:
             if not name.isdigit():
                 continue
             st = _read_stat(name)
@@ -236,7 +240,7 @@ class BotProcess:
                     if c not in seen:
                         seen.add(c)
                         stack.append(c)
-            found |= {p for p in seen if p != root or pid_alive(root)}
+            found |= seen  # root included: returncode None means not yet reaped
         found.discard(me)
         return found
 
@@ -261,9 +265,10 @@ class BotProcess:
 
     def close(self, grace_s: float = 1.0) -> None:
         """EOF on stdin, grace, SIGTERM the tree, grace, SIGKILL the tree, reap. Never raises."""
-        if self._closed:
+        # Non-blocking: a second caller (close_all from a signal handler or another thread)
+        # returns at once instead of double-closing fds or deadlocking.
+        if not self._close_lock.acquire(blocking=False):
             return
-        self._closed = True
         try:
             self.close_stdin()
             self.wait_returncode(grace_s)

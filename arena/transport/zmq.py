@@ -113,6 +113,9 @@ class ZmqTransport:
         self._failure: str | None = None
         # The monitor costs nothing per message; it is only read to explain a timeout.
         self._monitor = sock.get_monitor_socket(_MONITOR_EVENTS)
+        # A long-lived Poller: Socket.poll() would build a new one on every call.
+        self._inpoll = zmq.Poller()
+        self._inpoll.register(sock, zmq.POLLIN)
         procs.register(self)
 
     @staticmethod
@@ -243,7 +246,9 @@ class ZmqTransport:
         return BotTimeout(f"{self.name}: {what}")
 
     def send(self, line: str) -> None:
-        self._check_alive()
+        # No process check here: a send to a dead bot just queues; receive() reports it.
+        if self._closed:
+            raise BotExited(f"{self.name}: transport already closed")
         data = line.encode("utf-8")
         sock = self._sock
         try:
@@ -266,18 +271,20 @@ class ZmqTransport:
                     continue
 
     def receive(self, timeout_s: float) -> str:
-        self._check_alive()
+        if self._closed:
+            raise BotExited(f"{self.name}: transport already closed")
         sock = self._sock
         proc = self._proc
+        poll = self._inpoll.poll
         deadline = time.monotonic() + timeout_s
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._stalled(f"no reply within {timeout_s:g}s")
             wait = remaining if proc is None else min(remaining, _EXIT_CHECK_S)
-            if sock.poll(wait * 1000.0, zmq.POLLIN):
+            if poll(wait * 1000.0):
                 break
-            if proc is not None and proc.returncode is not None and not sock.poll(0, zmq.POLLIN):
+            if proc is not None and proc.returncode is not None and not poll(0):
                 self._check_alive()
         msg = sock.recv(zmq.NOBLOCK)
         if sock.rcvmore:

@@ -129,8 +129,8 @@ def test_stderr_log_capped(echo: PipeTransport, tmp_path: Path) -> None:
     assert echo.receive(5.0) == "done"
     echo.send("stderr 5000")  # more stderr after the cap must not block the bot
     assert echo.receive(5.0) == "done"
+    echo.close()  # joins the stderr thread, which may lag behind stdout
     assert echo.stderr_tail(10) == "e" * 10
-    echo.close()
     log = (tmp_path / "err.log").read_bytes()
     assert log.startswith(b"e" * 1000)
     assert log.endswith(b"[stderr truncated at 1000 bytes]\n")

@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 
 import zmq
+import zmq.auth
+from zmq.auth.thread import ThreadAuthenticator
 
 
 def serve(endpoint: str, handle: Callable[[bytes, str], str | None],
@@ -25,9 +27,6 @@ def serve(endpoint: str, handle: Callable[[bytes, str], str | None],
     sock = ctx.socket(zmq.ROUTER)
     sock.linger = 0
     if curve_secret_cert:
-        import zmq.auth
-        from zmq.auth.thread import ThreadAuthenticator
-
         auth = ThreadAuthenticator(ctx)
         auth.start()
         auth.configure_curve(domain="*", location=allow_dir)  # only listed client keys

@@ -1,0 +1,139 @@
+"""The `arena` command line (Typer). Each command is a thin call into the modules below it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from arena.cli_common import UsageError, console, fail, parse_rule_options, stop_on_sigterm
+from arena.game import GameError, Rules
+
+app = typer.Typer(
+    help="Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+RuleOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--rule", "-r", help="A rule option, OPTION=VALUE (repeatable), e.g. --rule ace_high=true."),
+]
+
+
+@app.command()
+def selfplay(
+    games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed for the deals and the random players.")] = 1,
+    rule: RuleOption = None,
+) -> None:
+    """Play games between built-in random players (in process) and summarise them."""
+    from arena.report import render_selfplay
+    from arena.selfplay import selfplay as run_selfplay
+
+    rules = _rules(rule)
+    render_selfplay(run_selfplay(rules, games, seed), console)
+
+
+@app.command()
+def play(
+    bots: Annotated[list[str], typer.Argument(help="Bots: names under bots/ or paths to bot.toml (2 to 5).")],
+    games: Annotated[Optional[int], typer.Option(min=1, help="Play exactly N games (default: until the match's scoring ends it, R54-R56).")] = None,
+    seed: Annotated[int, typer.Option(help="Match seed: deals and the first dealer derive from it.")] = 1,
+    rule: RuleOption = None,
+    show: Annotated[bool, typer.Option("--show", help="Render every game move by move.")] = False,
+    log: Annotated[Optional[Path], typer.Option(help="Directory for transcripts, protocol lines and bot stderr.")] = None,
+    move_timeout: Annotated[float, typer.Option(min=0.01, help="Seconds a bot has for each move.")] = 2.0,
+    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a bot has to answer hello.")] = 10.0,
+) -> None:
+    """Play a match at one table and print each game's result, the points and any faults."""
+    from arena.match import BotSettings, open_table, play_match
+    from arena.referee import TimeLimits
+    from arena.report import describe_event, render_game_record, render_match_totals
+
+    if not 2 <= len(bots) <= 5:
+        fail(f"a table seats 2 to 5 bots; you named {len(bots)}")
+    options = parse_rule_options(rule)
+    if "num_players" in options and options["num_players"] != str(len(bots)):
+        fail(f"--rule num_players={options['num_players']} does not match the {len(bots)} bots named")
+    options["num_players"] = str(len(bots))
+    rules = _rules_from(options)
+    manifests = _load_bots(bots)
+    limits = TimeLimits(move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
+    settings = BotSettings(limits=limits, log_dir=log)
+    names = [m.name for m in manifests]
+    on_event = (lambda event: console.print("  " + describe_event(event, names), highlight=False)) if show else None
+
+    def on_game(record) -> None:
+        render_game_record(record, console)
+        if log is not None:
+            (log / f"game-{record.number:04d}.transcript.txt").write_text(record.transcript.to_text())
+
+    stop_on_sigterm()
+    try:
+        with open_table(manifests, settings) as seats:
+            for seat_no, seat in enumerate(seats):
+                if not seat.alive:
+                    console.print(f"[red]seat {seat_no} ({seat.name}) could not start:[/red] {seat.dead_reason}")
+            result = play_match(seats, rules, seed, games=games, limits=limits, on_game=on_game, on_event=on_event)
+    except KeyboardInterrupt:
+        fail("interrupted: every bot was stopped", code=130)
+    render_match_totals(names, result.totals, result.winners, len(result.records), console)
+
+
+def _load_bots(refs: list[str]):
+    from arena.manifest import ManifestError, build_bot, load_manifest
+
+    manifests = []
+    for ref in refs:
+        try:
+            manifest = load_manifest(ref)
+            build_bot(manifest)
+        except ManifestError as exc:
+            fail(str(exc))
+        manifests.append(manifest)
+    return manifests
+
+
+def _rules(pairs: list[str] | None) -> Rules:
+    try:
+        return _rules_from(parse_rule_options(pairs))
+    except UsageError as exc:
+        fail(str(exc))
+
+
+def _rules_from(options: dict[str, str]) -> Rules:
+    try:
+        return Rules.from_options(options)
+    except GameError as exc:
+        fail(str(exc))
+
+
+def _register_subcommands() -> None:
+    """Command groups that live in their own modules (kept small, one responsibility each)."""
+    import importlib
+
+    for module_name in ("arena.cli_tournament", "arena.cli_bot"):
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        module.register(app)
+
+
+_register_subcommands()
+
+
+def main() -> None:
+    try:
+        app()
+    except UsageError as exc:
+        fail(str(exc))
+
+
+if __name__ == "__main__":
+    main()

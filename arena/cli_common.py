@@ -1,0 +1,42 @@
+"""Shared pieces of the CLI: clean errors, option parsing, signal handling. Typer lives only in the CLI layer."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import NoReturn, Sequence
+
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class UsageError(Exception):
+    """Bad input from the user (an argument, a config, a manifest): shown as one clear message."""
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print an error that names the problem, and exit non-zero (never a traceback)."""
+    err_console.print(f"[bold red]error:[/bold red] {message}", highlight=False)
+    raise SystemExit(code)
+
+
+def parse_rule_options(pairs: Sequence[str] | None) -> dict[str, str]:
+    """`--rule OPTION=VALUE` pairs into a mapping; the rules value validates names and values."""
+    options: dict[str, str] = {}
+    for pair in pairs or ():
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--rule takes OPTION=VALUE, got {pair!r}")
+        options[name.strip()] = value.strip()
+    return options
+
+
+def stop_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so that `finally` blocks run and every bot is closed."""
+    def handler(signum, frame):  # noqa: ARG001
+        raise SystemExit(128 + signum)
+
+    if sys.platform != "win32":
+        signal.signal(signal.SIGTERM, handler)

@@ -1,0 +1,207 @@
+"""A table's bots: start or connect them, shake hands, play a match, and always tear them down.
+
+`open_table` is a context manager: whatever happens inside (a bot fault, Ctrl-C, an
+exception in the arena), every bot it started is told to quit and then closed, which
+kills its whole process tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from arena import __version__, protocol
+from arena.game import Event, Game, Rules
+from arena.game.scoring import MatchScore, first_dealer
+from arena.game.seeds import derive_seed
+from arena.manifest import BotManifest
+from arena.referee import FaultKind, GameRecord, Seat, TimeLimits, play_game, send_lines
+from arena.transport.base import MAX_LINE_BYTES, Transport, TransportError
+from arena.transport.pipe import PipeTransport
+
+# Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
+QUIT_GRACE_S = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class BotSettings:
+    """How the arena starts and watches bots."""
+
+    limits: TimeLimits = TimeLimits()
+    log_dir: Path | None = None  # protocol lines and bot stderr go here when set
+    preexec: Callable[[], None] | None = None  # sandbox limits applied in the child (issue: sandbox)
+    cpu: int | None = None  # pin the referee and its bots to one core (cheaper wake-ups)
+
+
+class LoggedTransport:
+    """Wraps a transport and writes every line with a direction marker (`>` to bot, `<` from bot)."""
+
+    def __init__(self, inner: Transport, path: Path) -> None:
+        self.inner = inner
+        self._log = open(path, "a", encoding="utf-8", buffering=1)
+
+    def send(self, line: str) -> None:
+        self._log.write(f"> {line}\n")
+        self.inner.send(line)
+
+    def send_many(self, lines: list[str]) -> None:
+        self._log.write("".join(f"> {line}\n" for line in lines))
+        send_lines(self.inner, lines)
+
+    def receive(self, timeout_s: float) -> str:
+        try:
+            line = self.inner.receive(timeout_s)
+        except TransportError as exc:
+            self._log.write(f"! {type(exc).__name__}: {exc}\n")
+            raise
+        self._log.write(f"< {line}\n")
+        return line
+
+    def close(self) -> None:
+        self.inner.close()
+        with contextlib.suppress(OSError):
+            self._log.close()
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+
+def _start_transport(manifest: BotManifest, settings: BotSettings, label: str) -> Transport:
+    stderr_log = str(settings.log_dir / f"{label}.stderr.log") if settings.log_dir else None
+    common = dict(max_line_bytes=protocol.MAX_BOT_LINE_BYTES, name=manifest.name)
+    if manifest.transport == "zmq":
+        from arena.transport.zmq import ZmqTransport  # zmq stays optional for pipe-only runs
+
+        if manifest.endpoint and not manifest.command:
+            keys = {}
+            if manifest.server_public_key is not None:
+                keys = dict(server_public_key=str(manifest.server_public_key),
+                            client_cert_path=str(manifest.client_secret_key) if manifest.client_secret_key else None)
+            return ZmqTransport.connect(manifest.endpoint, **keys, **common)
+        return ZmqTransport.start(manifest.argv(), endpoint_kind=manifest.zmq_endpoint_kind, cwd=str(manifest.directory),
+                                  stderr_log_path=stderr_log, preexec=settings.preexec, **common)
+    return PipeTransport.start(manifest.argv(), cwd=str(manifest.directory), stderr_log_path=stderr_log,
+                               preexec=settings.preexec, **common)
+
+
+def connect_bot(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Seat, str]:
+    """Start or connect one bot and shake hands. Never raises for a bot's fault: a bot that
+    cannot start or does not answer `hello` in time comes back as a dropped Seat with the reason."""
+    seat = Seat(name=manifest.name, transport=None)
+    try:
+        transport = _start_transport(manifest, settings, label)
+    except (TransportError, OSError) as exc:
+        seat.drop(f"cannot start: {exc}")
+        return seat, ""
+    if settings.log_dir is not None:
+        transport = LoggedTransport(transport, settings.log_dir / f"{label}.protocol.log")
+    seat.transport = transport
+    timeout_s = settings.limits.startup_timeout_s
+    deadline = time.monotonic() + timeout_s
+    try:
+        transport.send(protocol.format_hello(__version__))
+        line = transport.receive(timeout_s)
+        hello = protocol.parse_bot_hello(line)
+    except TransportError as exc:
+        seat.drop(f"no hello within {timeout_s:g} s: {exc}")
+        return seat, ""
+    except protocol.ProtocolError as exc:
+        seat.drop(f"bad hello: {exc}")
+        return seat, ""
+    del deadline
+    return seat, hello.name
+
+
+def close_seat(seat: Seat) -> None:
+    """Ask the bot to quit, then close its transport (terminate, grace, kill the whole tree)."""
+    transport = seat.transport
+    if transport is None:
+        return
+    if seat.alive:
+        with contextlib.suppress(TransportError, OSError):
+            send_lines(transport, seat.outbox + [protocol.format_quit()])
+    seat.outbox = []
+    close = getattr(transport, "close")
+    try:
+        close(grace_s=QUIT_GRACE_S)  # type: ignore[call-arg]
+    except TypeError:
+        close()
+    except Exception:  # noqa: BLE001 - closing must never raise into the arena
+        pass
+    seat.alive = False
+
+
+@contextlib.contextmanager
+def open_table(manifests: Sequence[BotManifest], settings: BotSettings, labels: Sequence[str] | None = None) -> Iterator[list[Seat]]:
+    """Start every bot of a table (once per table, not per game) and close them all on exit."""
+    if settings.cpu is not None and hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {settings.cpu})  # the bots inherit it
+    if settings.log_dir is not None:
+        settings.log_dir.mkdir(parents=True, exist_ok=True)
+    labels = list(labels or [f"seat{i}-{m.name}" for i, m in enumerate(manifests)])
+    seats: list[Seat] = []
+    try:
+        for manifest, label in zip(manifests, labels):
+            seat, _hello_name = connect_bot(manifest, settings, label)
+            seats.append(seat)
+        yield seats
+    finally:
+        for seat in seats:
+            close_seat(seat)
+
+
+def handshake_faults(seats: Sequence[Seat]) -> list[tuple[int, str]]:
+    """Seats whose bot was already lost before the first game, with the reason."""
+    return [(i, s.dead_reason) for i, s in enumerate(seats) if not s.alive]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    records: tuple[GameRecord, ...]
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    start_faults: tuple[tuple[int, str], ...]
+
+
+def play_match(
+    seats: Sequence[Seat],
+    rules: Rules,
+    seed: int,
+    *,
+    games: int | None = None,
+    limits: TimeLimits = TimeLimits(),
+    on_game: Callable[[GameRecord], None] | None = None,
+    on_event: Callable[[Event], None] | None = None,
+) -> MatchResult:
+    """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games."""
+    start_faults = tuple(handshake_faults(seats))
+    for seat in seats:
+        if seat.alive:
+            with contextlib.suppress(TransportError):
+                send_lines(seat.transport, [protocol.format_match_start(rules, games)])
+    score = MatchScore(rules, first_dealer(seed, rules.num_players))
+    records = []
+    number = 0
+    while (games is None and not score.is_over) or (games is not None and number < games):
+        number += 1
+        game = Game.new(rules, derive_seed(seed, "game", number), score.dealer)
+        record = play_game(game, seats, number=number, limits=limits, on_event=on_event)
+        score.record(record.outcome)
+        records.append(record)
+        if on_game is not None:
+            on_game(record)
+    winners = score.winners
+    for seat in seats:
+        if seat.alive:
+            with contextlib.suppress(TransportError):
+                send_lines(seat.transport, seat.outbox + [protocol.format_match_over(score.totals, winners)])
+                seat.outbox = []
+    return MatchResult(tuple(records), tuple(score.totals), winners, start_faults)
+
+
+__all__ = ["BotSettings", "MatchResult", "FaultKind", "open_table", "play_match", "connect_bot", "close_seat", "MAX_LINE_BYTES"]

@@ -1,0 +1,222 @@
+"""The referee: plays one game between connected bots, turning every bot fault into a recorded outcome.
+
+It speaks to bots only through the `Transport` interface and the protocol codec, so
+it never knows whether a bot is a subprocess or a ZeroMQ peer. Nothing a bot does
+(silence, garbage, illegal moves, dying) raises out of `play_game`: each becomes a
+`Fault` in the record, and the game goes on under the fault policy (R52-R53).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable, Sequence
+
+from arena import protocol
+from arena.game import Event, Game, Move, Outcome, Transcript
+from arena.game.rules import FaultPolicy
+from arena.game.scoring import game_points
+from arena.transport.base import BotExited, BotTimeout, LineTooLong, Transport, TransportError
+
+
+class FaultKind(str, Enum):
+    TIMEOUT = "timeout"  # no answer within the move time limit
+    EXITED = "exited"  # the process ended or the connection was lost
+    MALFORMED = "malformed"  # a line that is not `move <id> <move>`
+    OVERLONG = "overlong"  # a line longer than the protocol allows
+    ILLEGAL = "illegal"  # a well-formed move the rules forbid now
+    WRONG_ID = "wrong_id"  # an answer to a request that was never made
+    NO_HELLO = "no_hello"  # no valid handshake within the start-up limit
+    DEAD = "dead"  # the bot was already gone: the referee decided for it
+
+
+# Faults after which the stream cannot be trusted: the bot is dropped for the rest of the match.
+FATAL_FAULTS = frozenset({FaultKind.EXITED, FaultKind.OVERLONG, FaultKind.NO_HELLO})
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    seat: int
+    kind: FaultKind
+    detail: str
+    move_number: int  # index in the transcript where the referee stepped in
+
+
+@dataclass(slots=True)
+class Seat:
+    """A connected bot as the referee sees it: its transport, its name, and whether it is still usable."""
+
+    name: str
+    transport: Transport | None
+    alive: bool = True
+    dead_reason: str = ""
+    next_request_id: int = 1
+    outbox: list[str] = field(default_factory=list)  # event lines waiting for the bot's next turn
+
+    def drop(self, reason: str) -> None:
+        """Stop talking to this bot for the rest of the match (its stream can't be trusted)."""
+        self.alive = False
+        self.dead_reason = reason
+        self.outbox.clear()
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """Everything a game leaves behind: the results store keeps one row of this per game."""
+
+    number: int
+    bots: tuple[str, ...]  # bot name per seat
+    outcome: Outcome
+    transcript: Transcript
+    points: tuple[int, ...]  # per seat, under the rules' scoring (R54-R56)
+    faults: tuple[Fault, ...]
+    think_times_s: tuple[tuple[float, ...], ...]  # per seat, one entry per decision the bot answered
+    moves: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimits:
+    """Defaults documented in protocol.md."""
+
+    move_timeout_s: float = 2.0
+    startup_timeout_s: float = 10.0
+
+
+def play_game(
+    game: Game,
+    seats: Sequence[Seat],
+    *,
+    number: int = 1,
+    limits: TimeLimits = TimeLimits(),
+    on_event: Callable[[Event], None] | None = None,
+) -> GameRecord:
+    """Play `game` to its end with `seats[i]` deciding for seat i; never raises for a bot's fault."""
+    rules = game.rules
+    faults: list[Fault] = []
+    think: list[list[float]] = [[] for _ in seats]
+    for seat_no, seat in enumerate(seats):
+        _send(seat, [protocol.format_game_start(number, seat_no, game.dealer, rules)])
+    events_sent = 0
+    while game.outcome is None:
+        events_sent = _queue_events(game, seats, events_sent, on_event)
+        seat_no = game.to_act
+        seat = seats[seat_no]
+        legal = game.legal_moves()
+        fault = None
+        if not seat.alive:
+            fault = (FaultKind.DEAD, seat.dead_reason or "the bot is gone")
+            move = None
+        else:
+            move, fault, elapsed = _ask(seat, game, legal, limits.move_timeout_s)
+            if elapsed is not None:
+                think[seat_no].append(elapsed)
+        if fault is None:
+            game.apply(move)
+            continue
+        kind, detail = fault
+        faults.append(Fault(seat_no, kind, detail, len(game.moves)))
+        if kind is not FaultKind.DEAD and seat.alive:
+            _send(seat, [protocol.format_fault(seat.next_request_id - 1, kind.value, detail)])
+        if kind in FATAL_FAULTS:
+            seat.drop(detail)
+        if rules.fault_policy is FaultPolicy.FORFEIT:
+            game.forfeit(seat_no, f"{kind.value}: {detail}")  # R53
+        else:
+            game.apply(game.fallback_move())  # R52
+    _queue_events(game, seats, events_sent, on_event)
+    outcome = game.outcome
+    points = game_points(outcome, rules)
+    for seat in seats:
+        _send(seat, [protocol.format_game_over(number, outcome, points)])
+    return GameRecord(
+        number=number,
+        bots=tuple(s.name for s in seats),
+        outcome=outcome,
+        transcript=game.transcript,
+        points=points,
+        faults=tuple(faults),
+        think_times_s=tuple(tuple(t) for t in think),
+        moves=len(game.moves),
+    )
+
+
+def _queue_events(game: Game, seats: Sequence[Seat], start: int, on_event) -> int:
+    """Queue the public events since `start` for every live bot; they travel with its next message."""
+    events = game.events
+    if len(events) == start:
+        return start
+    new = events[start:]
+    lines = [protocol.format_event(e) for e in new]
+    for seat in seats:
+        if seat.alive:
+            seat.outbox.extend(lines)
+    if on_event is not None:
+        for event in new:
+            on_event(event)
+    return len(events)
+
+
+def _send(seat: Seat, lines: list[str]) -> bool:
+    """Send the bot's queued events plus `lines`; a bot that cannot take them is dropped."""
+    if not seat.alive or seat.transport is None:
+        return False
+    batch = seat.outbox + lines if seat.outbox else lines
+    seat.outbox = []
+    try:
+        send_lines(seat.transport, batch)
+        return True
+    except TransportError as exc:
+        seat.drop(str(exc))
+        return False
+
+
+def send_lines(transport: Transport, lines: list[str]) -> None:
+    """Several lines in one go where the transport can (one write for a pipe), else one by one."""
+    send_many = getattr(transport, "send_many", None)
+    if send_many is not None:
+        send_many(lines)
+    else:
+        for line in lines:
+            transport.send(line)
+
+
+def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
+    """One decision: returns (move, fault, think_time_s); fault is (FaultKind, detail) or None."""
+    request_id = seat.next_request_id
+    seat.next_request_id += 1
+    line = protocol.format_request(request_id, game.view(game.to_act), legal)
+    started = time.perf_counter()
+    if not _send(seat, [line]):
+        return None, (FaultKind.EXITED, seat.dead_reason), None
+    deadline = started + timeout_s
+    transport = seat.transport
+    while True:
+        remaining = deadline - time.perf_counter()
+        try:
+            reply_line = transport.receive(max(remaining, 0.0))
+        except BotTimeout:
+            return None, (FaultKind.TIMEOUT, f"no move within {timeout_s:g} s"), None
+        except LineTooLong as exc:
+            return None, (FaultKind.OVERLONG, str(exc)), None
+        except BotExited as exc:
+            return None, (FaultKind.EXITED, str(exc)), None
+        except TransportError as exc:
+            return None, (FaultKind.EXITED, str(exc)), None
+        elapsed = time.perf_counter() - started
+        try:
+            reply = protocol.parse_move_reply(reply_line)
+        except protocol.ProtocolError as exc:
+            return None, (FaultKind.MALFORMED, f"{exc} (line: {_clip(reply_line)})"), elapsed
+        if reply.request_id < request_id:
+            continue  # a late answer to an earlier request (after a timeout): dropped, keep waiting
+        if reply.request_id != request_id:
+            return None, (FaultKind.WRONG_ID, f"answered request {reply.request_id}, but the request was {request_id}"), elapsed
+        reason = game.why_illegal(reply.move)
+        if reason is not None:
+            return None, (FaultKind.ILLEGAL, f"{reply.move}: {reason}"), elapsed
+        return reply.move, None, elapsed
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,87 @@
+"""Rich renderings for the terminal: selfplay summaries, match results, games move by move."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from arena.game import EventKind, pretty_card
+from arena.game.events import Event
+from arena.referee import GameRecord
+from arena.selfplay import SelfplaySummary
+
+
+def _place_name(place: int, n: int) -> str:
+    return "skitgubbe" if place == n else f"{place}{'st' if place == 1 else 'nd' if place == 2 else 'rd' if place == 3 else 'th'} out"
+
+
+def render_selfplay(summary: SelfplaySummary, console: Console) -> None:
+    n = summary.rules.num_players
+    head = Table(title="Selfplay: random players", show_header=False)
+    head.add_row("games", str(summary.games))
+    head.add_row("mean moves per game", f"{summary.mean_moves:.1f}")
+    share = 100 * summary.capped_games / summary.games if summary.games else 0.0
+    head.add_row("capped games (R51)", f"{summary.capped_games} ({share:.1f}%)")
+    head.add_row("rule options", ", ".join(f"{k}={v}" for k, v in summary.rules.changed_options().items()) or "defaults")
+    console.print(head)
+    places = Table(title="Finishing places by seat")
+    places.add_column("seat", justify="right")
+    for place in range(1, n + 1):
+        places.add_column(_place_name(place, n), justify="right")
+    for seat, counts in enumerate(summary.places_by_seat):
+        places.add_row(str(seat), *(str(c) for c in counts))
+    console.print(places)
+
+
+def render_game_record(record: GameRecord, console: Console) -> None:
+    """One line per game: finishing order with names, points, faults."""
+    outcome = record.outcome
+    order = " > ".join(record.bots[s] for s in outcome.finishing_order)
+    points = " ".join(f"{record.bots[s]}={p}" for s, p in enumerate(record.points))
+    reason = "" if outcome.reason.value == "normal" else f" [{outcome.reason.value}]"
+    console.print(f"game {record.number}: {order}{reason}  points {points}  ({record.moves} moves)")
+    for fault in record.faults[:5]:
+        console.print(f"  [red]fault[/red] seat {fault.seat} ({record.bots[fault.seat]}): {fault.kind.value}: {fault.detail}")
+    if len(record.faults) > 5:
+        console.print(f"  ... and {len(record.faults) - 5} more faults")
+
+
+def render_match_totals(names: Sequence[str], totals: Sequence[int], winners: Sequence[int], games: int, console: Console) -> None:
+    table = Table(title=f"Match result after {games} games")
+    table.add_column("seat", justify="right")
+    table.add_column("bot")
+    table.add_column("points", justify="right")
+    for seat, (name, total) in enumerate(zip(names, totals)):
+        mark = " (winner)" if seat in winners else ""
+        table.add_row(str(seat), name + mark, str(total))
+    console.print(table)
+
+
+def _cards(cards: Sequence[int]) -> str:
+    return " ".join(pretty_card(c) for c in cards)
+
+
+def describe_event(event: Event, names: Sequence[str] | None = None) -> str:
+    """A readable sentence for one public event (for --show and replays)."""
+    who = "" if event.seat is None else (names[event.seat] if names else f"seat {event.seat}")
+    kind = event.kind
+    text = {
+        EventKind.DUEL: f"{who} shows {_cards(event.cards)} in the duel",
+        EventKind.DRAW: f"{who} draws",
+        EventKind.TRUMP: f"{who} takes the last stock card (the trump card, face down)",
+        EventKind.PLAY: f"{who} plays {_cards(event.cards)}",
+        EventKind.CHANCE: f"{who} turns up {_cards(event.cards)} from the stock",
+        EventKind.STUNSA: "stunsa! the same pair plays again",
+        EventKind.TAKE: f"{who} takes {_cards(event.cards)}",
+        EventKind.VOID: f"void trick: cards go back to who played them ({_cards(event.cards)})",
+        EventKind.PHASE2: f"phase 2: trump card {_cards(event.cards)} joins {who}'s hand",
+        EventKind.OUT: f"{who} is out",
+        EventKind.UNIT: f"{who} plays {_cards(event.cards)}",
+        EventKind.PICKUP: f"{who} picks up {_cards(event.cards)}",
+        EventKind.DISCARD: f"trick complete, discarded: {_cards(event.cards)}",
+        EventKind.LEAD: f"{who} leads (trick of {event.count})",
+        EventKind.END: f"game over: {who} is the skitgubbe",
+    }
+    return text[kind]
