@@ -26,7 +26,7 @@ class FaultKind(str, Enum):
     MALFORMED = "malformed"  # a line that is not `move <id> <move>`
     OVERLONG = "overlong"  # a line longer than the protocol allows
     ILLEGAL = "illegal"  # a well-formed move the rules forbid now
-    WRONG_ID = "wrong_id"  # an answer to a request that was never made
+    STALE = "stale"  # an answer carrying the id of a request that was never made
     NO_HELLO = "no_hello"  # no valid handshake within the start-up limit
     DEAD = "dead"  # the bot was already gone: the referee decided for it
 
@@ -124,6 +124,8 @@ def play_game(
             game.forfeit(seat_no, f"{kind.value}: {detail}")  # R53
         else:
             game.apply(game.fallback_move())  # R52
+            if game.phase == 1 and game.to_act == seat_no and game.outcome is None:
+                game.apply(game.fallback_move())  # R52 covers the whole turn: draw, then the lowest card
     _queue_events(game, seats, events_sent, on_event)
     outcome = game.outcome
     points = game_points(outcome, rules)
@@ -211,7 +213,7 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
         if reply.request_id < request_id:
             continue  # a late answer to an earlier request (after a timeout): dropped, keep waiting
         if reply.request_id != request_id:
-            return None, (FaultKind.WRONG_ID, f"answered request {reply.request_id}, but the request was {request_id}"), elapsed
+            return None, (FaultKind.STALE, f"answered request {reply.request_id}, but the request was {request_id}"), elapsed
         reason = game.why_illegal(reply.move)
         if reason is not None:
             return None, (FaultKind.ILLEGAL, f"{reply.move}: {reason}"), elapsed

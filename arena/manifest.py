@@ -1,0 +1,283 @@
+"""Bot manifests: `bots/<name>/bot.toml` says how to build, start and reach a bot.
+
+```toml
+name = "random_bot"                # 1-32 characters of A-Z a-z 0-9 _ . -
+language = "python"                # free text, for people
+command = ["{python}", "bot.py"]   # argv (never a shell string); {python} = the arena's Python
+transport = "pipe"                 # "pipe" (stdin/stdout) or "zmq"
+zmq_endpoint_kind = "ipc"          # zmq, arena-started: "ipc" or "tcp" (loopback)
+endpoint = "tcp://host:port"       # zmq: a running service (then no command)
+server_public_key = "keys/server.key"           # CurveZMQ: the service's public key file
+client_secret_key = "keys/client.key_secret"    # CurveZMQ: the arena's secret key file
+build = ["make", "-s"]             # optional: run once in the bot folder before use
+description = "..."                # optional
+```
+
+A relative program path in `command` (like `./c_bot`) and the key files resolve against the
+bot's folder, which is also the bot's working directory. Stdlib only (tomllib).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MANIFEST_NAME = "bot.toml"
+DEFAULT_BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
+NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+TRANSPORTS = ("pipe", "zmq")
+ENDPOINT_KINDS = ("ipc", "tcp")
+PYTHON_PLACEHOLDER = "{python}"
+ALLOWED_KEYS = (
+    "name", "language", "command", "transport", "zmq_endpoint_kind", "endpoint",
+    "server_public_key", "client_secret_key", "build", "description",
+)
+
+
+class ManifestError(Exception):
+    """A manifest that cannot be used; the message names the file, the key and what was expected."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotManifest:
+    name: str
+    directory: Path
+    command: tuple[str, ...]
+    transport: str  # "pipe" | "zmq"
+    language: str = ""
+    endpoint: str | None = None
+    zmq_endpoint_kind: str = "ipc"
+    build: tuple[str, ...] = ()
+    server_public_key: Path | None = None
+    client_secret_key: Path | None = None
+    description: str = ""
+    path: Path | None = None  # the manifest file
+
+    @property
+    def is_service(self) -> bool:
+        """A running ZeroMQ service the arena connects to (no process to start)."""
+        return self.transport == "zmq" and not self.command
+
+    def argv(self) -> list[str]:
+        """The command with `{python}` -> sys.executable and a relative program path made absolute
+        against the bot folder. Other arguments are passed as written (the bot runs in its folder)."""
+        if not self.command:
+            return []
+        args = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in self.command]
+        program = args[0]
+        if ("/" in program or "\\" in program) and not Path(program).is_absolute():
+            args[0] = str((self.directory / program).resolve())
+        return args
+
+
+def _where(path: Path, key: str | None = None) -> str:
+    return f"{path}: key {key!r}" if key else str(path)
+
+
+def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None) -> Path:
+    """A path to bot.toml, a path to a bot folder, or a bot name under bots_dir -> the bot.toml path."""
+    bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
+    candidate = Path(ref).expanduser()
+    if candidate.is_file():
+        return candidate
+    if candidate.is_dir():
+        inner = candidate / MANIFEST_NAME
+        if inner.is_file():
+            return inner
+        raise ManifestError(f"{inner}: no {MANIFEST_NAME} in the bot folder {candidate}")
+    text = str(ref)
+    if NAME_RE.match(text) and "/" not in text:
+        named = bots_dir / text / MANIFEST_NAME
+        if named.is_file():
+            return named
+        known = ", ".join(m.name for m in _safe_list(bots_dir)) or "none"
+        raise ManifestError(f"{named}: no bot named {text!r} in {bots_dir} (bots there: {known})")
+    raise ManifestError(f"{candidate}: no such manifest file or bot folder")
+
+
+def _safe_list(bots_dir: Path) -> list[BotManifest]:
+    try:
+        return list_bots(bots_dir)
+    except (OSError, ManifestError):
+        return []
+
+
+def load_manifest(ref: str | Path, bots_dir: Path | None = None) -> BotManifest:
+    """Load and validate a manifest; ManifestError names the file, the key and what was expected."""
+    path = resolve_manifest_path(ref, bots_dir)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot read the manifest: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ManifestError(f"{path}: invalid TOML: {exc}") from None
+    return manifest_from_dict(data, path)
+
+
+def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
+    """Validate parsed TOML; `path` is the manifest file (its folder is the bot's folder)."""
+    path = Path(path).resolve()
+    directory = path.parent
+    unknown = [key for key in data if key not in ALLOWED_KEYS]
+    if unknown:
+        raise ManifestError(
+            f"{_where(path, unknown[0])}: unknown key; allowed keys: {', '.join(ALLOWED_KEYS)}"
+        )
+
+    def text(key: str, required: bool = False) -> str | None:
+        if key not in data:
+            if required:
+                raise ManifestError(f"{_where(path, key)}: missing; expected a string")
+            return None
+        value = data[key]
+        if not isinstance(value, str):
+            raise ManifestError(f"{_where(path, key)}: expected a string, got {_describe(value)}")
+        return value
+
+    def argv(key: str) -> tuple[str, ...]:
+        if key not in data:
+            return ()
+        value = data[key]
+        if isinstance(value, str):
+            raise ManifestError(
+                f"{_where(path, key)}: expected a list of strings (an argv such as "
+                f'["{{python}}", "bot.py"]), not a shell string'
+            )
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ManifestError(f"{_where(path, key)}: expected a list of strings, got {_describe(value)}")
+        if not value or not value[0]:
+            raise ManifestError(f"{_where(path, key)}: expected a non-empty list whose first item is the program")
+        return tuple(value)
+
+    name = text("name", required=True)
+    if not NAME_RE.match(name):
+        raise ManifestError(
+            f"{_where(path, 'name')}: {name!r} is not a valid bot name; expected 1-32 characters "
+            f"of A-Z a-z 0-9 _ . -"
+        )
+    transport = text("transport") or "pipe"
+    if transport not in TRANSPORTS:
+        raise ManifestError(f"{_where(path, 'transport')}: {transport!r}; expected one of: {', '.join(TRANSPORTS)}")
+    command = argv("command")
+    build = argv("build")
+    endpoint = text("endpoint")
+    kind = text("zmq_endpoint_kind") or "ipc"
+    if kind not in ENDPOINT_KINDS:
+        raise ManifestError(
+            f"{_where(path, 'zmq_endpoint_kind')}: {kind!r}; expected one of: {', '.join(ENDPOINT_KINDS)}"
+        )
+    if transport == "pipe":
+        if not command:
+            raise ManifestError(f"{_where(path, 'command')}: missing; a pipe bot needs a command (a list of strings)")
+        for key in ("endpoint", "zmq_endpoint_kind", "server_public_key", "client_secret_key"):
+            if key in data:
+                raise ManifestError(f"{_where(path, key)}: only for transport = \"zmq\"; this bot uses \"pipe\"")
+    else:
+        if command and endpoint is not None:
+            raise ManifestError(
+                f"{_where(path, 'endpoint')}: give either a command (the arena starts the bot) or an "
+                f"endpoint (a running service), not both"
+            )
+        if not command and endpoint is None:
+            raise ManifestError(
+                f"{_where(path, 'endpoint')}: missing; a zmq bot needs a command (arena-started) or an "
+                f"endpoint such as \"tcp://127.0.0.1:5555\" (a running service)"
+            )
+        if endpoint is not None and not re.match(r"^(tcp|ipc|inproc)://\S+$", endpoint):
+            raise ManifestError(
+                f"{_where(path, 'endpoint')}: {endpoint!r}; expected a ZeroMQ endpoint such as "
+                f"\"tcp://host:port\" or \"ipc:///path\""
+            )
+    keys = {}
+    for key in ("server_public_key", "client_secret_key"):
+        value = text(key)
+        keys[key] = None if value is None else (directory / Path(value).expanduser()).resolve()
+    if (keys["server_public_key"] is None) != (keys["client_secret_key"] is None):
+        missing = "client_secret_key" if keys["client_secret_key"] is None else "server_public_key"
+        raise ManifestError(
+            f"{_where(path, missing)}: missing; CurveZMQ needs both server_public_key and client_secret_key"
+        )
+    if endpoint is not None and not _is_local_endpoint(endpoint) and keys["server_public_key"] is None:
+        raise ManifestError(
+            f"{_where(path, 'server_public_key')}: missing; {endpoint} is not a loopback or ipc endpoint, "
+            f"so CurveZMQ is required: give server_public_key and client_secret_key"
+        )
+    return BotManifest(
+        name=name,
+        directory=directory,
+        command=command,
+        transport=transport,
+        language=text("language") or "",
+        endpoint=endpoint,
+        zmq_endpoint_kind=kind,
+        build=build,
+        server_public_key=keys["server_public_key"],
+        client_secret_key=keys["client_secret_key"],
+        description=text("description") or "",
+        path=path,
+    )
+
+
+def _is_local_endpoint(endpoint: str) -> bool:
+    """ipc://, inproc://, and tcp:// to localhost, 127.x.x.x or ::1."""
+    scheme, _, rest = endpoint.partition("://")
+    if scheme in ("ipc", "inproc"):
+        return True
+    host = rest.rsplit(":", 1)[0].strip("[]").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def _describe(value: Any) -> str:
+    kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+            dict: "a table"}.get(type(value), type(value).__name__)
+    return f"{kind} ({value!r})"
+
+
+def build_bot(manifest: BotManifest, timeout_s: float = 120) -> None:
+    """Run the manifest's build step (if any) in the bot folder; ManifestError with the output tail on failure."""
+    if not manifest.build:
+        return
+    args = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in manifest.build]
+    where = manifest.path or manifest.directory
+    shown = " ".join(manifest.build)
+    try:
+        done = subprocess.run(
+            args, cwd=manifest.directory, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, timeout=timeout_s,
+        )
+    except FileNotFoundError:
+        raise ManifestError(f"{where}: key 'build': program {args[0]!r} not found (build {shown!r})") from None
+    except PermissionError:
+        raise ManifestError(f"{where}: key 'build': program {args[0]!r} is not executable") from None
+    except subprocess.TimeoutExpired as exc:
+        tail = _tail(exc.output or b"")
+        raise ManifestError(f"{where}: key 'build': {shown!r} took more than {timeout_s:g} s{tail}") from None
+    if done.returncode != 0:
+        raise ManifestError(
+            f"{where}: key 'build': {shown!r} failed with exit code {done.returncode}{_tail(done.stdout)}"
+        )
+
+
+def _tail(output: bytes, lines: int = 20) -> str:
+    text = output.decode("utf-8", errors="replace").rstrip()
+    if not text:
+        return ""
+    return "; output tail:\n" + "\n".join(text.splitlines()[-lines:])
+
+
+def list_bots(bots_dir: Path | None = None) -> list[BotManifest]:
+    """Every valid manifest `bots_dir/*/bot.toml`, by name (invalid ones raise ManifestError)."""
+    bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
+    if not bots_dir.is_dir():
+        return []
+    found = [load_manifest(p) for p in sorted(bots_dir.glob(f"*/{MANIFEST_NAME}"))]
+    return sorted(found, key=lambda m: m.name)

@@ -1,0 +1,259 @@
+"""The seat view as `key=value` fields of a `request` line (protocol.md section 6, "The view").
+
+Split from arena/protocol.py to keep each file small. `format_view_fields` is on the per-move
+hot path: it only indexes precomputed strings and joins lists (no regex, no f-string per card).
+`parse_view_fields` is the exact inverse (used by tests and `arena bot check`).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from arena.game.cards import format_card, parse_card
+from arena.game.errors import ParseError
+from arena.game.view import SeatView
+
+CARD_TEXT: tuple[str, ...] = tuple(format_card(c) for c in range(52))
+_NUM: tuple[str, ...] = tuple(str(i) for i in range(64))  # seats and small counts
+
+
+class ProtocolError(Exception):
+    """A line that does not follow protocol.md; the message says what and which token."""
+
+
+ViewFieldError = ProtocolError  # a view field that does not parse
+
+
+def _n(i: int) -> str:
+    return _NUM[i] if 0 <= i < 64 else str(i)
+
+
+def _cards(cards) -> str:  # section 5: comma list, "-" when empty
+    if not cards:
+        return "-"
+    if len(cards) == 1:
+        return CARD_TEXT[cards[0]]
+    return ",".join([CARD_TEXT[c] for c in cards])
+
+
+def _opt_seat(s: int | None) -> str:
+    return "-" if s is None else _n(s)
+
+
+def format_view_fields(v: SeatView) -> str:
+    """Every view field of section 6, in the documented order, joined by single spaces."""
+    won = v.won_piles
+    duel = v.duel
+    trick = v.trick
+    table = v.table
+    return " ".join((
+        "phase=" + _n(v.phase),
+        "seat=" + _n(v.seat),
+        "players=" + _n(v.num_players),
+        "dealer=" + _n(v.dealer),
+        "hand=" + _cards(v.hand),
+        "hands=" + "/".join([_n(k) for k in v.hand_sizes]),
+        "stock=" + _n(v.stock_size),
+        "trumpholder=" + _opt_seat(v.trump_holder),
+        "trump=" + ("-" if v.trump_card is None else CARD_TEXT[v.trump_card]),
+        "duel=" + (",".join([_n(s) + ":" + CARD_TEXT[c] for s, c in duel]) if duel else "-"),
+        "won=" + ("-" if won is None else "/".join([_cards(p) for p in won])),
+        "wonsizes=" + "/".join([_n(k) for k in v.won_sizes]),
+        "leader=" + _opt_seat(v.leader),
+        "opponent=" + _opt_seat(v.opponent),
+        "trick=" + (",".join([_n(s) + ":" + CARD_TEXT[c] + (":c" if blind else "") for s, c, blind in trick])
+                    if trick else "-"),
+        "drawn=" + ("1" if v.drawn else "0"),
+        "table=" + ("/".join([_n(s) + ":" + _cards(u) for s, u in table]) if table else "-"),
+        "tricksize=" + _n(v.trick_size),
+        "discard=" + _cards(v.discard),
+        "out=" + (",".join([_n(s) for s in v.out]) if v.out else "-"),
+        "known=" + "/".join([_cards(k) for k in v.known]),
+        "actions=" + _n(v.phase2_actions),
+        "maxactions=" + _n(v.max_phase2_actions),
+    ))
+
+
+# ---- parsing (not on the hot path) --------------------------------------------------------------
+
+# Lexical helpers shared with arena.protocol (protocol.md section 2 and 5).
+
+_CARD_OF = {t: i for i, t in enumerate(CARD_TEXT)}
+
+
+def escape(text: str) -> str:
+    """Free text as one token (sections 3, 10): % space CR LF TAB become %25 %20 %0D %0A %09."""
+    return (text.replace("%", "%25").replace(" ", "%20").replace("\r", "%0D")
+            .replace("\n", "%0A").replace("\t", "%09"))
+
+
+def one_line(text: str) -> str:
+    """Free text to the end of a line (section 9): % CR LF become %25 %0D %0A."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def parse_int(text: str, what: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise ProtocolError(f"{what} must be a whole number like 7, got {text[:40]!r}")
+    return int(text)
+
+
+def parse_signed(text: str, what: str) -> int:
+    if text.startswith("-") and len(text) > 1:
+        return -parse_int(text[1:], what)
+    return parse_int(text, what)
+
+
+def parse_fields(tokens: Sequence[str], where: str) -> dict[str, str]:
+    """key=value tokens (section 2); a later duplicate key wins; a token without '=' is an error."""
+    out: dict[str, str] = {}
+    for tok in tokens:
+        key, sep, value = tok.partition("=")
+        if not sep or not key:
+            raise ProtocolError(f"{where}: expected key=value, got {tok[:40]!r}")
+        out[key] = value
+    return out
+
+
+def need_field(fields: dict[str, str], key: str, where: str) -> str:
+    if key not in fields:
+        raise ProtocolError(f"{where}: field {key}= is missing")
+    return fields[key]
+
+
+def parse_card_list(text: str, where: str) -> tuple[int, ...]:
+    """Exactly the card lists the arena sends (section 5): canonical cards, or "-"."""
+    if text == "-":
+        return ()
+    cards = []
+    for part in text.split(","):
+        try:
+            cards.append(_CARD_OF[part])
+        except KeyError:
+            raise ProtocolError(f"{where}: not a card: {part[:40]!r}") from None
+    return tuple(cards)
+
+
+def parse_seats(text: str, where: str) -> tuple[int, ...]:
+    return () if text == "-" else tuple(parse_int(p, where) for p in text.split(","))
+
+
+def _int(text: str) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise ViewFieldError(f"expected a whole number, got {text!r}")
+    return int(text)
+
+
+def _seat_or_none(text: str) -> int | None:
+    return None if text == "-" else _int(text)
+
+
+def _card(text: str) -> int:
+    try:
+        return parse_card(text)
+    except ParseError as e:
+        raise ViewFieldError(str(e)) from None
+
+
+def _card_list(text: str) -> tuple[int, ...]:
+    return () if text == "-" else tuple(_card(p) for p in text.split(","))
+
+
+def _ints_slash(text: str) -> tuple[int, ...]:
+    return tuple(_int(p) for p in text.split("/"))
+
+
+def _seat_list(text: str) -> tuple[int, ...]:
+    return () if text == "-" else tuple(_int(p) for p in text.split(","))
+
+
+def _duel(text: str) -> tuple[tuple[int, int], ...]:
+    if text == "-":
+        return ()
+    out = []
+    for item in text.split(","):
+        seat, sep, card = item.partition(":")
+        if not sep:
+            raise ViewFieldError(f"expected seat:card, got {item!r}")
+        out.append((_int(seat), _card(card)))
+    return tuple(out)
+
+
+def _trick(text: str) -> tuple[tuple[int, int, bool], ...]:
+    if text == "-":
+        return ()
+    out = []
+    for item in text.split(","):
+        parts = item.split(":")
+        if len(parts) == 2 or (len(parts) == 3 and parts[2] == "c"):
+            out.append((_int(parts[0]), _card(parts[1]), len(parts) == 3))
+        else:
+            raise ViewFieldError(f"expected seat:card or seat:card:c, got {item!r}")
+    return tuple(out)
+
+
+def _table(text: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    if text == "-":
+        return ()
+    out = []
+    for item in text.split("/"):
+        seat, sep, cards = item.partition(":")
+        if not sep:
+            raise ViewFieldError(f"expected seat:cards, got {item!r}")
+        out.append((_int(seat), _card_list(cards)))
+    return tuple(out)
+
+
+def _won(text: str) -> tuple[tuple[int, ...], ...] | None:
+    return None if text == "-" else tuple(_card_list(p) for p in text.split("/"))
+
+
+def _bool01(text: str) -> bool:
+    if text not in ("0", "1"):
+        raise ViewFieldError(f"expected 0 or 1, got {text!r}")
+    return text == "1"
+
+
+# field name on the wire -> (SeatView attribute, parser)
+VIEW_FIELDS: dict[str, tuple[str, Callable[[str], object]]] = {
+    "phase": ("phase", _int),
+    "seat": ("seat", _int),
+    "players": ("num_players", _int),
+    "dealer": ("dealer", _int),
+    "hand": ("hand", _card_list),
+    "hands": ("hand_sizes", _ints_slash),
+    "stock": ("stock_size", _int),
+    "trumpholder": ("trump_holder", _seat_or_none),
+    "trump": ("trump_card", lambda t: None if t == "-" else _card(t)),
+    "duel": ("duel", _duel),
+    "won": ("won_piles", _won),
+    "wonsizes": ("won_sizes", _ints_slash),
+    "leader": ("leader", _seat_or_none),
+    "opponent": ("opponent", _seat_or_none),
+    "trick": ("trick", _trick),
+    "drawn": ("drawn", _bool01),
+    "table": ("table", _table),
+    "tricksize": ("trick_size", _int),
+    "discard": ("discard", _card_list),
+    "out": ("out", _seat_list),
+    "known": ("known", lambda t: tuple(_card_list(p) for p in t.split("/"))),
+    "actions": ("phase2_actions", _int),
+    "maxactions": ("max_phase2_actions", _int),
+}
+
+
+def parse_view_fields(fields: dict[str, str]) -> SeatView:
+    """Build the SeatView of a request from its fields; unknown fields are ignored (section 2).
+
+    ``to_act`` is not sent: a request always goes to the seat to act, so it equals ``seat``.
+    """
+    values: dict[str, object] = {}
+    for key, (attr, parse) in VIEW_FIELDS.items():
+        if key not in fields:
+            raise ViewFieldError(f"view field {key}= is missing")
+        try:
+            values[attr] = parse(fields[key])
+        except ViewFieldError as e:
+            raise ViewFieldError(f"view field {key}={fields[key]}: {e}") from None
+    values["to_act"] = values["seat"]
+    return SeatView(**values)  # type: ignore[arg-type]

@@ -1,0 +1,130 @@
+"""Strength of bots/heuristic_bot against random players, in process (no subprocess, no protocol I/O).
+
+Each game is dealt by the engine (arena.game); at every decision the seat's request line is
+built from the real engine state by arena.protocol.format_request (the fields of
+docs/protocol-plan.md are formatted here only if arena/protocol.py is missing), parsed back by the heuristic's own parser,
+and the heuristic's `choose(fields, moves)` picks the move. Seats rotate: game g puts the
+heuristic in seat g % n, so every seat and dealer position is covered.
+
+Usage: python benchmarks/bots_strength.py [GAMES=600] [--players 3] [--seed 1]
+Prints, per kind of player: placement points per game (R54: n-1 for the first out .. 0 for
+the skitgubbe), skitgubbe rate and first-out rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena.game import Game, Rules, format_card, format_cards, format_move  # noqa: E402
+from arena.game.scoring import placement_points  # noqa: E402
+
+
+def _load_heuristic():
+    spec = importlib.util.spec_from_file_location("heuristic", ROOT / "bots" / "heuristic_bot" / "heuristic.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _opt(x) -> str:
+    return "-" if x is None else str(x)
+
+
+def view_fields(view) -> str:
+    """The view fields of a request line, as docs/protocol-plan.md lists them."""
+    per_seat = lambda lists: "/".join(format_cards(list(c)) for c in lists)  # noqa: E731
+    duel = ",".join(f"{s}:{format_card(c)}" for s, c in view.duel) or "-"
+    trick = ",".join(f"{s}:{format_card(c)}" + (":c" if blind else "") for s, c, blind in view.trick) or "-"
+    table = "/".join(f"{s}:{format_cards(list(u))}" for s, u in view.table) or "-"
+    parts = [
+        f"phase={view.phase}", f"seat={view.seat}", f"players={view.num_players}", f"dealer={view.dealer}",
+        f"hand={format_cards(list(view.hand))}", "hands=" + "/".join(map(str, view.hand_sizes)),
+        f"stock={view.stock_size}", f"trumpholder={_opt(view.trump_holder)}",
+        f"trump={format_card(view.trump_card) if view.trump_card is not None else '-'}",
+        f"duel={duel}", "won=" + (per_seat(view.won_piles) if view.won_piles is not None else "-"),
+        "wonsizes=" + "/".join(map(str, view.won_sizes)), f"leader={_opt(view.leader)}",
+        f"opponent={_opt(view.opponent)}", f"trick={trick}", f"drawn={int(view.drawn)}", f"table={table}",
+        f"tricksize={view.trick_size}", f"discard={format_cards(list(view.discard))}",
+        "out=" + (",".join(map(str, view.out)) or "-"), "known=" + per_seat(view.known),
+        f"actions={view.phase2_actions}", f"maxactions={view.max_phase2_actions}",
+    ]
+    return " ".join(parts)
+
+
+try:  # the normative formatter (arena/protocol.py); the local copy only if it is missing
+    from arena.protocol import format_request as _format_request
+except ImportError:  # pragma: no cover
+    _format_request = None
+
+
+def request_line(game: Game, request_id: int) -> str:
+    seat = game.to_act
+    moves = game.legal_moves()
+    if _format_request is not None:
+        return _format_request(request_id, game.view(seat), moves)
+    tokens = [format_move(m) for m in moves]
+    return f"request {request_id} {len(tokens)} {' '.join(tokens)} {view_fields(game.view(seat))}"
+
+
+def play_games(games: int, players: int, seed: int, heuristic_seats: int = 1) -> dict:
+    h = _load_heuristic()
+    rules = Rules(num_players=players)
+    rng = random.Random(seed)
+    stats = {kind: {"points": 0, "seatgames": 0, "skitgubbe": 0, "first": 0} for kind in ("heuristic", "random")}
+    rid = 0
+    capped = 0
+    for g in range(games):
+        game = Game.new(rules, seed=seed * 1_000_003 + g, dealer=g % players)
+        smart = {(g + k) % players for k in range(heuristic_seats)}
+        while not game.is_over:
+            seat = game.to_act
+            moves = game.legal_moves()
+            if seat in smart:
+                rid += 1
+                _, tokens, fields = h.parse_request(request_line(game, rid))
+                text = h.choose(fields, tokens)
+                move = moves[tokens.index(text)]
+            else:
+                move = rng.choice(moves)
+            game.apply(move)
+        outcome = game.outcome
+        capped += outcome.reason.value == "capped"
+        points = placement_points(outcome, players)
+        for s in range(players):
+            st = stats["heuristic" if s in smart else "random"]
+            st["points"] += points[s]
+            st["seatgames"] += 1
+            st["skitgubbe"] += outcome.skitgubbe == s
+            st["first"] += outcome.first_out == s
+    stats["capped"] = capped
+    return stats
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="?", type=int, default=600)
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    stats = play_games(args.games, args.players, args.seed)
+    elapsed = time.perf_counter() - start
+    print(f"{args.games} games, {args.players} players (1 heuristic_bot vs {args.players - 1} random_bot, "
+          f"seats rotating), seed {args.seed}, {elapsed:.1f} s, {stats['capped']} capped")
+    for kind in ("heuristic", "random"):
+        st = stats[kind]
+        n = st["seatgames"]
+        print(f"  {kind:9}  points/game {st['points'] / n:.3f}   skitgubbe rate {st['skitgubbe'] / n:.1%}"
+              f"   first out {st['first'] / n:.1%}   ({n} seat-games)")
+
+
+if __name__ == "__main__":
+    main()

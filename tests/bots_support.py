@@ -1,0 +1,122 @@
+"""Helpers for the bundled-bot tests: realistic request lines and a tiny line driver.
+
+Request lines come from a real engine state, formatted by arena.protocol.format_request
+(or, if that module is missing, with the fields of docs/protocol-plan.md formatted here).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import subprocess
+import time
+from pathlib import Path
+
+from arena.game import Game, Rules, format_card, format_cards, format_move
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS_DIR = ROOT / "bots"
+
+
+def _opt(x) -> str:
+    return "-" if x is None else str(x)
+
+
+def view_fields(view) -> str:
+    per_seat = lambda lists: "/".join(format_cards(list(c)) for c in lists)  # noqa: E731
+    duel = ",".join(f"{s}:{format_card(c)}" for s, c in view.duel) or "-"
+    trick = ",".join(f"{s}:{format_card(c)}" + (":c" if b else "") for s, c, b in view.trick) or "-"
+    table = "/".join(f"{s}:{format_cards(list(u))}" for s, u in view.table) or "-"
+    return " ".join([
+        f"phase={view.phase}", f"seat={view.seat}", f"players={view.num_players}", f"dealer={view.dealer}",
+        f"hand={format_cards(list(view.hand))}", "hands=" + "/".join(map(str, view.hand_sizes)),
+        f"stock={view.stock_size}", f"trumpholder={_opt(view.trump_holder)}",
+        f"trump={format_card(view.trump_card) if view.trump_card is not None else '-'}",
+        f"duel={duel}", "won=" + (per_seat(view.won_piles) if view.won_piles is not None else "-"),
+        "wonsizes=" + "/".join(map(str, view.won_sizes)), f"leader={_opt(view.leader)}",
+        f"opponent={_opt(view.opponent)}", f"trick={trick}", f"drawn={int(view.drawn)}", f"table={table}",
+        f"tricksize={view.trick_size}", f"discard={format_cards(list(view.discard))}",
+        "out=" + (",".join(map(str, view.out)) or "-"), "known=" + per_seat(view.known),
+        f"actions={view.phase2_actions}", f"maxactions={view.max_phase2_actions}",
+    ])
+
+
+def request_line(game: Game, request_id: int) -> str:
+    try:
+        from arena.protocol import format_request
+    except ImportError:
+        format_request = None
+    if format_request is not None:
+        return format_request(request_id, game.view(game.to_act), game.legal_moves())
+    moves = [format_move(m) for m in game.legal_moves()]
+    return f"request {request_id} {len(moves)} {' '.join(moves)} {view_fields(game.view(game.to_act))}"
+
+
+def sample_states(seed: int = 7, rules: Rules | None = None) -> list[tuple[str, set[str]]]:
+    """(request line, legal move tokens) for a phase-1 source step, a phase-1 play, a phase-2
+    lead and a phase-2 response with several choices, from one random game."""
+    rules = rules or Rules()
+    rng = random.Random(seed)
+    for attempt in range(50):
+        game = Game.new(rules, seed=seed * 100 + attempt)
+        wanted: dict[str, tuple[str, set[str]]] = {}
+        rid = 0
+        while not game.is_over and len(wanted) < 4:
+            moves = game.legal_moves()
+            tokens = [format_move(m) for m in moves]
+            if game.phase == 1:
+                key = "source" if "draw" in tokens else "play"
+            else:
+                key = "respond" if "pickup" in tokens else "lead"
+            if key not in wanted and (len(tokens) > 1):
+                rid += 1
+                wanted[key] = (request_line(game, rid), set(tokens))
+            game.apply(rng.choice(moves))
+        if len(wanted) == 4:
+            return [wanted[k] for k in ("source", "play", "lead", "respond")]
+    raise AssertionError("no game gave every kind of request")
+
+
+class LineBot:
+    """A bot process driven line by line over pipes, with a deadline per answer."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+        )
+        self._buf = b""
+
+    def send(self, line: str) -> None:
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def receive(self, timeout_s: float = 5.0) -> str:
+        deadline = time.monotonic() + timeout_s
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no line within {timeout_s} s (got {self._buf!r})")
+            ready, _, _ = select.select([fd], [], [], left)
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    raise EOFError(f"bot closed stdout; stderr: {self.proc.stderr.read()!r}")
+                self._buf += chunk
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line.decode().rstrip("\r")
+
+    def wait(self, timeout_s: float = 5.0) -> int:
+        return self.proc.wait(timeout_s)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                f.close()
+            except OSError:
+                pass

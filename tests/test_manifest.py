@@ -1,0 +1,208 @@
+"""arena/manifest.py: loading the bundled manifests, argv, builds, and every error message."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.manifest import (
+    ALLOWED_KEYS,
+    DEFAULT_BOTS_DIR,
+    BotManifest,
+    ManifestError,
+    build_bot,
+    list_bots,
+    load_manifest,
+)
+
+BUNDLED = ["random_bot", "heuristic_bot", "c_bot", "js_bot", "shell_bot", "zmq_bot"]
+
+
+def write(tmp_path: Path, text: str, folder: str = "mybot") -> Path:
+    d = tmp_path / folder
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / "bot.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+# ---- the bundled bots ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_manifest_loads(name: str) -> None:
+    m = load_manifest(name)
+    assert isinstance(m, BotManifest)
+    assert m.name == name
+    assert m.directory == DEFAULT_BOTS_DIR / name
+    assert m.path == DEFAULT_BOTS_DIR / name / "bot.toml"
+    assert m.command and m.transport in ("pipe", "zmq")
+    assert m.language and m.description
+    # the three ways to name a bot agree
+    assert load_manifest(DEFAULT_BOTS_DIR / name) == m
+    assert load_manifest(str(DEFAULT_BOTS_DIR / name / "bot.toml")) == m
+
+
+def test_list_bots_finds_all_bundled_sorted() -> None:
+    names = [m.name for m in list_bots()]
+    assert set(BUNDLED) <= set(names)
+    assert names == sorted(names)
+
+
+def test_python_bots_use_the_arena_interpreter() -> None:
+    for name in ("random_bot", "heuristic_bot"):
+        argv = load_manifest(name).argv()
+        assert argv[0] == sys.executable
+        assert argv[1] == "bot.py"
+
+
+def test_relative_program_resolves_against_bot_folder() -> None:
+    m = load_manifest("c_bot")
+    assert m.build == ("make", "-s")
+    assert m.argv() == [str(DEFAULT_BOTS_DIR / "c_bot" / "c_bot")]
+    # a program name without a slash is looked up on PATH, unchanged
+    assert load_manifest("js_bot").argv() == ["node", "bot.js"]
+
+
+def test_zmq_bot_manifest() -> None:
+    m = load_manifest("zmq_bot")
+    assert m.transport == "zmq" and m.zmq_endpoint_kind == "ipc" and m.endpoint is None
+    assert "{endpoint}" in m.argv()
+    assert not m.is_service
+
+
+def test_zmq_service_example_manifests() -> None:
+    m = load_manifest(DEFAULT_BOTS_DIR / "zmq_bot" / "service.toml")
+    assert m.is_service and m.command == () and m.endpoint == "tcp://127.0.0.1:5555"
+    assert m.argv() == []
+    c = load_manifest(DEFAULT_BOTS_DIR / "zmq_bot" / "service_curve.toml")
+    assert c.server_public_key == DEFAULT_BOTS_DIR / "zmq_bot" / "keys" / "server.key"
+    assert c.client_secret_key == DEFAULT_BOTS_DIR / "zmq_bot" / "keys" / "client.key_secret"
+
+
+def test_bots_dir_argument(tmp_path: Path) -> None:
+    write(tmp_path, 'name = "mine"\ncommand = ["{python}", "bot.py"]\n', folder="mine")
+    m = load_manifest("mine", bots_dir=tmp_path)
+    assert m.transport == "pipe" and m.language == "" and m.build == ()
+    assert [b.name for b in list_bots(tmp_path)] == ["mine"]
+    assert list_bots(tmp_path / "nowhere") == []
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+def test_missing_bot_name_lists_known_bots(tmp_path: Path) -> None:
+    write(tmp_path, 'name = "mine"\ncommand = ["x"]\n', folder="mine")
+    with pytest.raises(ManifestError) as e:
+        load_manifest("nobody", bots_dir=tmp_path)
+    msg = str(e.value)
+    assert "nobody" in msg and "bot.toml" in msg and "mine" in msg
+
+
+def test_missing_file_and_folder_without_manifest(tmp_path: Path) -> None:
+    with pytest.raises(ManifestError, match="no such manifest"):
+        load_manifest(tmp_path / "nowhere" / "bot.toml")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ManifestError, match=r"empty.*bot\.toml|bot\.toml.*empty"):
+        load_manifest(tmp_path / "empty")
+
+
+def test_bad_toml_names_file_and_line(tmp_path: Path) -> None:
+    p = write(tmp_path, 'name = "x"\ncommand = ["a"\ntransport = "pipe"\n')
+    with pytest.raises(ManifestError) as e:
+        load_manifest(p)
+    msg = str(e.value)
+    assert str(p) in msg and "invalid TOML" in msg and "line" in msg
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    p = tmp_path / "bot.toml"
+    p.write_bytes(b'name = "\xff"\n')
+    with pytest.raises(ManifestError, match="UTF-8"):
+        load_manifest(p)
+
+
+def test_unknown_key_lists_allowed(tmp_path: Path) -> None:
+    p = write(tmp_path, 'name = "x"\ncommand = ["a"]\ncomand = ["typo"]\n')
+    with pytest.raises(ManifestError) as e:
+        load_manifest(p)
+    msg = str(e.value)
+    assert str(p) in msg and "'comand'" in msg
+    for key in ALLOWED_KEYS:
+        assert key in msg
+
+
+@pytest.mark.parametrize("text, key, expected", [
+    ('name = 3\ncommand = ["a"]\n', "name", "expected a string"),
+    ('name = "x"\ncommand = "python bot.py"\n', "command", "not a shell string"),
+    ('name = "x"\ncommand = ["a", 1]\n', "command", "list of strings"),
+    ('name = "x"\ncommand = []\n', "command", "non-empty"),
+    ('name = "x"\ncommand = ["a"]\nbuild = "make"\n', "build", "list of strings"),
+    ('name = "x"\ncommand = ["a"]\ntransport = "tcp"\n', "transport", "pipe, zmq"),
+    ('name = "x"\ncommand = ["a"]\nlanguage = ["c"]\n', "language", "expected a string"),
+    ('name = "x"\ncommand = ["a"]\ndescription = 1.5\n', "description", "expected a string"),
+    ('name = "has space"\ncommand = ["a"]\n', "name", "not a valid bot name"),
+    ('name = ""\ncommand = ["a"]\n', "name", "not a valid bot name"),
+    (f'name = "{"n" * 33}"\ncommand = ["a"]\n', "name", "1-32 characters"),
+    ('command = ["a"]\n', "name", "missing"),
+    ('name = "x"\n', "command", "pipe bot needs a command"),
+    ('name = "x"\ncommand = ["a"]\nendpoint = "tcp://h:1"\n', "endpoint", "only for transport"),
+    ('name = "x"\ntransport = "zmq"\n', "endpoint", "needs a command"),
+    ('name = "x"\ntransport = "zmq"\ncommand = ["a"]\nendpoint = "tcp://h:1"\n', "endpoint", "not both"),
+    ('name = "x"\ntransport = "zmq"\nendpoint = "tcp://127.0.0.1:9"\nbuild = "make"\n', "build", "list of strings"),
+    ('name = "x"\ntransport = "zmq"\nendpoint = "h:1"\n', "endpoint", "ZeroMQ endpoint"),
+    ('name = "x"\ntransport = "zmq"\ncommand = ["a"]\nzmq_endpoint_kind = "udp"\n', "zmq_endpoint_kind", "ipc, tcp"),
+    ('name = "x"\ntransport = "zmq"\nendpoint = "tcp://h:1"\nserver_public_key = "s.key"\n',
+     "client_secret_key", "needs both"),
+    ('name = "x"\ntransport = "zmq"\nendpoint = "tcp://10.0.0.5:5555"\n', "server_public_key", "CurveZMQ is required"),
+])
+def test_invalid_values_name_file_and_key(tmp_path: Path, text: str, key: str, expected: str) -> None:
+    p = write(tmp_path, text)
+    with pytest.raises(ManifestError) as e:
+        load_manifest(p)
+    msg = str(e.value)
+    assert str(p) in msg, msg
+    assert f"'{key}'" in msg, msg
+    assert expected in msg, msg
+
+
+def test_list_bots_reports_a_broken_manifest(tmp_path: Path) -> None:
+    write(tmp_path, 'name = "ok"\ncommand = ["a"]\n', folder="ok")
+    write(tmp_path, 'name = "bad"\n', folder="bad")
+    with pytest.raises(ManifestError, match="bad"):
+        list_bots(tmp_path)
+
+
+# ---- build -----------------------------------------------------------------------------------
+
+def test_build_runs_in_bot_folder(tmp_path: Path) -> None:
+    p = write(tmp_path, 'name = "x"\ncommand = ["./out"]\n'
+                        'build = ["{python}", "-c", "open(\'built\', \'w\').write(\'ok\')"]\n')
+    m = load_manifest(p)
+    build_bot(m)
+    assert (p.parent / "built").read_text() == "ok"
+
+
+def test_build_without_step_is_a_no_op(tmp_path: Path) -> None:
+    build_bot(load_manifest(write(tmp_path, 'name = "x"\ncommand = ["a"]\n')))
+
+
+def test_build_failure_shows_output_tail(tmp_path: Path) -> None:
+    p = write(tmp_path, 'name = "x"\ncommand = ["a"]\n'
+                        'build = ["{python}", "-c", "import sys; print(\'compiler says no\'); sys.exit(2)"]\n')
+    with pytest.raises(ManifestError) as e:
+        build_bot(load_manifest(p))
+    msg = str(e.value)
+    assert str(p) in msg and "'build'" in msg and "exit code 2" in msg and "compiler says no" in msg
+
+
+def test_build_program_missing(tmp_path: Path) -> None:
+    p = write(tmp_path, 'name = "x"\ncommand = ["a"]\nbuild = ["no-such-compiler-xyz"]\n')
+    with pytest.raises(ManifestError, match="not found"):
+        build_bot(load_manifest(p))
+
+
+def test_build_timeout(tmp_path: Path) -> None:
+    p = write(tmp_path, 'name = "x"\ncommand = ["a"]\nbuild = ["{python}", "-c", "import time; time.sleep(5)"]\n')
+    with pytest.raises(ManifestError, match="more than"):
+        build_bot(load_manifest(p), timeout_s=0.5)
