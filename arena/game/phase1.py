@@ -162,6 +162,11 @@ def _resolve_round(g: "Game") -> None:
         # R21/E3: stunsa; the same pair plays another round, leader first.
         g.events.append(Event(EventKind.STUNSA))
         g.round.clear()
+        if not g.stock and not (g.hands[g.leader] and g.hands[g.opponent]):
+            # R22: one of the pair cannot play the new round, so it is not played at all
+            # (survivor_takes_all: the other takes the trick without playing).
+            _exhausted(g)
+            return
         _next_player_must_play(g, g.leader)
         return
     winner = g.leader if v[lead_card] > v[opp_card] else g.opponent

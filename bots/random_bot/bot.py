@@ -8,7 +8,9 @@ Protocol v1 in short (see protocol.md):
                  quit            (and game/match/event/fault/gameover/matchover, ignored here)
   bot -> arena:  hello name=<name> version=<v> author=<a>
                  move <id> <move>
-The random generator is seeded from the environment variable BOT_SEED when set.
+The random generator is reseeded at the start of every game from the game's number and
+this bot's seat (plus BOT_SEED when set), so the same game is played the same way
+however the tournament was interrupted and resumed.
 Diagnostics go to stderr only; stdout carries protocol lines, flushed one by one.
 """
 
@@ -20,8 +22,8 @@ NAME, VERSION, AUTHOR = "random_bot", "1.0", "skitgubbe-arena"
 
 
 def main() -> int:
-    seed = os.environ.get("BOT_SEED")
-    rng = random.Random(int(seed) if seed and seed.lstrip("-").isdigit() else seed)
+    base_seed = os.environ.get("BOT_SEED", "")
+    rng = random.Random(base_seed)
     out = sys.stdout
     for raw in sys.stdin:
         tokens = raw.rstrip("\r\n").split(" ")
@@ -39,6 +41,10 @@ def main() -> int:
             if moves:
                 out.write(f"move {request_id} {rng.choice(moves)}\n")
                 out.flush()
+        elif kind == "game":
+            # "game <number> seat=<s> ...": a fresh, reproducible stream for this game and seat
+            seat = next((t for t in tokens if t.startswith("seat=")), "")
+            rng.seed(f"{base_seed}/{tokens[1] if len(tokens) > 1 else ''}/{seat}")
         elif kind == "quit":
             return 0
         # everything else (match, game, event, fault, gameover, matchover, unknown) is ignored

@@ -1,0 +1,200 @@
+"""CLI commands for tournaments: `tournament new`, `tournament run`, `standings`, `replay`."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from arena.cli_common import UsageError, console, fail, parse_rule_options, stop_on_sigterm
+
+tournament_app = typer.Typer(help="Create and run round-robin tournaments.", no_args_is_help=True)
+
+FORMATS = ("table", "markdown", "html", "json", "csv")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tournament_app, name="tournament")
+    app.command("standings")(standings)
+    app.command("replay")(replay)
+
+
+@tournament_app.command("new")
+def new(
+    path: Annotated[Path, typer.Argument(help="Where to write the config, e.g. tournaments/mine.toml.")],
+    bots: Annotated[list[str], typer.Option("--bot", "-b", help="A bot name or manifest path (repeat for each entry).")],
+    name: Annotated[Optional[str], typer.Option(help="Tournament name (default: the file's name).")] = None,
+    seed: Annotated[int, typer.Option(help="Tournament seed.")] = 1,
+    table_size: Annotated[int, typer.Option(min=2, max=5, help="Bots per table.")] = 3,
+    deals: Annotated[int, typer.Option(min=1, help="Deals per table, each played in every seating.")] = 2,
+    rule: Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option OPTION=VALUE (repeatable).")] = None,
+    workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: the number of cores).")] = None,
+    move_timeout: Annotated[float, typer.Option(min=0.01, help="Seconds per move.")] = 2.0,
+    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to answer hello.")] = 10.0,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+) -> None:
+    """Write a tournament config from options."""
+    from arena.game import GameError, Rules
+    from arena.tournament_config import ConfigError, write_config
+
+    if path.exists() and not force:
+        fail(f"{path} exists; use --force to overwrite it")
+    try:
+        options = parse_rule_options(rule)
+        options["num_players"] = str(table_size)
+        rules = Rules.from_options(options).changed_options()  # validated, with native TOML types
+        rules.pop("num_players", None)
+        write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
+                     rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
+    except (UsageError, GameError, ConfigError) as exc:
+        fail(str(exc))
+    console.print(f"wrote {path}; run it with: arena tournament run {path}")
+
+
+def _prepare(config_path: Path):
+    """Load the config and the bots; resolve entries to bot names. Clean errors only."""
+    from arena.manifest import ManifestError, load_manifest
+    from arena.tournament_config import ConfigError, load_config
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        fail(str(exc))
+    manifests = {}
+    for ref in config.bots:
+        try:
+            manifest = load_manifest(ref)
+        except ManifestError as exc:
+            fail(f"{config_path}: key 'bots': {exc}")
+        if manifest.name in manifests:
+            fail(f"{config_path}: key 'bots': the bot {manifest.name!r} is listed twice")
+        manifests[manifest.name] = manifest
+    config = dataclasses.replace(config, bots=tuple(manifests))
+    return config, manifests
+
+
+def _open_store(config, manifests, *, create: bool):
+    from arena.store import ResultStore, StoreError
+    from arena.tournament import fingerprint
+
+    if not create and not config.database.exists():
+        fail(f"no results yet for {config.path}: {config.database} does not exist (run: arena tournament run {config.path})")
+    try:
+        store = ResultStore(config.database)
+        store.check_fingerprint(fingerprint(config, manifests, _versions(manifests)))
+    except StoreError as exc:
+        fail(f"{config.database}: {exc}")
+    return store
+
+
+def _versions(manifests) -> dict[str, str]:
+    from arena import manifest as manifest_module
+
+    content_hash = getattr(manifest_module, "content_hash", None)
+    if content_hash is None:
+        return {}
+    return {name: content_hash(m) for name, m in manifests.items()}
+
+
+@tournament_app.command("run")
+def run(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
+    workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: the config's, else the cores).")] = None,
+    log: Annotated[Optional[Path], typer.Option(help="Directory for protocol lines and bot stderr, per table.")] = None,
+) -> None:
+    """Run (or resume) a tournament: plays only the games not yet stored."""
+    from arena.manifest import ManifestError, build_bot
+    from arena.report_live import LiveBoard
+    from arena.tournament import run_tournament
+
+    config, manifests = _prepare(config_path)
+    for manifest in manifests.values():
+        try:
+            build_bot(manifest)
+        except ManifestError as exc:
+            fail(str(exc))
+    store = _open_store(config, manifests, create=True)
+    stop_on_sigterm()
+    board = LiveBoard(config, store, console)
+    try:
+        with board:
+            summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        stored = store.game_count()
+        store.close()
+        console.print(f"[yellow]stopped[/yellow]: {stored} games are stored and kept; every bot was stopped.")
+        console.print(f"resume with: arena tournament run {config_path}")
+        raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
+    except RuntimeError as exc:
+        store.close()
+        fail(str(exc), code=1)
+    store.close()
+    if summary.played == 0:
+        console.print(f"nothing to play: all {summary.total} games are already stored")
+    console.print(f"done: {summary.total} games stored ({summary.played} played now). "
+                  f"Report: arena standings {config_path} --format html -o standings.html")
+
+
+def standings(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
+    format: Annotated[str, typer.Option("--format", "-f", help="table, markdown, html, json or csv.")] = "table",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
+) -> None:
+    """Print or write the standings report from the results database (also while a run is going on)."""
+    from arena import report_export
+    from arena.report_standings import render_full_report
+    from arena.standings import compute_standings
+
+    if format not in FORMATS:
+        fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
+    config, manifests = _prepare(config_path)
+    store = _open_store(config, manifests, create=False)
+    try:
+        result = compute_standings(store, list(config.bots))
+    finally:
+        store.close()
+    if format == "table":
+        if output is None:
+            render_full_report(result, console, title=config.name)
+            return
+        from rich.console import Console
+
+        with open(output, "w", encoding="utf-8") as handle:
+            render_full_report(result, Console(file=handle, width=120, color_system=None), title=config.name)
+    else:
+        text = {
+            "markdown": report_export.to_markdown,
+            "json": report_export.to_json,
+            "csv": report_export.to_csv,
+        }.get(format)
+        content = text(result) if text else report_export.to_html(result, config.name)
+        if output is None:
+            console.out(content, highlight=False)
+            return
+        output.write_text(content, encoding="utf-8")
+    console.print(f"wrote {output}")
+
+
+def replay(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
+    game: Annotated[str, typer.Argument(help="The game: its number in the database or its key (e.g. t0001-d0000-s02).")],
+    seat: Annotated[Optional[int], typer.Option(min=0, max=4, help="Show the game as this seat saw it.")] = None,
+) -> None:
+    """Show a stored game move by move, as the referee saw it or as one seat saw it."""
+    from arena.replay import replay_lines
+    from arena.store import StoreError
+
+    config, manifests = _prepare(config_path)
+    store = _open_store(config, manifests, create=False)
+    try:
+        row = store.get_game(game)
+    except StoreError as exc:
+        fail(str(exc))
+    finally:
+        store.close()
+    if seat is not None and seat >= len(row.bots):
+        fail(f"--seat must be below {len(row.bots)} for this game")
+    for line in replay_lines(row, seat):
+        console.print(line, highlight=False)

@@ -1,0 +1,199 @@
+"""Running a tournament: play what is not yet stored, tables in parallel worker processes.
+
+The parent process is the only writer of the results database and commits each game
+in its own transaction as soon as a worker reports it, so a game counts as done
+exactly when its row is committed. Workers start a table's bots once, play that
+table's missing games, and close the bots. Killing the parent at any moment (even
+SIGKILL) loses only games in flight; the workers and their bots die with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing as mp
+import queue
+import signal
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from arena.game import Game
+from arena.manifest import BotManifest
+from arena.match import BotSettings, open_table
+from arena.referee import GameRecord, TimeLimits, play_game
+from arena.schedule import GameSpec, TableSpec, balanced_schedule, round_robin
+from arena.store import ResultStore
+from arena.tournament_config import TournamentConfig
+
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    done: int  # games stored, including those from earlier runs
+    total: int
+    played_now: int  # games played in this run
+    started_at: float
+    last: GameRecord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    total: int
+    already_done: int
+    played: int
+    interrupted: bool
+
+
+def build_schedule(config: TournamentConfig) -> list[TableSpec]:
+    if config.schedule == "balanced":
+        return balanced_schedule(list(config.bots), config.table_size, config.tables or 1, config.deals, config.seed)
+    return round_robin(list(config.bots), config.table_size, config.deals, config.seed)
+
+
+def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict[str, object]:
+    """What stored results depend on: change any of it and old results no longer fit."""
+    return {
+        "bots": ",".join(config.bots),
+        "bot_versions": ",".join(f"{name}={versions.get(name, '')}" for name in config.bots),
+        "rules": repr(sorted(config.rules.to_options().items())),
+        "seed": config.seed,
+        "table_size": config.table_size,
+        "deals": config.deals,
+        "schedule": f"{config.schedule}:{config.tables or ''}",
+    }
+
+
+def game_number(spec: GameSpec, deals: int, seatings: int) -> int:
+    """A stable game number (1-based position in the schedule), the same in every run, so a bot
+    that seeds itself from the `game` line plays the same way after a resume."""
+    return (spec.table * deals + spec.deal) * seatings + spec.seating + 1
+
+
+def pending_tables(tables: list[TableSpec], done: set[str]) -> list[TableSpec]:
+    out = []
+    for table in tables:
+        missing = tuple(g for g in table.games if g.key not in done)
+        if missing:
+            out.append(TableSpec(table.index, table.entries, missing))
+    return out
+
+
+def _die_with_parent() -> None:
+    """Linux: get SIGTERM when the parent dies (even by SIGKILL), so no worker outlives it."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def _worker(tasks, results, manifests: dict[str, BotManifest], config: TournamentConfig, cpu: int | None,
+            log_dir) -> None:
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us with SIGTERM
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    limits = TimeLimits(config.move_timeout_s, config.startup_timeout_s)
+    seatings = _factorial(config.table_size)
+    while True:
+        table = tasks.get()
+        if table is None:
+            return
+        settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None)
+        with open_table([manifests[name] for name in table.entries], settings) as seats:
+            by_name = dict(zip(table.entries, seats))
+            for spec in table.games:
+                game = Game.new(config.rules, spec.seed, spec.dealer)
+                number = game_number(spec, config.deals, seatings)
+                record = play_game(game, [by_name[name] for name in spec.bots], number=number, limits=limits)
+                results.put(("game", spec, record))
+        results.put(("table", table.index, None))
+
+
+def _exit_on_signal(signum, frame) -> None:  # noqa: ARG001
+    raise SystemExit(128 + signum)  # unwinds `open_table`, which closes every bot
+
+
+def _factorial(n: int) -> int:
+    out = 1
+    for k in range(2, n + 1):
+        out *= k
+    return out
+
+
+def run_tournament(
+    config: TournamentConfig,
+    manifests: dict[str, BotManifest],
+    store: ResultStore,
+    *,
+    workers: int | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    log_dir=None,
+) -> RunSummary:
+    """Play every scheduled game that is not yet stored. Returns when all are stored, or raises
+    KeyboardInterrupt (after stopping every worker and bot) if interrupted."""
+    tables = build_schedule(config)
+    total = sum(len(t.games) for t in tables)
+    done = store.done_keys()
+    todo = pending_tables(tables, done)
+    already = total - sum(len(t.games) for t in todo)
+    started = time.monotonic()
+    played = 0
+    if on_progress:
+        on_progress(Progress(already, total, 0, started))
+    if not todo:
+        return RunSummary(total, already, 0, False)
+    n_workers = max(1, min(workers or config.workers, len(todo)))
+    ctx = mp.get_context("spawn")  # no fork of a process with live threads (Rich, stderr readers)
+    tasks = ctx.Queue()
+    results = ctx.Queue()
+    # Longest tables first keeps the workers busy to the end.
+    for table in sorted(todo, key=lambda t: -len(t.games)):
+        tasks.put(table)
+    for _ in range(n_workers):
+        tasks.put(None)
+    cpus = _cpus()
+    procs = [
+        ctx.Process(target=_worker, args=(tasks, results, manifests, config, cpus[i % len(cpus)] if cpus else None, log_dir),
+                    daemon=True, name=f"arena-worker-{i}")
+        for i in range(n_workers)
+    ]
+    for proc in procs:
+        proc.start()
+    tables_left = len(todo)
+    try:
+        while tables_left:
+            try:
+                kind, payload, record = results.get(timeout=0.5)
+            except queue.Empty:
+                if not any(p.is_alive() for p in procs):
+                    raise RuntimeError("every tournament worker stopped unexpectedly; see the messages above")
+                continue
+            if kind == "table":
+                tables_left -= 1
+                continue
+            store.add_game(payload, record)  # the game is done once this commit returns
+            played += 1
+            if on_progress:
+                on_progress(Progress(already + played, total, played, started, record))
+    finally:
+        _stop_workers(procs)
+    return RunSummary(total, already, played, False)
+
+
+def _stop_workers(procs: Sequence[mp.Process]) -> None:
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()  # SIGTERM: the worker unwinds and closes its bots
+    deadline = time.monotonic() + 5.0
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join(1.0)
+
+
+def _cpus() -> list[int]:
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        return sorted(os.sched_getaffinity(0))
+    return []

@@ -1,0 +1,182 @@
+"""Tournament configs (`tournaments/*.toml`): load, validate with messages naming file and key, write.
+
+    name = "demo"
+    seed = 42
+    bots = ["random_bot", "heuristic_bot", "bots/c_bot/bot.toml"]   # names under bots/ or manifest paths
+    table_size = 3
+    deals = 2                 # deals per table; each is played in every seating (duplicate play)
+    scoring = "placement"     # or "pot" (R54, R55); every game is scored on its own
+    fault_policy = "fallback" # or "forfeit" (R52, R53)
+    workers = 2               # default: the number of cores
+    schedule = "round_robin"  # or "balanced" with `tables = N`
+    database = "demo.sqlite"  # default: beside the config, named after it
+
+    [rules]                   # any other rule option of the rules page
+    ace_high = false
+
+    [limits]
+    move_timeout_s = 2.0
+    startup_timeout_s = 10.0
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from arena.game import GameError, Rules
+
+TOP_KEYS = {
+    "name": "a text", "seed": "a whole number", "bots": "a list of bot names or manifest paths",
+    "table_size": "a whole number from 2 to 5", "deals": "a whole number of at least 1",
+    "scoring": "placement or pot", "fault_policy": "fallback or forfeit", "workers": "a whole number of at least 1",
+    "schedule": "round_robin or balanced", "tables": "a whole number of at least 1 (balanced schedule)",
+    "database": "a path to the SQLite results file", "rules": "a table of rule options",
+    "limits": "a table with move_timeout_s and startup_timeout_s",
+}
+LIMIT_KEYS = {"move_timeout_s": "seconds per move (a number > 0)", "startup_timeout_s": "seconds for hello (a number > 0)"}
+
+
+class ConfigError(Exception):
+    """A config that cannot be used; the message names the file, the key and what was expected."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentConfig:
+    name: str
+    path: Path
+    seed: int
+    bots: tuple[str, ...]
+    table_size: int
+    deals: int
+    rules: Rules
+    workers: int
+    schedule: str = "round_robin"
+    tables: int | None = None
+    database: Path = Path()
+    move_timeout_s: float = 2.0
+    startup_timeout_s: float = 10.0
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+def default_workers() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def load_config(path: Path) -> TournamentConfig:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return config_from_dict(data, path)
+
+
+def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
+    def bad(key: str, value: Any = None) -> ConfigError:
+        got = "" if value is None else f", got {value!r}"
+        return ConfigError(f"{path}: key {key!r}: expected {TOP_KEYS.get(key) or LIMIT_KEYS.get(key.split('.')[-1], 'something else')}{got}")
+
+    for key in data:
+        if key not in TOP_KEYS:
+            raise ConfigError(f"{path}: unknown key {key!r}; allowed keys: {', '.join(sorted(TOP_KEYS))}")
+
+    def integer(key: str, default: int | None, low: int, high: int = 10**18) -> int | None:
+        value = data.get(key, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise bad(key, value)
+        return value
+
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise bad("name", name)
+    seed = integer("seed", 1, -(2**62), 2**62)
+    bots = data.get("bots")
+    if not isinstance(bots, list) or not bots or not all(isinstance(b, str) and b.strip() for b in bots):
+        raise bad("bots", bots)
+    table_size = integer("table_size", 3, 2, 5)
+    deals = integer("deals", 1, 1)
+    workers = integer("workers", default_workers(), 1, 256)
+    schedule = data.get("schedule", "round_robin")
+    if schedule not in ("round_robin", "balanced"):
+        raise bad("schedule", schedule)
+    tables = integer("tables", None, 1)
+    if schedule == "balanced" and tables is None:
+        raise ConfigError(f"{path}: key 'tables': the balanced schedule needs the number of tables")
+    if len(bots) < table_size:
+        raise ConfigError(f"{path}: key 'bots': {len(bots)} bots cannot fill a table of {table_size} (table_size)")
+    rules = _rules(data, path, table_size)
+    limits = data.get("limits", {})
+    if not isinstance(limits, dict):
+        raise bad("limits", limits)
+    for key in limits:
+        if key not in LIMIT_KEYS:
+            raise ConfigError(f"{path}: unknown key 'limits.{key}'; allowed: {', '.join(LIMIT_KEYS)}")
+    timeouts = {}
+    for key in LIMIT_KEYS:
+        value = limits.get(key, 2.0 if key == "move_timeout_s" else 10.0)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise ConfigError(f"{path}: key 'limits.{key}': expected {LIMIT_KEYS[key]}, got {value!r}")
+        timeouts[key] = float(value)
+    database = data.get("database", f"{path.stem}.sqlite")
+    if not isinstance(database, str) or not database:
+        raise bad("database", database)
+    db_path = Path(database)
+    if not db_path.is_absolute():
+        db_path = path.parent / db_path  # beside the config, wherever the command runs from
+    return TournamentConfig(
+        name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
+        rules=rules, workers=workers, schedule=schedule, tables=tables, database=db_path,
+        move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"], raw=data,
+    )
+
+
+def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:
+    options = data.get("rules", {})
+    if not isinstance(options, dict):
+        raise ConfigError(f"{path}: key 'rules': expected {TOP_KEYS['rules']}, got {options!r}")
+    options = dict(options)
+    for key in ("scoring", "fault_policy"):
+        if key in data:
+            if key in options:
+                raise ConfigError(f"{path}: key {key!r} is set both at the top and in [rules]; keep one")
+            options[key] = data[key]
+    if "num_players" in options and options["num_players"] != table_size:
+        raise ConfigError(f"{path}: key 'rules.num_players' must equal table_size ({table_size}); leave it out")
+    options["num_players"] = table_size
+    scoring = options.get("scoring", "placement")
+    if scoring not in ("placement", "pot"):
+        raise ConfigError(f"{path}: key 'scoring': expected placement or pot, got {scoring!r}")
+    try:
+        return Rules.from_options(options)
+    except GameError as exc:
+        raise ConfigError(f"{path}: [rules]: {exc}") from None
+
+
+def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,
+                 rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float) -> None:
+    """Write a config (validated first, so what is written always loads)."""
+    data: dict[str, Any] = {"name": name, "seed": seed, "bots": bots, "table_size": table_size, "deals": deals}
+    if workers is not None:
+        data["workers"] = workers
+    rule_table = dict(rules)
+    for key in ("scoring", "fault_policy"):
+        if key in rule_table:
+            data[key] = rule_table.pop(key)
+    if rule_table:
+        data["rules"] = rule_table
+    data["limits"] = {"move_timeout_s": move_timeout_s, "startup_timeout_s": startup_timeout_s}
+    config_from_dict(data, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(tomli_w.dumps(data), encoding="utf-8")

@@ -1,0 +1,129 @@
+"""The referee against scripted fake transports: normal games and every kind of fault (R52-R53)."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.game import EndReason, Game, Rules, replay
+from arena.referee import FaultKind, Seat, play_game
+from tests.fakes import (
+    ScriptedTransport,
+    exited_error,
+    faulty_at,
+    legal_moves_of,
+    overlong_error,
+    random_policy,
+    timeout_error,
+)
+
+
+def seats_with(*policies, names=("a", "b", "c")):
+    return [Seat(name=name, transport=ScriptedTransport(p, name)) for name, p in zip(names, policies)]
+
+
+def test_normal_game_ends_with_outcome_transcript_and_think_times():
+    game = Game.new(Rules(), seed=11, dealer=0)
+    seats = seats_with(random_policy(1), random_policy(2), random_policy(3))
+    record = play_game(game, seats, number=1)
+    assert record.faults == ()
+    assert record.outcome.reason is EndReason.NORMAL
+    assert sorted(record.outcome.finishing_order) == [0, 1, 2]
+    assert record.points[record.outcome.skitgubbe] == 0
+    assert sum(len(t) for t in record.think_times_s) == record.moves
+    # The transcript replays to the same game.
+    assert replay(record.transcript).outcome == record.outcome
+    # Every seat was told the game started and ended, and saw public events.
+    for seat in seats:
+        sent = seat.transport.sent
+        assert sent[0].startswith("game 1 ")
+        assert sent[-1].startswith("gameover 1 ")
+        assert any(line.startswith("event ") for line in sent)
+
+
+def test_each_seat_only_sees_its_own_hand():
+    game = Game.new(Rules(), seed=5, dealer=0)
+    hands = [set(game.hands[s]) for s in range(3)]
+    seats = seats_with(random_policy(1), random_policy(2), random_policy(3))
+    play_game(game, seats)
+    from arena.game import format_card
+
+    for seat_no, seat in enumerate(seats):
+        first_request = next(line for line in seat.transport.sent if line.startswith("request "))
+        hand_field = next(tok for tok in first_request.split() if tok.startswith("hand="))
+        shown = set(hand_field[len("hand="):].split(","))
+        others = {format_card(c) for s in range(3) if s != seat_no for c in hands[s]}
+        assert not (shown & others)
+
+
+@pytest.mark.parametrize(
+    "fault, kind",
+    [
+        (lambda tokens: timeout_error(), FaultKind.TIMEOUT),
+        (lambda tokens: "garbage that is not a move", FaultKind.MALFORMED),
+        (lambda tokens: overlong_error(), FaultKind.OVERLONG),
+        (lambda tokens: f"move {int(tokens[1]) + 50} {legal_moves_of(tokens)[0]}", FaultKind.STALE),
+        (lambda tokens: exited_error(), FaultKind.EXITED),
+        (lambda tokens: f"move {tokens[1]} pickup" if "pickup" not in legal_moves_of(tokens) else f"move {tokens[1]} draw",
+         FaultKind.ILLEGAL),
+    ],
+    ids=["timeout", "malformed", "overlong", "wrong-id", "exited", "illegal"],
+)
+def test_fault_is_recorded_and_fallback_finishes_the_game(fault, kind):
+    """R52: the fault is logged, the fallback is played, and the game still ends normally."""
+    game = Game.new(Rules(), seed=3, dealer=0)
+    seats = seats_with(faulty_at(4, fault), random_policy(2), random_policy(3))
+    record = play_game(game, seats, number=1)
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    assert kinds and kinds[0] is kind
+    assert record.outcome.reason is EndReason.NORMAL
+    if kind in (FaultKind.EXITED, FaultKind.OVERLONG):
+        # The bot is dropped: every later decision is the referee's (recorded as DEAD faults).
+        assert not seats[0].alive
+        assert all(k is FaultKind.DEAD for k in kinds[1:])
+    else:
+        assert seats[0].alive
+        assert any(line.startswith("fault ") and f" {kind.value} " in line for line in seats[0].transport.sent)
+    assert replay(record.transcript).outcome == record.outcome
+
+
+def test_forfeit_policy_makes_the_offender_skitgubbe():
+    """R53: under fault_policy = forfeit the offender loses at once."""
+    rules = Rules.from_options({"fault_policy": "forfeit"})
+    game = Game.new(rules, seed=3, dealer=0)
+    seats = seats_with(random_policy(1), faulty_at(2, lambda t: "nonsense"), random_policy(3))
+    record = play_game(game, seats)
+    assert record.outcome.reason is EndReason.FORFEIT
+    assert record.outcome.skitgubbe == 1
+    assert record.outcome.forfeited_seat == 1
+    assert record.faults[0].kind is FaultKind.MALFORMED
+    assert replay(record.transcript).outcome == record.outcome
+
+
+def test_late_answer_to_an_old_request_is_dropped_not_a_fault():
+    """A bot that times out and answers later: the stale line is skipped, the current one counts."""
+    state = {"late": None}
+
+    def policy(n, tokens):
+        moves = legal_moves_of(tokens)
+        if n == 3:
+            state["late"] = f"move {tokens[1]} {moves[0]}"
+            return timeout_error()
+        if state["late"]:
+            late, state["late"] = state["late"], None
+            seats[0].transport.pending.append(late)
+        return f"move {tokens[1]} {moves[-1]}"
+
+    game = Game.new(Rules(), seed=8, dealer=0)
+    seats = seats_with(policy, random_policy(2), random_policy(3))
+    record = play_game(game, seats)
+    assert [f.kind for f in record.faults] == [FaultKind.TIMEOUT]
+
+
+def test_a_bot_already_gone_is_played_by_the_fallback():
+    game = Game.new(Rules(), seed=4, dealer=0)
+    seats = seats_with(random_policy(1), random_policy(2), random_policy(3))
+    seats[2].drop("cannot start: no such file")
+    record = play_game(game, seats)
+    assert record.outcome.reason is EndReason.NORMAL
+    assert {f.kind for f in record.faults if f.seat == 2} == {FaultKind.DEAD}
+    assert not any(f.seat != 2 for f in record.faults)
