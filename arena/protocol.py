@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 from arena.game.errors import GameError, ParseError
 from arena.game.events import Event, EventKind
-from arena.game.moves import Move, MoveKind, parse_move
+from arena.game.moves import CHANCE, DRAW, PICKUP, Move, MoveKind, parse_move, play
 from arena.game.outcome import EndReason, Outcome
 from arena.game.rules import Rules
 from arena.game.view import SeatView
@@ -176,6 +176,8 @@ def format_game_start(number: int, seat: int, dealer: int, rules: Rules) -> str:
 
 
 _KIND_TEXT = {MoveKind.DRAW: "draw", MoveKind.CHANCE: "chance", MoveKind.PICKUP: "pickup"}
+# Every one-card move and every word move, by its token (runs take the general parser).
+_MOVE_TOKENS = {CARD_TEXT[c]: play(c) for c in range(52)} | {"draw": DRAW, "chance": CHANCE, "pickup": PICKUP}
 
 
 def format_request(request_id: int, view: SeatView, legal: Sequence[Move]) -> str:  # §6 (hot path)
@@ -251,6 +253,15 @@ def parse_bot_hello(line: str) -> BotHello:  # §3
 
 
 def parse_move_reply(line: str) -> MoveReply:  # §7
+    # Fast path for the common well-formed reply (hot: once per move); anything unusual
+    # falls through to the careful path below, which names what is wrong.
+    if line.isascii() and line.isprintable():
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[0] == "move":
+            rid, token = parts[1], parts[2]
+            move = _MOVE_TOKENS.get(token)
+            if move is not None and rid.isdigit() and len(rid) <= 18:
+                return MoveReply(int(rid), move)
     tokens = _split_bot_line(line, "move")
     if tokens[0] != "move":
         raise ProtocolError(f"expected 'move <id> <move>', got a line starting {tokens[0][:40]!r}")

@@ -90,6 +90,16 @@ def parse_cards(text: str) -> tuple[Card, ...]:
     return tuple(parse_card(part) for part in text.split(","))
 
 
+# Sort keys of the stable card order (R2 value, then suit c < d < h < s), one per ace option;
+# `sorted(cards, key=SORT_KEY_LOW.__getitem__)` runs the key in C, unlike a lambda.
+SORT_KEY_LOW: tuple[int, ...] = tuple(VALUE_ACE_LOW[c] * 4 + c // 13 for c in ALL_CARDS)
+SORT_KEY_HIGH: tuple[int, ...] = tuple(VALUE_ACE_HIGH[c] * 4 + c // 13 for c in ALL_CARDS)
+
+
+def sort_key_for(values: tuple[int, ...]) -> tuple[int, ...]:
+    return SORT_KEY_HIGH if values is VALUE_ACE_HIGH else SORT_KEY_LOW
+
+
 def order_key(values: tuple[int, ...]):
     """Sort key for the documented stable card order: by R2 value, then suit c < d < h < s (R52)."""
     return lambda c: (values[c], c // 13)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from arena.game.outcome import EndReason, Outcome
+from arena.game.outcome import Outcome
 from arena.game.rules import NextDealer, Rules, Scoring
 
 
@@ -21,7 +21,7 @@ def game_points(outcome: Outcome, rules: Rules) -> tuple[int, ...]:
     """Points per seat for one game under the rules' scoring, with no pot carried in.
 
     placement: n - k for the k-th out (R54); pot: net chips, the first out taking the
-    whole pot of n antes (R55; a capped game in which nobody went out refunds nobody:
+    whole pot of n antes (R55; a game stopped before anybody went out refunds nobody:
     every seat is down one ante and the pot carries over); loser_count: -1 for the
     skitgubbe (R56), so that more is always better.
     """
@@ -37,8 +37,9 @@ def game_points(outcome: Outcome, rules: Rules) -> tuple[int, ...]:
 
 
 def pot_is_won(outcome: Outcome) -> bool:
-    """R51/R55: a capped game in which nobody went out leaves the pot on the table."""
-    return not (outcome.reason is EndReason.CAPPED and outcome.went_out == 0)
+    """R55: the pot goes to the first player to go out; a game stopped (R51 cap, R53 forfeit)
+    before anybody went out leaves the pot on the table."""
+    return outcome.went_out > 0
 
 
 def first_dealer(match_seed: int, n: int) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from arena.game import phase1, phase2
-from arena.game.cards import SUIT_OF, values_for
+from arena.game.cards import sort_key_for, values_for
 from arena.game.errors import IllegalMove
 from arena.game.events import Event, EventKind
 from arena.game.moves import Move, MoveKind, play
@@ -88,13 +88,13 @@ class Game:
 
     def sorted_hand(self, seat: int) -> list[int]:
         """The seat's hand in the stable order: low to high by R2, then suit c < d < h < s."""
-        values = self.values
-        return sorted(self.hands[seat], key=lambda c: values[c] * 4 + SUIT_OF[c])
+        return sorted(self.hands[seat], key=sort_key_for(self.values).__getitem__)
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the player to act, without duplicates, in the documented order:
         phase 1 `draw, chance` or the hand cards low to high (then `chance` under draw_timing=after);
-        phase 2 `pickup` first when legal, then units by length, low card (R2) and suit."""
+        phase 2 `pickup` first when legal, then units grouped by suit (c, d, h, s), within a suit
+        by low card (R2), then by length."""
         if self.outcome is not None:
             return []
         if self._legal_cache is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.game.cards import Card
+from arena.game.cards import Card, sort_key_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,37 +48,38 @@ class SeatView:
 
 def build_view(g, seat: int) -> SeatView:
     n = g.n
-    values = g.values
+    key = sort_key_for(g.values).__getitem__
 
     def ordered(cards) -> tuple[Card, ...]:
-        return tuple(sorted(cards, key=lambda c: values[c] * 4 + c // 13))
+        return tuple(sorted(cards, key=key)) if cards else ()
 
     phase = 3 if g.outcome is not None else g.phase
     in_phase1 = g.phase == 1
     public_won = g.rules.public_won_piles
+    # map/tuple run in C: this is built once per decision request, so it is on the hot path.
     return SeatView(
-        seat=seat,
-        num_players=n,
-        dealer=g.dealer,
-        phase=phase,
-        to_act=g.to_act,
-        hand=ordered(g.hands[seat]),
-        hand_sizes=tuple(len(h) for h in g.hands),
-        stock_size=len(g.stock),
-        trump_holder=g.trump_holder,
-        trump_card=None if in_phase1 else g.trump_card,
-        duel=tuple(g.duel),
-        won_piles=tuple(tuple(w) for w in g.won) if (public_won and in_phase1) else None,
-        won_sizes=tuple(len(w) for w in g.won) if in_phase1 else (0,) * n,
-        leader=g.leader if in_phase1 else None,
-        opponent=g.opponent if in_phase1 else None,
-        trick=tuple(g.trick) if in_phase1 else (),
-        drawn=g.drawn if in_phase1 else False,
-        table=tuple(zip(g.table_owners, g.table)),
-        trick_size=g.trick_size if not in_phase1 else 0,
-        discard=tuple(g.discard),
-        out=tuple(g.out_order),
-        known=tuple(ordered(k) for k in g.known),
-        phase2_actions=g.phase2_actions,
-        max_phase2_actions=g.rules.max_phase2_actions,
+        seat,
+        n,
+        g.dealer,
+        phase,
+        g.to_act,
+        ordered(g.hands[seat]),
+        tuple(map(len, g.hands)),
+        len(g.stock),
+        g.trump_holder,
+        None if in_phase1 else g.trump_card,
+        tuple(g.duel),
+        tuple(map(tuple, g.won)) if (public_won and in_phase1) else None,
+        tuple(map(len, g.won)) if in_phase1 else (0,) * n,
+        g.leader if in_phase1 else None,
+        g.opponent if in_phase1 else None,
+        tuple(g.trick) if in_phase1 else (),
+        g.drawn if in_phase1 else False,
+        tuple(zip(g.table_owners, g.table)),
+        0 if in_phase1 else g.trick_size,
+        tuple(g.discard),
+        tuple(g.out_order),
+        tuple(map(ordered, g.known)),
+        g.phase2_actions,
+        g.rules.max_phase2_actions,
     )

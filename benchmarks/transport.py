@@ -1,0 +1,130 @@
+"""Match speed over real processes, and the arena's own cost per move against a raw round trip.
+
+For pipes and for ZeroMQ ipc it prints, measured in the same run with everything pinned to
+one core (the referee and its bots: wake-ups across cores cost several times more here):
+  - games/s and moves/s of a match of three Python random bots (bots started once per match);
+  - the raw round trip of one request-sized line to an echo process of the same kind (Python)
+    over the same transport, without the arena;
+  - the arena's own cost per move: the referee process's CPU time per move (engine, view,
+    codec, transport), and its ratio to the raw round trip. Goal: at most 1.5x... stated as
+    "the arena adds no more than 50% to the raw round trip": arena CPU per move <= 0.5 x raw.
+Usage: python benchmarks/transport.py [GAMES]
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import zmq  # noqa: E402
+
+from arena import protocol  # noqa: E402
+from arena.game import Game, Rules  # noqa: E402
+from arena.manifest import load_manifest  # noqa: E402
+from arena.match import BotSettings, open_table, play_match  # noqa: E402
+
+PIPE_ECHO = r"""
+import sys
+out = sys.stdout
+for line in sys.stdin:
+    out.write("move 17 Kd\n")
+    out.flush()
+"""
+ZMQ_ECHO = r"""
+import os, sys, threading, zmq
+threading.Thread(target=lambda: (sys.stdin.buffer.read(), os._exit(0)), daemon=True).start()
+s = zmq.Context().socket(zmq.ROUTER)
+s.bind(os.environ["ARENA_ZMQ_ENDPOINT"])
+while True:
+    rid, msg = s.recv_multipart()
+    s.send_multipart([rid, b"move 17 Kd"])
+"""
+
+
+def sample_request() -> bytes:
+    """A realistic request line from the middle of a real game."""
+    game = Game.new(Rules(), 7, 0)
+    for _ in range(60):
+        game.apply(game.legal_moves()[0])
+    return (protocol.format_request(61, game.view(game.to_act), game.legal_moves()) + "\n").encode()
+
+
+def raw_pipe_rtt_s(line: bytes, trips: int) -> float:
+    child = subprocess.Popen([sys.executable, "-c", PIPE_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
+    for _ in range(200):
+        os.write(wfd, line)
+        os.read(rfd, 65536)
+    started = time.perf_counter()
+    for _ in range(trips):
+        os.write(wfd, line)
+        os.read(rfd, 65536)
+    elapsed = time.perf_counter() - started
+    child.stdin.close()
+    child.wait()
+    return elapsed / trips
+
+
+def raw_zmq_rtt_s(line: bytes, trips: int) -> float:
+    path = f"/tmp/bench-transport-{os.getpid()}.sock"
+    env = {**os.environ, "ARENA_ZMQ_ENDPOINT": f"ipc://{path}"}
+    child = subprocess.Popen([sys.executable, "-c", ZMQ_ECHO], env=env, stdin=subprocess.PIPE)
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.linger = 0
+    sock.connect(f"ipc://{path}")
+    payload = line.rstrip(b"\n")
+    for _ in range(200):
+        sock.send(payload)
+        sock.recv()
+    started = time.perf_counter()
+    for _ in range(trips):
+        sock.send(payload)
+        sock.recv()
+    elapsed = time.perf_counter() - started
+    sock.close()
+    child.stdin.close()
+    child.wait()
+    os.unlink(path)
+    return elapsed / trips
+
+
+def match_figures(bot: str, games: int) -> dict[str, float]:
+    manifest = load_manifest(bot)
+    rules = Rules()
+    start_wall = time.perf_counter()
+    with open_table([manifest] * 3, BotSettings()) as seats:
+        started_s = time.perf_counter() - start_wall
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        result = play_match(seats, rules, seed=1, games=games)
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    moves = sum(r.moves for r in result.records)
+    faults = sum(len(r.faults) for r in result.records)
+    return {"games": games, "moves": moves, "wall": wall, "cpu": cpu, "startup": started_s, "faults": faults}
+
+
+def main() -> None:
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+    core = sorted(os.sched_getaffinity(0))[0]
+    os.sched_setaffinity(0, {core})  # children inherit it: referee and bots share one core
+    line = sample_request()
+    print(f"pinned to core {core}; request line {len(line)} bytes; {games} games per match")
+    for label, bot, raw in (("pipe", "random_bot", raw_pipe_rtt_s), ("zmq ipc", "zmq_bot", raw_zmq_rtt_s)):
+        raw_s = raw(line, 5000)
+        fig = match_figures(bot, games)
+        per_move = fig["wall"] / fig["moves"]
+        arena_cpu = fig["cpu"] / fig["moves"]
+        print(f"\n[{label}] three Python bots ({bot}), started once for the whole match in {fig['startup'] * 1000:.0f} ms")
+        print(f"  games/s: {fig['games'] / fig['wall']:.1f}   moves/s: {fig['moves'] / fig['wall']:,.0f}   faults: {fig['faults']}")
+        print(f"  wall time per move:          {per_move * 1e6:7.1f} µs")
+        print(f"  raw round trip (same line):  {raw_s * 1e6:7.1f} µs")
+        print(f"  arena CPU per move:          {arena_cpu * 1e6:7.1f} µs  = {arena_cpu / raw_s:.2f} x raw round trip "
+              f"(goal <= 0.50: the arena adds at most 50%)")
+        print(f"  per move / raw round trip:   {per_move / raw_s:.2f} x (includes the bot's own work)")
+
+
+if __name__ == "__main__":
+    main()
