@@ -144,7 +144,7 @@ def standings(
 ) -> None:
     """Print or write the standings report from the results database (also while a run is going on)."""
     from arena import report_export
-    from arena.report_standings import render_full_report
+    from arena.report_standings import render_standings_details, render_standings_table
     from arena.standings import compute_standings
 
     if format not in FORMATS:
@@ -157,12 +157,15 @@ def standings(
         store.close()
     if format == "table":
         if output is None:
-            render_full_report(result, console, title=config.name)
+            render_standings_table(result, console, title=config.name)
+            render_standings_details(result, console)
             return
         from rich.console import Console
 
         with open(output, "w", encoding="utf-8") as handle:
-            render_full_report(result, Console(file=handle, width=120, color_system=None), title=config.name)
+            file_console = Console(file=handle, width=120, color_system=None)
+            render_standings_table(result, file_console, title=config.name)
+            render_standings_details(result, file_console)
     else:
         text = {
             "markdown": report_export.to_markdown,

@@ -2,7 +2,7 @@
 # shell_bot: a legal-move Skitgubbe bot in POSIX sh + awk, protocol v1 on stdin/stdout.
 #
 # Answers `hello ...` with `hello name=shell_bot ...`, answers
-# `request <id> <count> <move_1> ... <fields...>` with its first legal move (field $4),
+# `request <id> <count> <move_1> ... <fields...>` with its last legal move (field 3 + count): in phase 2 that plays cards rather than picking up,
 # ignores every other message, and exits 0 on `quit` or end of input.
 # fflush() after every answer: awk's stdout to a pipe is otherwise block-buffered.
 # mawk (Debian's default awk) also reads its input in blocks and would sit on a waiting
@@ -25,7 +25,7 @@ $1 == "request" {
         print "shell_bot: malformed request: " $0 > "/dev/stderr"
         next
     }
-    print "move " $2 " " $4
+    print "move " $2 " " $(3 + $3)
     fflush()
     next
 }

@@ -1,0 +1,123 @@
+"""The tournament commands through Typer's CliRunner, including bad input (clear message, exit code, no traceback)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import tomllib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    result = runner.invoke(app, list(args))
+    assert "Traceback" not in result.output
+    return result
+
+
+def test_tournament_new_writes_a_config_that_loads(tmp_path):
+    path = tmp_path / "mine.toml"
+    result = invoke("tournament", "new", str(path), "-b", "heuristic_bot", "-b", "random_bot", "-b", "shell_bot",
+                    "--deals", "3", "--rule", "ace_high=true", "--seed", "9")
+    assert result.exit_code == 0, result.output
+    data = tomllib.loads(path.read_text())
+    assert data["bots"] == ["heuristic_bot", "random_bot", "shell_bot"]
+    assert data["deals"] == 3 and data["seed"] == 9
+    assert data["rules"] == {"ace_high": True}
+    again = invoke("tournament", "new", str(path), "-b", "a", "-b", "b", "-b", "c")
+    assert again.exit_code != 0 and "exists" in again.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--rule", "pickup=sometimes"], "pickup"),
+    (["--rule", "nonsense=1"], "nonsense"),
+    (["--table-size", "9"], "table-size"),
+])
+def test_tournament_new_rejects_bad_options(tmp_path, args, message):
+    result = invoke("tournament", "new", str(tmp_path / "x.toml"), "-b", "a", "-b", "b", "-b", "c", *args)
+    assert result.exit_code != 0
+    assert message in result.output
+
+
+@pytest.mark.parametrize("body, message", [
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\ndeals = "two"\n', "'deals'"),
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\ncolour = "red"\n', "unknown key 'colour'"),
+    ('bots = ["heuristic_bot", "random_bot"]\n', "cannot fill a table of 3"),
+    ('bots = ["heuristic_bot", "random_bot", "no_such_bot"]\n', "no_such_bot"),
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[rules]\npickup = "maybe"\n', "pickup"),
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nmove_timeout_s = -1\n', "limits.move_timeout_s"),
+    ('bots = [heuristic_bot\n', "not valid TOML"),
+])
+def test_tournament_run_names_the_file_and_key_of_a_bad_config(tmp_path, body, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(body)
+    result = invoke("tournament", "run", str(path))
+    assert result.exit_code == 2
+    assert str(path.name) in result.output.replace("\n", "")
+    assert message in result.output.replace("\n", "")
+
+
+def test_missing_config_and_missing_results_are_clear_errors(tmp_path):
+    result = invoke("tournament", "run", str(tmp_path / "nope.toml"))
+    assert result.exit_code == 2 and "no such config file" in result.output
+    path = tmp_path / "fresh.toml"
+    path.write_text('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    result = invoke("standings", str(path))
+    assert result.exit_code == 2 and "no results yet" in result.output.replace("\n", " ")
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+
+
+def test_run_then_reports_in_every_format_and_replays(tmp_path):
+    config = tmp_path / "small.toml"
+    config.write_text('name = "small"\nseed = 3\ndeals = 1\nworkers = 1\n'
+                      'bots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    result = invoke("tournament", "run", str(config))
+    assert result.exit_code == 0, result.output
+    assert "6 games stored" in result.output.replace("\n", " ")
+
+    table = invoke("standings", str(config))
+    assert table.exit_code == 0 and "heuristic_bot" in table.output
+    as_json = invoke("standings", str(config), "--format", "json")
+    data = json.loads(as_json.output)
+    assert data["games"] == 6
+    out = tmp_path / "s.csv"
+    assert invoke("standings", str(config), "--format", "csv", "-o", str(out)).exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert {r["bot"] for r in rows} == {"heuristic_bot", "random_bot", "shell_bot"}
+    html = tmp_path / "s.html"
+    assert invoke("standings", str(config), "--format", "html", "-o", str(html)).exit_code == 0
+    tags = _Tags()
+    tags.feed(html.read_text())
+    assert "table" in tags.tags and "svg" in tags.tags
+    markdown = invoke("standings", str(config), "--format", "markdown")
+    assert "| heuristic_bot" in markdown.output or "heuristic_bot |" in markdown.output
+    bad = invoke("standings", str(config), "--format", "pdf")
+    assert bad.exit_code == 2 and "--format" in bad.output
+
+    replay = invoke("replay", str(config), "1")
+    assert replay.exit_code == 0 and "skitgubbe" in replay.output
+    seat_view = invoke("replay", str(config), "1", "--seat", "0")
+    assert seat_view.exit_code == 0
+    missing = invoke("replay", str(config), "999")
+    assert missing.exit_code == 2
+
+    # A changed config that makes stored results incompatible is refused with a clear message.
+    config.write_text(config.read_text().replace("seed = 3", "seed = 4"))
+    changed = invoke("tournament", "run", str(config))
+    assert changed.exit_code == 2 and "seed" in changed.output

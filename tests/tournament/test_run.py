@@ -1,0 +1,179 @@
+"""Running tournaments with real bot processes: workers, resume after SIGKILL, nothing left behind."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.manifest import load_manifest
+from arena.standings import compute_standings
+from arena.store import ResultStore
+from arena.tournament import run_tournament
+from arena.tournament_config import load_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def write_config(tmp_path: Path, name: str, deals: int = 2) -> Path:
+    """Four deterministic entries (their play depends only on each game), so runs can be compared."""
+    twin = tmp_path / "random_two"
+    twin.mkdir(exist_ok=True)
+    (twin / "bot.toml").write_text(
+        'name = "random_two"\nlanguage = "python"\ntransport = "pipe"\n'
+        f'command = ["{{python}}", "{REPO / "bots" / "random_bot" / "bot.py"}"]\n'
+    )
+    config = tmp_path / f"{name}.toml"
+    config.write_text(
+        f'name = "{name}"\nseed = 77\ntable_size = 3\ndeals = {deals}\n'
+        f'bots = ["heuristic_bot", "random_bot", "shell_bot", "{twin / "bot.toml"}"]\n'
+        "[limits]\nmove_timeout_s = 5.0\n"
+    )
+    return config
+
+
+def run_in_process(config_path: Path, workers: int):
+    config = load_config(config_path)
+    manifests = {}
+    for ref in config.bots:
+        manifest = load_manifest(ref)
+        manifests[manifest.name] = manifest
+    config = dataclasses.replace(config, bots=tuple(manifests))
+    store = ResultStore(config.database)
+    try:
+        summary = run_tournament(config, manifests, store, workers=workers)
+        results = {row.key: (row.finishing_order, row.points) for row in store.rows()}
+        standings = compute_standings(store, list(config.bots))
+    finally:
+        store.close()
+    return summary, results, standings
+
+
+def standings_key(standings):
+    return [(b.bot, b.games, b.points, b.wins, b.skitgubbe, b.places) for b in standings.bots]
+
+
+def marker_processes(marker: str) -> list[int]:
+    found = []
+    needle = f"ARENA_TEST_MARKER={marker}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle in handle.read():
+                    with open(f"/proc/{entry}/stat") as stat:
+                        if stat.read().rsplit(")", 1)[1].split()[0] != "Z":
+                            found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def test_two_workers_give_the_same_results_as_one(tmp_path):
+    one = tmp_path / "one"
+    two = tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    summary1, results1, standings1 = run_in_process(write_config(one, "t"), workers=1)
+    summary2, results2, standings2 = run_in_process(write_config(two, "t"), workers=2)
+    assert summary1.played == summary2.played == 4 * 2 * 6
+    assert results1 == results2
+    assert standings_key(standings1) == standings_key(standings2)
+
+
+def test_a_second_run_plays_nothing_more(tmp_path):
+    config = write_config(tmp_path, "again", deals=1)
+    first, results, _ = run_in_process(config, workers=1)
+    second, results_again, _ = run_in_process(config, workers=1)
+    assert first.played == 24
+    assert second.played == 0 and second.already_done == 24
+    assert results == results_again
+
+
+def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path):
+    reference_dir, killed_dir = tmp_path / "reference", tmp_path / "killed"
+    reference_dir.mkdir()
+    killed_dir.mkdir()
+    _, reference_results, reference_standings = run_in_process(write_config(reference_dir, "t"), workers=1)
+
+    config = write_config(killed_dir, "t")
+    marker = uuid.uuid4().hex
+    env = {**os.environ, "ARENA_TEST_MARKER": marker}
+    command = [sys.executable, "-m", "arena", "tournament", "run", str(config), "--workers", "2"]
+    proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    database = killed_dir / "t.sqlite"
+    deadline = time.monotonic() + 60
+    stored = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if database.exists():
+            try:
+                with sqlite3.connect(database, timeout=1) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.Error:
+                stored = 0
+        if stored >= 8:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the run ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+    # Workers and bots die with the arena (parent-death signal), leaving nothing behind.
+    deadline = time.monotonic() + 15
+    while marker_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker_processes(marker) == []
+
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        partial = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    assert 8 <= partial < 48
+
+    resumed = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    store = ResultStore(database)
+    try:
+        results = {row.key: (row.finishing_order, row.points) for row in store.rows()}
+        standings = compute_standings(store, [b.bot for b in reference_standings.bots])
+    finally:
+        store.close()
+    assert results == reference_results  # nothing lost, nothing played twice
+    assert standings_key(standings) == standings_key(reference_standings)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="needs Linux")
+def test_ctrl_c_stops_cleanly_keeps_games_and_says_how_to_resume(tmp_path):
+    config = write_config(tmp_path, "t", deals=4)
+    marker = uuid.uuid4().hex
+    env = {**os.environ, "ARENA_TEST_MARKER": marker}
+    command = [sys.executable, "-m", "arena", "tournament", "run", str(config), "--workers", "1"]
+    proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    database = tmp_path / "t.sqlite"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if database.exists():
+            try:
+                with sqlite3.connect(database, timeout=1) as db:
+                    if db.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 4:
+                        break
+            except sqlite3.Error:
+                pass
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "resume with: arena tournament run" in output
+    assert "Traceback" not in output
+    deadline = time.monotonic() + 10
+    while marker_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker_processes(marker) == []
