@@ -120,7 +120,8 @@ def run(
     board = LiveBoard(config, store, console)
     try:
         with board:
-            summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log)
+            summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log,
+                                     versions=_versions(manifests))
     except (KeyboardInterrupt, SystemExit) as exc:
         stored = store.game_count()
         store.close()
@@ -133,6 +134,7 @@ def run(
     store.close()
     if summary.played == 0:
         console.print(f"nothing to play: all {summary.total} games are already stored")
+    console.print()
     console.print(f"done: {summary.total} games stored ({summary.played} played now). "
                   f"Report: arena standings {config_path} --format html -o standings.html")
 

@@ -11,6 +11,10 @@ server_public_key = "keys/server.key"           # CurveZMQ: the service's public
 client_secret_key = "keys/client.key_secret"    # CurveZMQ: the arena's secret key file
 build = ["make", "-s"]             # optional: run once in the bot folder before use
 description = "..."                # optional
+version = "3f2a9c0b1d4e"           # optional: content hash written by `arena bot add` (see content_hash)
+
+[limits]                           # optional sandbox limits (arena/sandbox.py); the organiser's win
+address_space_mb = 2048
 ```
 
 A relative program path in `command` (like `./c_bot`) and the key files resolve against the
@@ -19,6 +23,9 @@ bot's folder, which is also the bot's working directory. Stdlib only (tomllib).
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -35,8 +42,12 @@ ENDPOINT_KINDS = ("ipc", "tcp")
 PYTHON_PLACEHOLDER = "{python}"
 ALLOWED_KEYS = (
     "name", "language", "command", "transport", "zmq_endpoint_kind", "endpoint",
-    "server_public_key", "client_secret_key", "build", "description",
+    "server_public_key", "client_secret_key", "build", "description", "version", "limits",
 )
+# Keys of the optional [limits] table (mirrors arena.sandbox.Limits; validated there too).
+LIMIT_KEYS = ("address_space_mb", "cpu_seconds", "file_size_mb", "processes", "open_files", "memory_mb",
+              "no_network")
+VERSION_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 
 
 class ManifestError(Exception):
@@ -57,6 +68,8 @@ class BotManifest:
     client_secret_key: Path | None = None
     description: str = ""
     path: Path | None = None  # the manifest file
+    version: str = ""  # content hash recorded by `arena bot add` ("" when not registered)
+    limits: tuple[tuple[str, Any], ...] = ()  # the [limits] table as (key, value) pairs
 
     @property
     def is_service(self) -> bool:
@@ -197,6 +210,10 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
                 f"{_where(path, 'endpoint')}: {endpoint!r}; expected a ZeroMQ endpoint such as "
                 f"\"tcp://host:port\" or \"ipc:///path\""
             )
+    version = text("version") or ""
+    if version and not VERSION_RE.match(version):
+        raise ManifestError(f"{_where(path, 'version')}: {version!r}; expected 1-64 characters of A-Z a-z 0-9 _ . + -")
+    limits = _limits(data.get("limits"), path)
     keys = {}
     for key in ("server_public_key", "client_secret_key"):
         value = text(key)
@@ -224,7 +241,78 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
         client_secret_key=keys["client_secret_key"],
         description=text("description") or "",
         path=path,
+        version=version,
+        limits=limits,
     )
+
+
+def _limits(value: Any, path: Path) -> tuple[tuple[str, Any], ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise ManifestError(f"{_where(path, 'limits')}: expected a table [limits], got {_describe(value)}")
+    out = []
+    for key, item in value.items():
+        if key not in LIMIT_KEYS:
+            raise ManifestError(f"{_where(path, 'limits.' + key)}: unknown limit; known: {', '.join(LIMIT_KEYS)}")
+        if key == "no_network":
+            if not isinstance(item, bool):
+                raise ManifestError(f"{_where(path, 'limits.' + key)}: expected true or false, got {_describe(item)}")
+        elif isinstance(item, bool) or not isinstance(item, int) or item <= 0:
+            raise ManifestError(f"{_where(path, 'limits.' + key)}: expected a positive integer, got {_describe(item)}")
+        out.append((key, item))
+    return tuple(out)
+
+
+# Never part of a bot's content hash.
+HASH_EXCLUDED_NAMES = frozenset({".check.json", "__pycache__", ".git", "node_modules", ".DS_Store"})
+_VERSION_LINE = re.compile(rb"^\s*version\s*=.*$")
+
+
+def _gitignore_patterns(directory: Path) -> list[str]:
+    """Simple patterns of the bot folder's own .gitignore (no negation, no nesting)."""
+    try:
+        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [ln.strip().lstrip("/").rstrip("/") for ln in lines
+            if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
+
+
+def bot_files(directory: Path) -> list[Path]:
+    """The bot's source files (relative, sorted): no build outputs listed in its .gitignore,
+    no .check.json, __pycache__, .git, node_modules, and no symlinks followed out of the folder."""
+    directory = Path(directory)
+    patterns = _gitignore_patterns(directory)
+
+    def ignored(rel: str, name: str) -> bool:
+        return name in HASH_EXCLUDED_NAMES or name.endswith(".pyc") or any(
+            fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
+
+    found: list[Path] = []
+    for root, dirs, files in os.walk(directory):
+        rel_root = Path(root).relative_to(directory)
+        dirs[:] = sorted(d for d in dirs if not ignored((rel_root / d).as_posix(), d))
+        for name in files:
+            rel = rel_root / name
+            if not ignored(rel.as_posix(), name) and (Path(root) / name).is_file():
+                found.append(rel)
+    return sorted(found, key=lambda p: p.as_posix())
+
+
+def content_hash(manifest: BotManifest | Path) -> str:
+    """sha256 over the sorted relative paths and bytes of the bot's files, first 12 hex digits.
+    bot.toml is hashed without its top-level `version = ...` line (the hash is written there)."""
+    directory = Path(manifest.directory if isinstance(manifest, BotManifest) else manifest)
+    digest = hashlib.sha256()
+    for rel in bot_files(directory):
+        data = (directory / rel).read_bytes()
+        if rel.as_posix() == MANIFEST_NAME:
+            data = b"\n".join(ln for ln in data.split(b"\n") if not _VERSION_LINE.match(ln))
+        name = rel.as_posix().encode()
+        digest.update(len(name).to_bytes(4, "big") + name + len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()[:12]
 
 
 def _is_local_endpoint(endpoint: str) -> bool:

@@ -12,7 +12,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from arena import __version__, protocol
 from arena.game import Event, Game, Rules
@@ -35,6 +35,10 @@ class BotSettings:
     log_dir: Path | None = None  # protocol lines and bot stderr go here when set
     preexec: Callable[[], None] | None = None  # sandbox limits applied in the child (issue: sandbox)
     cpu: int | None = None  # pin the referee and its bots to one core (cheaper wake-ups)
+    # Resource limits (arena/sandbox.py, docs/sandbox.md). `limits` above is the time limits, so the
+    # sandbox gets its own fields: on by default; the organiser's overrides win over a manifest's [limits].
+    sandbox: bool = True
+    sandbox_limits: Mapping[str, Any] | None = None
 
 
 class LoggedTransport:
@@ -71,6 +75,27 @@ class LoggedTransport:
 
 
 def _start_transport(manifest: BotManifest, settings: BotSettings, label: str) -> Transport:
+    if not settings.sandbox or manifest.is_service:
+        return _start_raw(manifest, settings, label, settings.preexec)
+    from arena.sandbox import BotGuard, SandboxedTransport, make_preexec, network_needed, resolve_limits
+
+    try:
+        limits = resolve_limits(manifest, settings.sandbox_limits)
+    except ValueError as exc:
+        raise OSError(f"bad sandbox limits: {exc}") from None
+    guard = BotGuard(limits, network=network_needed(manifest))
+    if settings.preexec is not None:
+        guard.preexec = make_preexec(limits, network=guard.network, cgroup=guard.cgroup, extra=settings.preexec)
+    try:
+        transport = _start_raw(manifest, settings, label, guard.preexec)
+    except BaseException:
+        guard.close()
+        raise
+    guard.attach(getattr(transport, "_proc", None))
+    return SandboxedTransport(transport, guard)  # type: ignore[return-value]
+
+
+def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec) -> Transport:
     stderr_log = str(settings.log_dir / f"{label}.stderr.log") if settings.log_dir else None
     common = dict(max_line_bytes=protocol.MAX_BOT_LINE_BYTES, name=manifest.name)
     if manifest.transport == "zmq":
@@ -83,37 +108,50 @@ def _start_transport(manifest: BotManifest, settings: BotSettings, label: str) -
                             client_cert_path=str(manifest.client_secret_key) if manifest.client_secret_key else None)
             return ZmqTransport.connect(manifest.endpoint, **keys, **common)
         return ZmqTransport.start(manifest.argv(), endpoint_kind=manifest.zmq_endpoint_kind, cwd=str(manifest.directory),
-                                  stderr_log_path=stderr_log, preexec=settings.preexec, **common)
+                                  stderr_log_path=stderr_log, preexec=preexec, **common)
     return PipeTransport.start(manifest.argv(), cwd=str(manifest.directory), stderr_log_path=stderr_log,
-                               preexec=settings.preexec, **common)
+                               preexec=preexec, **common)
 
 
-def connect_bot(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Seat, str]:
-    """Start or connect one bot and shake hands. Never raises for a bot's fault: a bot that
-    cannot start or does not answer `hello` in time comes back as a dropped Seat with the reason."""
+def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
+    """Start or connect one bot and send `hello`; the answer is read by `await_hello`.
+    Never raises for a bot's fault: a bot that cannot start comes back as a dropped Seat."""
     seat = Seat(name=manifest.name, transport=None)
     try:
         transport = _start_transport(manifest, settings, label)
     except (TransportError, OSError) as exc:
         seat.drop(f"cannot start: {exc}")
-        return seat, ""
+        return seat
     if settings.log_dir is not None:
         transport = LoggedTransport(transport, settings.log_dir / f"{label}.protocol.log")
     seat.transport = transport
-    timeout_s = settings.limits.startup_timeout_s
-    deadline = time.monotonic() + timeout_s
     try:
         transport.send(protocol.format_hello(__version__))
-        line = transport.receive(timeout_s)
-        hello = protocol.parse_bot_hello(line)
+    except TransportError as exc:
+        seat.drop(f"cannot send hello: {exc}")
+    return seat
+
+
+def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
+    """Read the bot's `hello` by the start-up deadline; returns its name ("" if it failed)."""
+    if not seat.alive:
+        return ""
+    try:
+        line = seat.transport.receive(max(0.0, deadline - time.monotonic()))
+        return protocol.parse_bot_hello(line).name
     except TransportError as exc:
         seat.drop(f"no hello within {timeout_s:g} s: {exc}")
-        return seat, ""
     except protocol.ProtocolError as exc:
         seat.drop(f"bad hello: {exc}")
-        return seat, ""
-    del deadline
-    return seat, hello.name
+    return ""
+
+
+def connect_bot(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Seat, str]:
+    """Start or connect one bot and shake hands (start-up limit: settings.limits.startup_timeout_s)."""
+    timeout_s = settings.limits.startup_timeout_s
+    deadline = time.monotonic() + timeout_s
+    seat = start_bot(manifest, settings, label)
+    return seat, await_hello(seat, deadline, timeout_s)
 
 
 def close_seat(seat: Seat) -> None:
@@ -146,9 +184,15 @@ def open_table(manifests: Sequence[BotManifest], settings: BotSettings, labels: 
     labels = list(labels or [f"seat{i}-{m.name}" for i, m in enumerate(manifests)])
     seats: list[Seat] = []
     try:
+        # All bots start at once and then answer hello: a table's start-up costs about one
+        # bot's start-up, not the sum (each has its own start-up limit from its own start).
+        timeout_s = settings.limits.startup_timeout_s
+        deadlines = []
         for manifest, label in zip(manifests, labels):
-            seat, _hello_name = connect_bot(manifest, settings, label)
-            seats.append(seat)
+            deadlines.append(time.monotonic() + timeout_s)
+            seats.append(start_bot(manifest, settings, label))
+        for seat, deadline in zip(seats, deadlines):
+            await_hello(seat, deadline, timeout_s)
         yield seats
     finally:
         for seat in seats:

@@ -65,6 +65,18 @@ def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], ver
     }
 
 
+def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict:
+    """What every stored game records about how it was played: bot versions and the limits in force."""
+    from arena.sandbox import describe, network_needed, resolve_limits
+
+    return {
+        "versions": {name: versions.get(name, "") for name in config.bots},
+        "time_limits": {"move_timeout_s": config.move_timeout_s, "startup_timeout_s": config.startup_timeout_s},
+        "sandbox": {name: describe(resolve_limits(m, config.sandbox or None), network=network_needed(m))
+                    for name, m in manifests.items() if not m.is_service},
+    }
+
+
 def game_number(spec: GameSpec, deals: int, seatings: int) -> int:
     """A stable game number (1-based position in the schedule), the same in every run, so a bot
     that seeds itself from the `game` line plays the same way after a resume."""
@@ -97,7 +109,8 @@ def _worker(tasks, results, manifests: dict[str, BotManifest], config: Tournamen
         table = tasks.get()
         if table is None:
             return
-        settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None)
+        settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
+                               sandbox_limits=config.sandbox or None)
         with open_table([manifests[name] for name in table.entries], settings) as seats:
             by_name = dict(zip(table.entries, seats))
             for spec in table.games:
@@ -127,6 +140,7 @@ def run_tournament(
     workers: int | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     log_dir=None,
+    versions: dict[str, str] | None = None,
 ) -> RunSummary:
     """Play every scheduled game that is not yet stored. Returns when all are stored, or raises
     KeyboardInterrupt (after stopping every worker and bot) if interrupted."""
@@ -151,6 +165,7 @@ def run_tournament(
     for _ in range(n_workers):
         tasks.put(None)
     cpus = _cpus()
+    extra = run_record(config, manifests, versions or {})
     procs = [
         ctx.Process(target=_worker, args=(tasks, results, manifests, config, cpus[i % len(cpus)] if cpus else None, log_dir),
                     daemon=True, name=f"arena-worker-{i}")
@@ -170,7 +185,7 @@ def run_tournament(
             if kind == "table":
                 tables_left -= 1
                 continue
-            store.add_game(payload, record)  # the game is done once this commit returns
+            store.add_game(payload, record, extra)  # the game is done once this commit returns
             played += 1
             if on_progress:
                 on_progress(Progress(already + played, total, played, started, record))

@@ -17,6 +17,9 @@
     [limits]
     move_timeout_s = 2.0
     startup_timeout_s = 10.0
+
+    [sandbox]                 # resource limits for every bot (docs/sandbox.md)
+    address_space_mb = 1024
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ TOP_KEYS = {
     "schedule": "round_robin or balanced", "tables": "a whole number of at least 1 (balanced schedule)",
     "database": "a path to the SQLite results file", "rules": "a table of rule options",
     "limits": "a table with move_timeout_s and startup_timeout_s",
+    "sandbox": "a table of bot resource limits (docs/sandbox.md)",
 }
 LIMIT_KEYS = {"move_timeout_s": "seconds per move (a number > 0)", "startup_timeout_s": "seconds for hello (a number > 0)"}
 
@@ -61,6 +65,7 @@ class TournamentConfig:
     database: Path = Path()
     move_timeout_s: float = 2.0
     startup_timeout_s: float = 10.0
+    sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
@@ -129,6 +134,15 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
             raise ConfigError(f"{path}: key 'limits.{key}': expected {LIMIT_KEYS[key]}, got {value!r}")
         timeouts[key] = float(value)
+    sandbox = data.get("sandbox", {})
+    if not isinstance(sandbox, dict):
+        raise bad("sandbox", sandbox)
+    try:
+        from arena.sandbox import limits_from
+
+        limits_from(sandbox)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: [sandbox]: {exc}") from None
     database = data.get("database", f"{path.stem}.sqlite")
     if not isinstance(database, str) or not database:
         raise bad("database", database)
@@ -138,7 +152,8 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     return TournamentConfig(
         name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
         rules=rules, workers=workers, schedule=schedule, tables=tables, database=db_path,
-        move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"], raw=data,
+        move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
+        sandbox=dict(sandbox), raw=data,
     )
 
 

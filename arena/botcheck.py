@@ -1,0 +1,330 @@
+"""`arena bot check`: does a bot keep the contract of protocol.md? Pure logic, no printing.
+
+The bot plays real games through the match layer (connect_bot, play_match, the referee) against the
+bundled bots, with protocol lines logged to a temporary folder. Each check is a CheckResult with
+evidence lines (the protocol lines around the problem, the tail of the bot's stderr) when it fails.
+
+Checks, in order: manifest, build, handshake, games, legal moves, answers in time, clean stdout,
+stays up, exit on quit, no leftover processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from arena import protocol
+from arena.game import Rules
+from arena.manifest import BotManifest, ManifestError, build_bot, content_hash, load_manifest
+from arena.match import BotSettings, close_seat, connect_bot, play_match
+from arena.referee import FaultKind, Seat, TimeLimits, send_lines
+from arena.transport.base import TransportError, describe_returncode
+from arena.transport.procs import TOKEN_ENV
+
+DEFAULT_OPPONENTS = ("random_bot", "heuristic_bot")
+DEFAULT_GAMES = 6
+QUIT_WAIT_S = 1.0
+EVIDENCE_LINES = 14
+CLIP = 220
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    name: str
+    passed: bool
+    detail: str
+    evidence_lines: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class CheckReport:
+    bot: str
+    directory: Path | None
+    version: str = ""
+    results: list[CheckResult] = field(default_factory=list)
+    sandbox: dict[str, Any] = field(default_factory=dict)
+    think_ms: tuple[float, float] | None = None  # p50, p99
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.results) and all(r.passed for r in self.results)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot, "version": self.version, "passed": self.passed,
+            "checks": [{"name": r.name, "passed": r.passed, "detail": r.detail} for r in self.results],
+            "sandbox": self.sandbox, "seconds": round(self.seconds, 3),
+        }
+
+
+def _clip(line: str) -> str:
+    return line if len(line) <= CLIP else line[:CLIP] + " ..."
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100); 0.0 for no values."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), int(-(-q * len(ordered) // 100))))
+    return ordered[rank - 1]
+
+
+class _Evidence:
+    """Protocol log and stderr log of the bot under test."""
+
+    def __init__(self, log_dir: Path, label: str) -> None:
+        self.protocol_path = log_dir / f"{label}.protocol.log"
+        self.stderr_path = log_dir / f"{label}.stderr.log"
+
+    def protocol_tail(self, n: int = EVIDENCE_LINES) -> list[str]:
+        return [_clip(x) for x in _read_lines(self.protocol_path)[-n:]]
+
+    def around(self, needle: str, before: int = 6) -> list[str]:
+        """Protocol lines up to and including the first line containing needle."""
+        lines = _read_lines(self.protocol_path)
+        for i, line in enumerate(lines):
+            if needle in line:
+                return [_clip(x) for x in lines[max(0, i - before): i + 1]]
+        return [_clip(x) for x in lines[-EVIDENCE_LINES:]]
+
+    def stderr_tail(self, n: int = 10) -> list[str]:
+        lines = _read_lines(self.stderr_path)[-n:]
+        return [f"stderr: {_clip(x)}" for x in lines]
+
+    def both(self, needle: str | None = None) -> tuple[str, ...]:
+        proto = self.around(needle) if needle else self.protocol_tail()
+        return tuple(proto + self.stderr_tail())
+
+
+def _token_of(transport: Any) -> str | None:
+    proc = getattr(transport, "_proc", None)
+    return getattr(proc, "token", None)
+
+
+def leftover_pids(token: str | None, root_pid: int | None) -> list[int]:
+    """Live processes carrying the bot's ARENA_BOT_TOKEN, or in the session/group of its first process."""
+    me = os.getpid()
+    found = []
+    needle = f"{TOKEN_ENV}={token}".encode() if token else None
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                data = f.read()
+            rest = data[data.rindex(b")") + 2:].split(None, 5)
+            if rest[0] in (b"Z", b"X"):
+                continue
+            if root_pid is not None and (int(rest[2]) == root_pid or int(rest[3]) == root_pid):
+                found.append(int(name))
+                continue
+            if needle is not None:
+                with open(f"/proc/{name}/environ", "rb") as f:
+                    if needle in f.read():
+                        found.append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return sorted(found)
+
+
+def check_bot(
+    bot: str | Path | BotManifest,
+    *,
+    games: int = DEFAULT_GAMES,
+    bots_dir: Path | None = None,
+    opponents: Sequence[str] = DEFAULT_OPPONENTS,
+    opponents_dir: Path | None = None,
+    move_timeout_s: float = 2.0,
+    startup_timeout_s: float = 10.0,
+    quit_wait_s: float = QUIT_WAIT_S,
+    seed: int = 1,
+    sandbox_limits: Mapping[str, Any] | None = None,
+    build: bool = True,
+) -> CheckReport:
+    """Run every check on one bot (a name under bots_dir, a folder, a bot.toml, or a manifest)."""
+    started = time.monotonic()
+    results: list[CheckResult] = []
+    if isinstance(bot, BotManifest):
+        manifest = bot
+    else:
+        try:
+            manifest = load_manifest(bot, bots_dir)
+        except ManifestError as exc:
+            report = CheckReport(bot=str(bot), directory=None)
+            report.results.append(CheckResult("manifest", False, str(exc)))
+            return report
+    report = CheckReport(bot=manifest.name, directory=manifest.directory)
+    try:
+        report.version = content_hash(manifest)
+    except OSError:
+        report.version = ""
+    results = report.results
+    results.append(CheckResult("manifest", True, f"{manifest.path} ({manifest.language or 'language ?'}, "
+                                                 f"{manifest.transport})"))
+    if build:
+        try:
+            build_bot(manifest)
+            results.append(CheckResult("build", True, " ".join(manifest.build) if manifest.build else "nothing to build"))
+        except ManifestError as exc:
+            text = str(exc)
+            results.append(CheckResult("build", False, text.splitlines()[0], tuple(text.splitlines()[1:])))
+            report.seconds = time.monotonic() - started
+            return report
+
+    limits = TimeLimits(move_timeout_s=move_timeout_s, startup_timeout_s=startup_timeout_s)
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
+        log_dir = Path(tmp)
+        settings = BotSettings(limits=limits, log_dir=log_dir, sandbox_limits=sandbox_limits)
+        _run(manifest, report, settings, log_dir, games=games, opponents=opponents,
+             opponents_dir=opponents_dir, quit_wait_s=quit_wait_s, seed=seed)
+    report.seconds = time.monotonic() - started
+    return report
+
+
+def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_dir: Path, *, games: int,
+         opponents: Sequence[str], opponents_dir: Path | None, quit_wait_s: float, seed: int) -> None:
+    results = report.results
+    limits = settings.limits
+    label = f"seat0-{manifest.name}"
+    ev = _Evidence(log_dir, label)
+    seats: list[Seat] = []
+    try:
+        t0 = time.monotonic()
+        seat, hello_name = connect_bot(manifest, settings, label)
+        startup_ms = (time.monotonic() - t0) * 1000.0
+        seats.append(seat)
+        guard = getattr(seat.transport, "guard", None)
+        if guard is not None:
+            report.sandbox = guard.describe()
+        limit_ms = limits.startup_timeout_s * 1000.0
+        if not seat.alive:
+            results.append(CheckResult("handshake", False, f"{seat.dead_reason} (after {startup_ms:.0f} ms)",
+                                       ev.both()))
+            results.append(CheckResult("games", False, "not played: the bot did not complete the handshake"))
+            return
+        ok = startup_ms <= limit_ms
+        results.append(CheckResult(
+            "handshake", ok, f"hello name={hello_name} in {startup_ms:.0f} ms (limit {limit_ms:.0f} ms)",
+            () if ok else ev.both()))
+
+        for i, name in enumerate(opponents, start=1):
+            from arena.manifest import DEFAULT_BOTS_DIR
+
+            opp = load_manifest(name, opponents_dir or DEFAULT_BOTS_DIR)
+            build_bot(opp)
+            opp_seat, _ = connect_bot(opp, settings, f"seat{i}-{opp.name}")
+            seats.append(opp_seat)
+            if not opp_seat.alive:
+                results.append(CheckResult("games", False, f"opponent {opp.name} could not start: {opp_seat.dead_reason}"))
+                return
+
+        rules = Rules.from_options({"num_players": str(len(seats))})
+        match = play_match(seats, rules, seed, games=games, limits=limits)
+        mine = [f for r in match.records for f in r.faults if f.seat == 0]
+        kinds = Counter(f.kind for f in mine)
+        think = [t for r in match.records for t in r.think_times_s[0]]
+        decisions = len(think)
+
+        def first_fault(wanted: set[FaultKind]):
+            return next((f for f in mine if f.kind in wanted), None)
+
+        def evidence_for(f) -> tuple[str, ...]:
+            return ev.both(f"> fault ") if f is not None and f.kind is not FaultKind.DEAD else ev.both()
+
+        summary = ", ".join(f"{k.value} x{n}" for k, n in kinds.items()) or "no faults"
+        results.append(CheckResult(
+            "games", not mine,
+            f"{len(match.records)} games vs {', '.join(opponents)}, {decisions} decisions answered; {summary}"))
+
+        f = first_fault({FaultKind.ILLEGAL, FaultKind.STALE})
+        results.append(CheckResult(
+            "legal moves", f is None,
+            "every move was one of the legal moves" if f is None else f"{f.kind.value}: {f.detail}",
+            () if f is None else evidence_for(f)))
+
+        p50, p99 = percentile(think, 50) * 1000.0, percentile(think, 99) * 1000.0
+        report.think_ms = (p50, p99)
+        move_ms = limits.move_timeout_s * 1000.0
+        f = first_fault({FaultKind.TIMEOUT})
+        in_time = f is None and p99 <= move_ms
+        detail = f"think time p50 {p50:.1f} ms, p99 {p99:.1f} ms (limit {move_ms:.0f} ms)"
+        if f is not None:
+            detail += f"; {kinds[FaultKind.TIMEOUT]} timeout(s): {f.detail}"
+        results.append(CheckResult("answers in time", in_time, detail, () if in_time else evidence_for(f)))
+
+        f = first_fault({FaultKind.MALFORMED, FaultKind.OVERLONG})
+        results.append(CheckResult(
+            "clean stdout", f is None,
+            "only protocol lines on stdout" if f is None else f"{f.kind.value}: {f.detail}",
+            () if f is None else evidence_for(f)))
+
+        f = first_fault({FaultKind.EXITED, FaultKind.DEAD})
+        results.append(CheckResult(
+            "stays up", f is None and seats[0].alive,
+            "the bot played every game to the end" if f is None and seats[0].alive
+            else f"lost during the games: {f.detail if f else seats[0].dead_reason}",
+            () if f is None and seats[0].alive else ev.both()))
+
+        _check_quit(manifest, seats[0], report, ev, quit_wait_s)
+    finally:
+        token = pid = None
+        if seats and seats[0].transport is not None:
+            token = _token_of(seats[0].transport)
+            pid = getattr(seats[0].transport, "pid", None)
+        for s in seats:
+            close_seat(s)
+        if seats and not manifest.is_service and any(r.name == "handshake" for r in results):
+            time.sleep(0.05)
+            left = leftover_pids(token, pid)
+            results.append(CheckResult(
+                "no leftover processes", not left,
+                "nothing of the bot runs after close" if not left
+                else f"{len(left)} process(es) of the bot still running after close: {left[:10]}"))
+
+
+def _check_quit(manifest: BotManifest, seat: Seat, report: CheckReport, ev: _Evidence, wait_s: float) -> None:
+    results = report.results
+    transport = seat.transport
+    if manifest.is_service:
+        results.append(CheckResult("exit on quit", True, "not applicable: a running service"))
+        return
+    if not seat.alive or transport is None:
+        results.append(CheckResult("exit on quit", False, "not tested: the bot was already gone", ev.both()))
+        return
+    try:
+        send_lines(transport, seat.outbox + [protocol.format_quit()])
+    except (TransportError, OSError) as exc:
+        results.append(CheckResult("exit on quit", False, f"could not send quit: {exc}", ev.both()))
+        return
+    seat.outbox = []
+    seat.alive = False  # close_seat must not send a second quit
+    deadline = time.monotonic() + wait_s
+    rc = transport.returncode
+    while rc is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+        rc = transport.returncode
+    if rc is None:
+        results.append(CheckResult("exit on quit", False, f"still running {wait_s:g} s after quit", ev.both()))
+    elif rc != 0:
+        results.append(CheckResult("exit on quit", False, f"exited after quit with {describe_returncode(rc)}",
+                                   ev.both()))
+    else:
+        results.append(CheckResult("exit on quit", True, f"exit code 0 within {wait_s:g} s"))
+
+
+__all__ = ["CheckResult", "CheckReport", "check_bot", "percentile", "leftover_pids", "DEFAULT_GAMES"]

@@ -1,0 +1,166 @@
+"""`arena bot new|check|add|list`: thin Typer commands over scaffold, botcheck and registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from arena.cli_common import console, fail
+
+bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
+                      pretty_exceptions_enable=False)
+
+DirOption = Annotated[Optional[Path], typer.Option("--dir", help="The bots folder (default: the arena's bots/).")]
+
+
+def _bots_dir(path: Path | None) -> Path:
+    from arena.manifest import DEFAULT_BOTS_DIR
+
+    return Path(path) if path is not None else DEFAULT_BOTS_DIR
+
+
+@bot_app.command("new")
+def new(
+    name: Annotated[str, typer.Argument(help="Bot name: 1-32 characters of A-Z a-z 0-9 _ . -")],
+    lang: Annotated[str, typer.Option("--lang", "-l", help="python, c, js or shell.")] = "python",
+    dir: DirOption = None,
+) -> None:
+    """Write a new bot folder (bot.toml + source) that plays legal moves and passes `arena bot check`."""
+    from arena.scaffold import ScaffoldError, new_bot
+
+    try:
+        folder = new_bot(name, lang, _bots_dir(dir))
+    except ScaffoldError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write the bot folder: {exc}")
+    files = ", ".join(sorted(p.name for p in folder.iterdir()))
+    console.print(f"created [bold]{escape(str(folder))}[/bold] ({escape(files)})", highlight=False)
+    console.print(f"next: arena bot check {escape(str(folder))}", highlight=False)
+
+
+def _render_report(report) -> None:
+    for r in report.results:
+        mark = "[green]PASS[/green]" if r.passed else "[bold red]FAIL[/bold red]"
+        console.print(f"{mark}  {r.name:<22} {escape(r.detail)}", highlight=False)
+        for line in r.evidence_lines:
+            console.print(f"        {escape(line)}", highlight=False, soft_wrap=True)
+    verdict = "[green]all checks passed[/green]" if report.passed else "[bold red]check failed[/bold red]"
+    failed = [r.name for r in report.results if not r.passed]
+    extra = f" ({', '.join(failed)})" if failed else ""
+    console.print(f"{escape(report.bot)} {report.version or ''}: {verdict}{escape(extra)} in {report.seconds:.1f} s",
+                  highlight=False)
+
+
+def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float, bots_dir: Path):
+    from arena.botcheck import check_bot
+    from arena.registry import save_check
+
+    report = check_bot(bot, games=games, bots_dir=bots_dir, move_timeout_s=move_timeout,
+                       startup_timeout_s=startup_timeout)
+    if report.directory is None:  # the manifest could not be loaded: a usage error
+        fail(report.results[0].detail)
+    _render_report(report)
+    try:
+        if report.directory.resolve().parent == bots_dir.resolve():
+            save_check(report.directory, report.to_dict())
+    except OSError:
+        pass
+    return report
+
+
+Games = Annotated[int, typer.Option("--games", min=1, max=200, help="Games to play against the bundled bots.")]
+MoveTimeout = Annotated[float, typer.Option(min=0.01, help="Seconds per move.")]
+StartupTimeout = Annotated[float, typer.Option(min=0.1, help="Seconds to answer hello.")]
+
+
+@bot_app.command("check")
+def check(
+    bot: Annotated[str, typer.Argument(help="A bot name under bots/, a bot folder, or a bot.toml.")],
+    games: Games = 6,
+    move_timeout: MoveTimeout = 2.0,
+    startup_timeout: StartupTimeout = 10.0,
+    dir: DirOption = None,
+) -> None:
+    """Build the bot and check it keeps the protocol: handshake, legal and timely moves, clean
+    stdout, exit on quit, nothing left running. Exit code 0 only if every check passes."""
+    report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir))
+    raise typer.Exit(0 if report.passed else 1)
+
+
+@bot_app.command("add")
+def add(
+    path: Annotated[str, typer.Argument(help="The bot folder (or its bot.toml).")],
+    games: Games = 6,
+    replace: Annotated[bool, typer.Option("--replace", help="Replace a registered bot of the same name.")] = False,
+    dir: DirOption = None,
+) -> None:
+    """Check the bot, then register it under bots/<name>/ with its content hash as version."""
+    from arena.manifest import ManifestError, load_manifest
+    from arena.registry import RegistryError, register, save_check
+
+    bots_dir = _bots_dir(dir)
+    if not Path(path).expanduser().exists():
+        fail(f"{path}: no such bot folder or manifest")
+    try:
+        manifest = load_manifest(Path(path).expanduser())
+    except ManifestError as exc:
+        fail(str(exc))
+    report = _run_check(str(Path(path).expanduser()), games, 2.0, 10.0, bots_dir)
+    if not report.passed:
+        console.print("[bold red]not registered:[/bold red] fix the failing checks first", highlight=False)
+        raise typer.Exit(1)
+    try:
+        reg = register(manifest, bots_dir, replace=replace)
+        save_check(reg.directory, {**report.to_dict(), "version": reg.version})
+    except (RegistryError, ManifestError) as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot register {manifest.name}: {exc}")
+    how = "copied to" if reg.copied else "registered in place at"
+    change = ""
+    if reg.previous_version and reg.previous_version != reg.version:
+        change = f" (new version; was {reg.previous_version})"
+    elif reg.previous_version == reg.version:
+        change = " (unchanged)"
+    console.print(f"{escape(reg.name)} {how} {escape(str(reg.directory))}: version {reg.version}{change}",
+                  highlight=False)
+
+
+@bot_app.command("list")
+def list_(dir: DirOption = None) -> None:
+    """Registered bots: name, language, transport, version (content hash) and last check."""
+    from arena.registry import list_registered
+
+    bots = list_registered(_bots_dir(dir))
+    if not bots:
+        console.print(f"no bots in {escape(str(_bots_dir(dir)))}", highlight=False)
+        return
+    table = Table(title=f"bots in {_bots_dir(dir)}")
+    for col in ("name", "language", "transport", "version", "last check"):
+        table.add_column(col)
+    for b in bots:
+        if b.error:
+            table.add_row(escape(b.name), "", "", "", f"[red]bad manifest:[/red] {escape(b.error)}")
+            continue
+        version = b.version or "[dim]-[/dim]"
+        if b.version and b.current and b.current != b.version:
+            version += f" [yellow](files changed: {b.current})[/yellow]"
+        if b.check is None:
+            last = "[dim]never[/dim]"
+        else:
+            ok = "[green]pass[/green]" if b.check.get("passed") else "[red]fail[/red]"
+            date = str(b.check.get("date", ""))[:16].replace("T", " ")
+            checked = b.check.get("version", "")
+            stale = f" [yellow](of {checked})[/yellow]" if checked and b.current and checked != b.current else ""
+            last = f"{ok} {escape(date)}{stale}"
+        table.add_row(escape(b.name), escape(b.language), escape(b.transport), version, last)
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(bot_app, name="bot")

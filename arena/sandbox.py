@@ -1,0 +1,574 @@
+"""Resource limits for bot processes (see docs/sandbox.md).
+
+Three layers, each best effort, all reported by `describe()`:
+
+1. **rlimits** set in the child before exec (`make_preexec`): address space, CPU seconds, file
+   size, open files, no core dumps, and (only when not root: root ignores it) RLIMIT_NPROC.
+2. **no network**: `unshare(CLONE_NEWNET)` in the child (needs root / CAP_SYS_ADMIN; silently
+   skipped otherwise). Skipped for ZeroMQ bots on tcp endpoints (they need loopback).
+3. **a guard per bot** (`BotGuard`): a cgroup (v2, or v1 `pids` + `memory` hierarchies) with
+   pids.max / memory limit when /sys/fs/cgroup is writable, plus a watchdog thread that counts the
+   bot's processes (cgroup counter, else a /proc scan by session/descendants/ARENA_BOT_TOKEN) and
+   their total RSS. Over the limit, it SIGKILLs the whole bot; the referee then sees the bot exit
+   and records an `exited` fault whose detail names the sandbox limit (via `SandboxedTransport`).
+
+Teardown is unchanged: the transport's close() kills the whole tree (arena/transport/procs.py);
+the guard then kills whatever is still in its cgroup and removes the cgroup.
+Stdlib only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import atexit
+import os
+import resource
+import signal
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+CLONE_NEWNET = 0x40000000
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_PREFIX = "arena-bot-"
+WATCH_INTERVAL_S = 0.2
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-bot limits. Defaults are safe for Python, C, Node.js and shell bots (Node needs >= ~1 GB
+    of address space; a JVM or Go bot may need a manifest `[limits] address_space_mb = 4096`)."""
+
+    address_space_mb: int = 1024  # RLIMIT_AS, per process (virtual memory)
+    cpu_seconds: int = 600  # RLIMIT_CPU, per process, over the bot's whole life (a match)
+    file_size_mb: int = 64  # RLIMIT_FSIZE: largest file a bot may write
+    processes: int = 64  # processes+threads of the whole bot (cgroup pids.max / watchdog)
+    open_files: int = 256  # RLIMIT_NOFILE
+    memory_mb: int = 2048  # resident memory of the whole bot (cgroup memory limit / watchdog RSS sum)
+    no_network: bool = True  # own empty network namespace (loopback down) when permitted
+
+
+LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
+
+
+def limits_from(*layers: Mapping[str, Any] | None, base: Limits | None = None) -> Limits:
+    """Defaults, then each mapping in order (e.g. the manifest's [limits], then the tournament's)."""
+    result = base or Limits()
+    for layer in layers:
+        if not layer:
+            continue
+        unknown = [k for k in layer if k not in LIMIT_KEYS]
+        if unknown:
+            raise ValueError(f"unknown limit {unknown[0]!r}; known limits: {', '.join(LIMIT_KEYS)}")
+        values = {}
+        for key, value in layer.items():
+            if key == "no_network":
+                if not isinstance(value, bool):
+                    raise ValueError(f"limit 'no_network': expected true or false, got {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"limit {key!r}: expected a positive whole number, got {value!r}")
+            values[key] = value
+        result = dataclasses.replace(result, **values)
+    return result
+
+
+def resolve_limits(manifest: Any = None, config: Mapping[str, Any] | None = None) -> Limits:
+    """The limits for one bot: defaults < manifest `[limits]` < tournament config (organiser wins)."""
+    manifest_limits = dict(getattr(manifest, "limits", ()) or ()) if manifest is not None else None
+    return limits_from(manifest_limits, config)
+
+
+def network_needed(manifest: Any) -> bool:
+    """ZeroMQ bots on tcp endpoints need the (loopback) network; ipc and pipes do not."""
+    return getattr(manifest, "transport", "pipe") == "zmq" and getattr(manifest, "zmq_endpoint_kind", "ipc") == "tcp"
+
+
+# ---------------------------------------------------------------- what is possible here
+
+_probe_cache: dict[str, bool] = {}
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def can_unshare_net() -> bool:
+    """Probe once (in a forked child) whether unshare(CLONE_NEWNET) is permitted."""
+    if "net" not in _probe_cache:
+        ok = False
+        try:
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - child
+                try:
+                    code = 0 if _libc().unshare(CLONE_NEWNET) == 0 else 1
+                except Exception:
+                    code = 1
+                os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        except OSError:
+            ok = False
+        _probe_cache["net"] = ok
+    return _probe_cache["net"]
+
+
+def _uid_tasks(uid: int) -> int:
+    """Threads currently owned by uid (RLIMIT_NPROC counts them all)."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{name}").st_uid != uid:
+                continue
+            with open(f"/proc/{name}/status", "rb") as f:
+                for line in f:
+                    if line.startswith(b"Threads:"):
+                        total += int(line.split()[1])
+                        break
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+# ---------------------------------------------------------------- cgroups
+
+
+class _Cgroup:
+    """One cgroup per bot: v2 (pids + memory controllers) or v1 (pids and memory hierarchies)."""
+
+    def __init__(self, dirs: list[Path], kind: str, pids_dir: Path | None, mem_dir: Path | None) -> None:
+        self.dirs = dirs
+        self.kind = kind
+        self.pids_dir = pids_dir
+        self.mem_dir = mem_dir
+
+    @classmethod
+    def create(cls, limits: Limits) -> _Cgroup | None:
+        name = f"{CGROUP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            if (CGROUP_ROOT / "cgroup.controllers").is_file():
+                return cls._create_v2(name, limits)
+            if (CGROUP_ROOT / "pids" / "cgroup.procs").is_file():
+                return cls._create_v1(name, limits)
+        except OSError:
+            return None
+        return None
+
+    @classmethod
+    def _create_v2(cls, name: str, limits: Limits) -> _Cgroup | None:
+        parent = CGROUP_ROOT / _own_cgroup_v2()
+        controllers = (parent / "cgroup.subtree_control").read_text().split()
+        if "pids" not in controllers:
+            try:
+                (parent / "cgroup.subtree_control").write_text("+pids +memory")
+            except OSError:
+                return None
+        path = parent / name
+        path.mkdir()
+        try:
+            (path / "pids.max").write_text(str(limits.processes))
+            if (path / "memory.max").exists():
+                (path / "memory.max").write_text(str(limits.memory_mb << 20))
+                (path / "memory.swap.max").exists() and (path / "memory.swap.max").write_text("0")
+        except OSError:
+            _rmdir_quiet(path)
+            return None
+        return cls([path], "cgroup v2", path, path if (path / "memory.max").exists() else None)
+
+    @classmethod
+    def _create_v1(cls, name: str, limits: Limits) -> _Cgroup | None:
+        pids = CGROUP_ROOT / "pids" / name
+        pids.mkdir()
+        try:
+            (pids / "pids.max").write_text(str(limits.processes))
+        except OSError:
+            _rmdir_quiet(pids)
+            return None
+        dirs, mem = [pids], None
+        mem_root = CGROUP_ROOT / "memory"
+        if (mem_root / "cgroup.procs").is_file():
+            try:
+                mem = mem_root / name
+                mem.mkdir()
+                (mem / "memory.limit_in_bytes").write_text(str(limits.memory_mb << 20))
+                dirs.append(mem)
+            except OSError:
+                if mem is not None:
+                    _rmdir_quiet(mem)
+                mem = None
+        return cls(dirs, "cgroup v1", pids, mem)
+
+    def join_self(self) -> None:
+        """Called in the child before exec: move this process into every cgroup of the bot."""
+        data = str(os.getpid()).encode()
+        for d in self.dirs:
+            fd = os.open(str(d / "cgroup.procs"), os.O_WRONLY)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for d in self.dirs:
+            try:
+                found.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return found
+
+    def pids_current(self) -> int | None:
+        try:
+            return int((self.pids_dir / "pids.current").read_text()) if self.pids_dir else None
+        except (OSError, ValueError):
+            return None
+
+    def fork_refused(self) -> int:
+        """How often a fork/clone was refused because pids.max was reached."""
+        try:
+            for line in (self.pids_dir / "pids.events").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "max":
+                    return int(value)
+        except (OSError, ValueError, TypeError):
+            pass
+        return 0
+
+    def kill_all(self) -> None:
+        kill_file = self.dirs[0] / "cgroup.kill"
+        if self.kind == "cgroup v2" and kill_file.exists():
+            try:
+                kill_file.write_text("1")
+            except OSError:
+                pass
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.01)
+
+    def remove(self) -> bool:
+        ok = True
+        for d in self.dirs:
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.02)  # zombies not yet reaped still count
+            else:
+                ok = False
+        return ok
+
+
+def _own_cgroup_v2() -> str:
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            if line.startswith("0::"):
+                return line[3:].lstrip("/")
+    except OSError:
+        pass
+    return ""
+
+
+def _rmdir_quiet(path: Path) -> None:
+    try:
+        path.rmdir()
+    except OSError:
+        pass
+
+
+def cleanup_stale_cgroups() -> None:
+    """Remove empty cgroups left by earlier arena runs (best effort)."""
+    for base in (CGROUP_ROOT / _own_cgroup_v2(), CGROUP_ROOT / "pids", CGROUP_ROOT / "memory"):
+        try:
+            for d in base.glob(f"{CGROUP_PREFIX}*"):
+                owner = d.name[len(CGROUP_PREFIX):].split("-")[0]
+                if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+                    _rmdir_quiet(d)
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------- the child side
+
+
+def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | None = None,
+                 extra: Callable[[], Any] | None = None) -> Callable[[], None]:
+    """A preexec_fn for the bot's child process. `network=True` keeps the network (zmq tcp).
+    Everything here is computed in the parent; the child only makes syscalls."""
+    mb = 1 << 20
+    rl = [
+        (resource.RLIMIT_AS, limits.address_space_mb * mb),
+        (resource.RLIMIT_CPU, limits.cpu_seconds),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_CORE, 0),
+    ]
+    uid = os.getuid()
+    if uid != 0 and hasattr(resource, "RLIMIT_NPROC"):
+        # RLIMIT_NPROC counts every thread of the user, not just this bot's: allow the ones that exist.
+        rl.append((resource.RLIMIT_NPROC, _uid_tasks(uid) + limits.processes))
+    unshare = limits.no_network and not network and can_unshare_net()
+    libc = _libc() if unshare else None
+
+    def preexec() -> None:
+        if extra is not None:
+            extra()
+        if cgroup is not None:
+            try:
+                cgroup.join_self()
+            except OSError:
+                pass
+        for which, value in rl:
+            try:
+                soft, hard = resource.getrlimit(which)
+                if which == resource.RLIMIT_CPU:
+                    new_hard = value + 5 if hard == resource.RLIM_INFINITY else min(hard, value + 5)
+                    value = min(value, new_hard)
+                else:
+                    new_hard = value if hard == resource.RLIM_INFINITY else min(hard, value)
+                    value = new_hard
+                resource.setrlimit(which, (value, new_hard))
+            except (ValueError, OSError):
+                pass
+        if libc is not None:
+            libc.unshare(CLONE_NEWNET)
+
+    return preexec
+
+
+def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = None) -> dict[str, Any]:
+    """The limits in force, as a plain dict to record with results."""
+    root = os.getuid() == 0
+    info: dict[str, Any] = {
+        "address_space_mb": limits.address_space_mb,
+        "cpu_seconds": limits.cpu_seconds,
+        "file_size_mb": limits.file_size_mb,
+        "open_files": limits.open_files,
+        "processes": limits.processes,
+        "memory_mb": limits.memory_mb,
+        "rlimit_nproc": "not set (root ignores it)" if root else "set",
+        "no_network": bool(limits.no_network and not network and can_unshare_net()),
+    }
+    if limits.no_network and network:
+        info["no_network_skipped"] = "zmq tcp endpoint needs the network"
+    elif limits.no_network and not can_unshare_net():
+        info["no_network_skipped"] = "unshare(CLONE_NEWNET) not permitted"
+    if guard is not None:
+        info["process_limit_by"] = guard.mechanism
+        info["memory_limit_by"] = guard.memory_mechanism
+    else:
+        cg = cgroup_available()
+        info["process_limit_by"] = f"{cg} pids.max + watchdog" if cg else "watchdog (/proc scan)"
+        info["memory_limit_by"] = f"{cg} memory + RLIMIT_AS" if cg else "RLIMIT_AS + watchdog (RSS sum)"
+    return info
+
+
+def cgroup_available() -> str | None:
+    """'cgroup v2' / 'cgroup v1' when a per-bot cgroup can be made here, else None (probed once)."""
+    if "cgroup" not in _probe_cache:
+        cg = _Cgroup.create(Limits())
+        _probe_cache["cgroup"] = cg is not None
+        _probe_cache["cgroup_kind"] = cg.kind if cg else ""  # type: ignore[assignment]
+        if cg is not None:
+            cg.remove()
+    return str(_probe_cache["cgroup_kind"]) if _probe_cache["cgroup"] else None
+
+
+# ---------------------------------------------------------------- the parent side
+
+
+_live_guards: set[BotGuard] = set()
+
+
+def _close_live_guards() -> None:
+    """atexit: transports closed by procs.close_all() bypass SandboxedTransport.close()."""
+    for guard in list(_live_guards):
+        try:
+            guard.close()
+        except Exception:
+            pass
+
+
+class BotGuard:
+    """Per-bot containment in the arena: cgroup + watchdog thread. Create before starting the bot,
+    use `preexec` for the child, `attach(proc)` once started, `close()` after the transport closed."""
+
+    def __init__(self, limits: Limits, *, network: bool = False, use_cgroup: bool = True) -> None:
+        self.limits = limits
+        self.network = network
+        self.violation: str | None = None
+        if use_cgroup and not _probe_cache.get("cleaned"):
+            _probe_cache["cleaned"] = True
+            cleanup_stale_cgroups()
+        self.cgroup = _Cgroup.create(limits) if use_cgroup else None
+        self.mechanism = f"{self.cgroup.kind} pids.max + watchdog" if self.cgroup else "watchdog (/proc scan)"
+        self.memory_mechanism = ("RLIMIT_AS + " + (f"{self.cgroup.kind} memory" if self.cgroup and self.cgroup.mem_dir
+                                                  else "watchdog (RSS sum)"))
+        self.preexec = make_preexec(limits, network=network, cgroup=self.cgroup)
+        self._proc: Any = None
+        _live_guards.add(self)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def attach(self, proc: Any) -> None:
+        """Start watching a started BotProcess (arena.transport.procs)."""
+        if proc is None:
+            return
+        self._proc = proc
+        self._thread = threading.Thread(target=self._watch, name=f"bot-guard-{proc.pid}", daemon=True)
+        self._thread.start()
+
+    def describe(self) -> dict[str, Any]:
+        return describe(self.limits, network=self.network, guard=self)
+
+    def _members(self) -> set[int]:
+        """The bot's processes: the cgroup's list (cheap, nothing escapes it), else a /proc scan."""
+        if self.cgroup is not None:
+            pids = self.cgroup.pids()
+            if pids or self._proc is None or self._proc.returncode is not None:
+                return pids
+        try:
+            return set(self._proc.members())
+        except Exception:
+            return set()
+
+    def _watch(self) -> None:
+        limit = self.limits.processes
+        mem_limit_pages = (self.limits.memory_mb << 20) // os.sysconf("SC_PAGE_SIZE")
+        while not self._stop.wait(WATCH_INTERVAL_S):
+            try:
+                reason = None
+                if self.cgroup is not None and self.cgroup.fork_refused() > 0:
+                    reason = f"more than {limit} processes/threads (fork refused by pids.max)"
+                members = self._members()
+                tasks = self.cgroup.pids_current() if self.cgroup is not None else None
+                if tasks is None:
+                    tasks = len(members)
+                if reason is None and tasks > limit:
+                    reason = f"more than {limit} processes ({tasks} seen)"
+                if reason is None and (self.cgroup is None or self.cgroup.mem_dir is None):
+                    rss = 0
+                    for pid in members:
+                        try:
+                            with open(f"/proc/{pid}/statm", "rb") as f:
+                                rss += int(f.read().split()[1])
+                        except (OSError, ValueError, IndexError):
+                            pass
+                    if rss > mem_limit_pages:
+                        reason = f"more than {self.limits.memory_mb} MB resident memory"
+                if reason is not None:
+                    self.violation = f"sandbox: {reason}; the bot was killed"
+                    self._kill(members)
+                    return
+                if not members and (self._proc.returncode is not None):
+                    if self.cgroup is not None:
+                        self.cgroup.remove()  # the bot is gone: no cgroup left even if close() never comes
+                    return
+            except Exception:  # the watchdog must never die noisily
+                continue
+
+    def _kill(self, members: set[int]) -> None:
+        for _ in range(20):
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if self.cgroup is not None:
+                self.cgroup.kill_all()
+            members = self._members()
+            if not members:
+                return
+            time.sleep(0.01)
+
+    def close(self) -> None:
+        """After the transport's close(): stop watching, kill leftovers in the cgroup, remove it."""
+        _live_guards.discard(self)
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+            self.cgroup.remove()
+
+
+class SandboxedTransport:
+    """Wraps a started transport: closes the guard with it, and names a sandbox kill in the error
+    the referee sees (so the fault detail says why the bot exited)."""
+
+    def __init__(self, inner: Any, guard: BotGuard) -> None:
+        self.inner = inner
+        self.guard = guard
+
+    def _explain(self, exc: Exception) -> Exception:
+        if self.guard.violation and self.guard.violation not in str(exc):
+            new = type(exc).__new__(type(exc))
+            new.__dict__.update(getattr(exc, "__dict__", {}))
+            new.args = (f"{exc} [{self.guard.violation}]",)
+            return new
+        return exc
+
+    def send(self, line: str) -> None:
+        try:
+            self.inner.send(line)
+        except Exception as exc:
+            raise self._explain(exc) from None
+
+    def send_many(self, lines: list[str]) -> None:
+        try:
+            send_many = getattr(self.inner, "send_many", None)
+            if send_many is not None:
+                send_many(lines)
+            else:
+                for line in lines:
+                    self.inner.send(line)
+        except Exception as exc:
+            raise self._explain(exc) from None
+
+    def receive(self, timeout_s: float) -> str:
+        try:
+            return self.inner.receive(timeout_s)
+        except Exception as exc:
+            raise self._explain(exc) from None
+
+    def close(self, grace_s: float | None = None) -> None:
+        try:
+            if grace_s is None:
+                self.inner.close()
+            else:
+                try:
+                    self.inner.close(grace_s=grace_s)
+                except TypeError:
+                    self.inner.close()
+        except Exception:
+            pass
+        finally:
+            try:
+                self.guard.close()
+            except Exception:
+                pass
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+
+# Registered after procs' close_all (imported by the match layer first), so it runs before it at exit;
+# close() kills what is in the cgroup anyway, then procs.close_all() reaps the transports.
+atexit.register(_close_live_guards)
+
+__all__ = ["Limits", "LIMIT_KEYS", "limits_from", "resolve_limits", "make_preexec", "describe", "BotGuard",
+           "SandboxedTransport", "network_needed", "can_unshare_net", "cgroup_available", "cleanup_stale_cgroups"]

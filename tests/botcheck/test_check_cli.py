@@ -1,0 +1,169 @@
+"""`arena bot new/check/add/list` through the CLI, the scaffolds, and the check's failure reasons."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.botcheck import check_bot
+from arena.cli import app
+from arena.manifest import content_hash, load_manifest
+
+TEST_BOTS = Path(__file__).resolve().parents[1] / "bots"
+runner = CliRunner()
+FAST = dict(games=2, move_timeout_s=0.3, startup_timeout_s=1.5, quit_wait_s=0.5)
+
+
+def run(*args: str):
+    result = runner.invoke(app, list(args))
+    assert "Traceback" not in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    # Rich wraps at the terminal width: compare on single-spaced text
+    return SimpleNamespace(exit_code=result.exit_code, output=" ".join(result.output.split()), raw=result.output)
+
+
+@pytest.mark.parametrize("lang,needs", [("python", None), ("c", "cc"), ("js", "node"), ("shell", "awk")])
+def test_scaffold_passes_check(tmp_path, lang, needs):
+    if needs and shutil.which(needs) is None:
+        pytest.skip(f"{needs} is not installed: cannot run a {lang} bot")
+    result = run("bot", "new", f"my_{lang}", "--lang", lang, "--dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / f"my_{lang}" / "bot.toml").is_file()
+    result = run("bot", "check", f"my_{lang}", "--dir", str(tmp_path), "--games", "2")
+    assert result.exit_code == 0, result.output
+    assert "FAIL" not in result.output and "all checks passed" in result.output
+    stored = json.loads((tmp_path / f"my_{lang}" / ".check.json").read_text())
+    assert stored["passed"] is True and stored["date"]
+
+
+def test_new_rejects_bad_input(tmp_path):
+    assert run("bot", "new", "ok", "--dir", str(tmp_path)).exit_code == 0
+    again = run("bot", "new", "ok", "--dir", str(tmp_path))
+    assert again.exit_code != 0 and "already exists" in again.output
+    bad = run("bot", "new", "no way", "--dir", str(tmp_path))
+    assert bad.exit_code != 0 and "not a valid bot name" in bad.output
+    long = run("bot", "new", "x" * 33, "--dir", str(tmp_path))
+    assert long.exit_code != 0 and "not a valid bot name" in long.output
+    lang = run("bot", "new", "other", "--lang", "cobol", "--dir", str(tmp_path))
+    assert lang.exit_code != 0 and "unknown language" in lang.output
+    assert not (tmp_path / "other").exists()
+
+
+def test_check_missing_bot_is_a_clear_error(tmp_path):
+    result = run("bot", "check", "nosuch", "--dir", str(tmp_path))
+    assert result.exit_code == 2 and "no bot named 'nosuch'" in result.output
+    result = run("bot", "add", str(tmp_path / "nowhere"), "--dir", str(tmp_path))
+    assert result.exit_code == 2 and "no such bot folder" in result.output
+
+
+def failed(report) -> dict[str, str]:
+    return {r.name: r.detail for r in report.results if not r.passed}
+
+
+def test_check_fails_slow_start():
+    report = check_bot(TEST_BOTS / "slow_start", **FAST)
+    assert not report.passed and "handshake" in failed(report)
+    assert "no hello within 1.5 s" in failed(report)["handshake"]
+    assert any("> hello protocol=1" in line for r in report.results for line in r.evidence_lines)
+
+
+def test_check_fails_late_answers():
+    report = check_bot(TEST_BOTS / "late", **FAST)
+    assert "answers in time" in failed(report) and "timeout" in failed(report)["answers in time"]
+    ev = next(r for r in report.results if r.name == "answers in time").evidence_lines
+    assert any(line.startswith("> fault") and "timeout" in line for line in ev)
+
+
+def test_check_fails_illegal_move():
+    report = check_bot(TEST_BOTS / "illegal", **FAST)
+    assert set(failed(report)) == {"games", "legal moves"}
+    assert failed(report)["legal moves"].startswith("illegal:")
+
+
+def test_check_fails_stdout_noise():
+    report = check_bot(TEST_BOTS / "noise", **FAST)
+    assert set(failed(report)) == {"games", "clean stdout"}
+    ev = next(r for r in report.results if r.name == "clean stdout").evidence_lines
+    assert "< debug: thinking about" in "\n".join(ev)
+
+
+def test_check_fails_no_exit_on_quit_but_leaves_nothing():
+    report = check_bot(TEST_BOTS / "no_exit", **FAST)
+    assert set(failed(report)) == {"exit on quit"}
+    assert "still running" in failed(report)["exit on quit"]
+
+
+def test_check_fails_bad_exit_code():
+    report = check_bot(TEST_BOTS / "bad_exit", **FAST)
+    assert failed(report) == {"exit on quit": "exited after quit with exit code 3"}
+
+
+def test_check_cli_shows_failure_and_exit_code_1():
+    result = run("bot", "check", str(TEST_BOTS / "noise"), "--games", "1", "--move-timeout", "0.5")
+    assert result.exit_code == 1
+    assert "FAIL clean stdout" in result.output and "< debug: thinking about" in result.output
+    assert not (TEST_BOTS / "noise" / ".check.json").exists()  # only bots in the bots dir get a record
+
+
+def test_add_registers_with_version_and_list_shows_it(tmp_path):
+    src = tmp_path / "src"
+    assert run("bot", "new", "addme", "--dir", str(src)).exit_code == 0
+    reg = tmp_path / "registry"
+    result = run("bot", "add", str(src / "addme"), "--dir", str(reg), "--games", "1")
+    assert result.exit_code == 0, result.output
+    manifest = load_manifest(reg / "addme")
+    assert len(manifest.version) == 12 and manifest.version == content_hash(manifest)
+    assert content_hash(src / "addme") == manifest.version  # the same files hash the same
+    listing = run("bot", "list", "--dir", str(reg))
+    assert listing.exit_code == 0 and "addme" in listing.output and manifest.version in listing.output
+    assert "pass" in listing.output
+
+    # a changed bot is a new version; re-adding needs --replace
+    (src / "addme" / "bot.py").write_text((src / "addme" / "bot.py").read_text() + "\n# tweak\n")
+    again = run("bot", "add", str(src / "addme"), "--dir", str(reg), "--games", "1")
+    assert again.exit_code == 2 and "--replace" in again.output
+    replaced = run("bot", "add", str(src / "addme"), "--dir", str(reg), "--games", "1", "--replace")
+    assert replaced.exit_code == 0 and "new version" in replaced.output
+    assert load_manifest(reg / "addme").version != manifest.version
+
+
+def test_add_refuses_a_failing_bot(tmp_path):
+    shutil.copytree(TEST_BOTS / "noise", tmp_path / "noise")
+    shutil.copy(TEST_BOTS / "hostile.py", tmp_path / "hostile.py")
+    result = run("bot", "add", str(tmp_path / "noise"), "--dir", str(tmp_path / "reg"), "--games", "1")
+    assert result.exit_code == 1 and "not registered" in result.output
+    assert not (tmp_path / "reg" / "hostile_noise").exists()
+
+
+def test_content_hash_ignores_build_outputs_and_check_record(tmp_path):
+    assert run("bot", "new", "hashme", "--lang", "c", "--dir", str(tmp_path)).exit_code == 0
+    folder = tmp_path / "hashme"
+    before = content_hash(folder)
+    (folder / "hashme").write_bytes(b"\x7fELF binary")  # listed in .gitignore
+    (folder / ".check.json").write_text("{}")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "x.pyc").write_bytes(b"x")
+    assert content_hash(folder) == before
+    (folder / "hashme.c").write_text((folder / "hashme.c").read_text() + "/* changed */\n")
+    assert content_hash(folder) != before
+
+
+def test_manifest_limits_and_version_keys(tmp_path):
+    from arena.manifest import ManifestError
+    from arena.sandbox import resolve_limits
+
+    folder = tmp_path / "lim"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "lim"\ncommand = ["x"]\nversion = "abc123"\n\n[limits]\naddress_space_mb = 2048\n')
+    m = load_manifest(folder)
+    assert m.version == "abc123" and dict(m.limits) == {"address_space_mb": 2048}
+    assert resolve_limits(m).address_space_mb == 2048
+    assert resolve_limits(m, {"address_space_mb": 512}).address_space_mb == 512  # the organiser wins
+    (folder / "bot.toml").write_text('name = "lim"\ncommand = ["x"]\n[limits]\nwhatever = 1\n')
+    with pytest.raises(ManifestError, match="unknown limit"):
+        load_manifest(folder)

@@ -1,0 +1,145 @@
+"""Hostile bots through the real match layer: contained, recorded as the right fault, nothing left running."""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+
+import pytest
+
+from arena.game import Rules
+from arena.manifest import load_manifest
+from arena.match import BotSettings, open_table, play_match
+from arena.referee import FaultKind, TimeLimits
+from arena.transport.procs import TOKEN_ENV
+
+from pathlib import Path
+
+TEST_BOTS = Path(__file__).resolve().parents[1] / "bots"
+
+
+def token_pids(token: str) -> list[int]:
+    needle = f"{TOKEN_ENV}={token}".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                    continue
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if needle in f.read():
+                    found.append(int(name))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def play_hostile(mode: str, *, move_timeout: float = 0.3, games: int = 1, sandbox_limits=None):
+    """Bot under test at seat 0 vs random_bot; returns (faults of seat 0, tokens, seconds)."""
+    manifests = [load_manifest(TEST_BOTS / mode), load_manifest("random_bot")]
+    limits = TimeLimits(move_timeout_s=move_timeout, startup_timeout_s=5.0)
+    settings = BotSettings(limits=limits, sandbox_limits=sandbox_limits)
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.monotonic()
+    with open_table(manifests, settings) as seats:
+        tokens = [seat.transport._proc.token for seat in seats]
+        assert seats[0].alive, seats[0].dead_reason
+        result = play_match(seats, Rules.from_options({"num_players": "2"}), 7, games=games, limits=limits)
+    elapsed = time.monotonic() - started
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert rss_after - rss_before < 200_000, f"arena memory grew by {rss_after - rss_before} KB"
+    time.sleep(0.05)
+    for token in tokens:
+        assert token_pids(token) == [], f"{mode}: processes left behind"
+    faults = [f for r in result.records for f in r.faults if f.seat == 0]
+    assert not [f for r in result.records for f in r.faults if f.seat == 1]
+    return faults, elapsed
+
+
+def kinds(faults):
+    return {f.kind for f in faults}
+
+
+def test_forker_is_killed_at_the_process_limit():
+    faults, _ = play_hostile("forker", move_timeout=3.0, sandbox_limits={"processes": 32})
+    assert faults and faults[0].kind is FaultKind.EXITED
+    assert "sandbox" in faults[0].detail and "32" in faults[0].detail
+
+
+def test_memory_hog_is_stopped_by_rlimit_as():
+    faults, _ = play_hostile("memhog", move_timeout=5.0, sandbox_limits={"address_space_mb": 512})
+    assert faults and faults[0].kind is FaultKind.EXITED
+    # the bot died of MemoryError long before 4 GB
+
+
+def test_stdout_flood_without_newline_is_overlong():
+    faults, _ = play_hostile("flood")
+    assert faults[0].kind is FaultKind.OVERLONG
+    assert kinds(faults) <= {FaultKind.OVERLONG, FaultKind.DEAD}
+
+
+def test_stdout_flood_of_lines_is_malformed_and_bounded():
+    faults, _ = play_hostile("flood_lines")
+    assert faults and kinds(faults) == {FaultKind.MALFORMED}
+
+
+def test_closed_stdout_is_exited():
+    faults, elapsed = play_hostile("close_stdout")
+    assert faults[0].kind is FaultKind.EXITED and "stdout" in faults[0].detail
+
+
+def test_grandchild_holding_the_pipe_is_found_and_killed():
+    faults, elapsed = play_hostile("grandchild", move_timeout=5.0)
+    assert faults[0].kind is FaultKind.EXITED
+    assert elapsed < 4.0  # the exit is seen without waiting out the move timeout
+
+
+def test_sigterm_ignorer_is_killed():
+    faults, elapsed = play_hostile("ignore_term")
+    assert faults == []
+    assert elapsed < 6.0
+
+
+def test_sandbox_describe_reports_what_is_in_force():
+    from arena.sandbox import Limits, describe
+
+    info = describe(Limits())
+    assert info["address_space_mb"] == 1024 and info["processes"] == 64
+    assert "process_limit_by" in info and "no_network" in info
+    if os.getuid() == 0:
+        assert "root" in info["rlimit_nproc"]
+
+
+def test_no_network_inside_the_sandbox(tmp_path):
+    from arena.sandbox import Limits, can_unshare_net, make_preexec
+    import subprocess
+    import sys
+
+    if not can_unshare_net():
+        pytest.skip("unshare(CLONE_NEWNET) not permitted here (the sandbox reports it in describe())")
+    code = "import socket; s=socket.socket(); s.settimeout(1)\ntry:\n s.connect(('1.1.1.1', 53)); print('net')\nexcept OSError as e: print('nonet', e.errno)"
+    done = subprocess.run([sys.executable, "-c", code], preexec_fn=make_preexec(Limits()), capture_output=True,
+                          text=True, timeout=10)
+    assert done.stdout.startswith("nonet"), done.stdout + done.stderr
+
+
+def test_forker_without_cgroup_is_killed_by_the_watchdog(monkeypatch):
+    import arena.sandbox as sandbox
+
+    monkeypatch.setattr(sandbox._Cgroup, "create", classmethod(lambda cls, limits: None))
+    faults, _ = play_hostile("forker", move_timeout=3.0, sandbox_limits={"processes": 40})
+    assert faults and faults[0].kind is FaultKind.EXITED
+    assert "sandbox: more than 40 processes" in faults[0].detail
+
+
+def test_cgroups_are_removed_after_the_match():
+    from arena.sandbox import CGROUP_PREFIX, CGROUP_ROOT
+
+    play_hostile("forker", move_timeout=3.0, sandbox_limits={"processes": 32})
+    mine = f"{CGROUP_PREFIX}{os.getpid()}-"
+    left = [p for base in (CGROUP_ROOT, CGROUP_ROOT / "pids", CGROUP_ROOT / "memory") if base.is_dir()
+            for p in base.glob(f"{mine}*")]
+    assert left == []

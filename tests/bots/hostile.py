@@ -1,0 +1,125 @@
+"""Misbehaving test bots for arena/botcheck.py and arena/sandbox.py tests: `hostile.py MODE`.
+
+Every mode plays legal moves (the first listed) except where its misbehaviour says otherwise.
+Everything a mode does is bounded (at most 300 children, at most 4 GB asked for) so that even an
+uncontained run cannot take a shared machine down.
+"""
+
+import os
+import signal
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "good"
+MAX_CHILDREN = 300
+
+
+def out(text):
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def forever():
+    deadline = time.time() + 120  # bounded even if nobody kills us
+    while time.time() < deadline:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def fork_children():
+    made = refused = 0
+    for _ in range(MAX_CHILDREN):
+        try:
+            pid = os.fork()
+        except OSError:
+            refused += 1
+            continue
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        made += 1
+    print(f"forker: {made} children, {refused} forks refused", file=sys.stderr, flush=True)
+
+
+def hog_memory():
+    chunks = []
+    for i in range(64):  # 64 x 64 MB = 4 GB
+        chunk = bytearray(64 << 20)
+        chunk[::4096] = b"x" * len(chunk[::4096])  # touch every page
+        chunks.append(chunk)
+        print(f"memhog: {(i + 1) * 64} MB", file=sys.stderr, flush=True)
+
+
+def grandchild():
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            forever()  # holds stdout/stdin open, in its own session
+        os._exit(0)
+    os.wait()
+    os._exit(0)  # the bot itself leaves; its grandchild keeps the pipe
+
+
+def illegal_move(moves):
+    for cand in ("pickup", "draw", "chance", "2c", "3c", "4c", "5c", "6c", "7c", "8c", "Kd", "Ks"):
+        if cand not in moves:
+            return cand
+    return "Xx"
+
+
+def main():
+    if MODE == "slow_start":
+        time.sleep(3)
+    if MODE == "ignore_term":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    requests = 0
+    for line in sys.stdin:
+        t = line.split()
+        if not t:
+            continue
+        if t[0] == "hello":
+            if MODE == "hello_noise":
+                out("Loading model...")
+            out("hello name=hostile_" + MODE)
+            if MODE == "close_stdout":
+                os.close(1)
+                forever()
+        elif t[0] == "request":
+            requests += 1
+            rid, moves = t[1], t[3:3 + int(t[2])]
+            move = moves[0]
+            if MODE == "forker" and requests == 1:
+                fork_children()
+                time.sleep(1.5)  # the watchdog acts before this answer
+            elif MODE == "memhog" and requests == 1:
+                hog_memory()
+            elif MODE == "flood" and requests == 1:
+                block = "x" * 65536
+                for _ in range(100_000):  # ~6.5 GB if nobody stops reading; the pipe blocks us
+                    sys.stdout.write(block)
+                forever()
+            elif MODE == "flood_lines" and requests == 1:
+                for _ in range(1_000_000):
+                    sys.stdout.write("noise noise noise\n")
+                forever()
+            elif MODE == "grandchild" and requests == 1:
+                grandchild()
+            elif MODE == "noise" and requests == 2:
+                out("debug: thinking about " + move)
+            elif MODE == "late" and requests in (2, 3):
+                time.sleep(0.6)
+            elif MODE == "illegal" and requests == 2:
+                move = illegal_move(moves)
+            out(f"move {rid} {move}")
+        elif t[0] == "quit":
+            if MODE in ("no_exit", "ignore_term"):
+                forever()
+            if MODE == "bad_exit":
+                sys.exit(3)
+            break
+    if MODE == "ignore_term":
+        forever()
+
+
+if __name__ == "__main__":
+    main()
