@@ -1,0 +1,98 @@
+"""Replays of stored games for `arena replay`: as the referee saw it, or as one seat saw it.
+
+The transcript is replayed move by move with the engine. The referee's view shows
+every starting hand, every public event and, for draws, the card drawn. A seat's view
+shows only what that seat may know (R8-R10): its own hand whenever it changes (read
+from `game.view(seat)`, so the engine's own hiding rules apply) and the public events;
+never another seat's hand, never a card another seat drew.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from arena.game import EventKind, Game, pretty_card
+from arena.report import describe_event
+
+
+def _cards(cards: Sequence[int]) -> str:
+    return " ".join(pretty_card(c) for c in cards) if cards else "(none)"
+
+
+def _label(names: Sequence[str], seat: int) -> str:
+    return f"seat {seat} ({names[seat]})"
+
+
+def replay_lines(row, seat: int | None = None) -> list[str]:
+    """Text lines of one stored game (`GameRow`); `seat` None for the referee's view."""
+    transcript = row.transcript
+    names = list(row.bots)
+    n = len(names)
+    if seat is not None and not 0 <= seat < n:
+        raise ValueError(f"seat must be 0 to {n - 1}, not {seat}")
+    game = Game.new(transcript.rules, transcript.seed, transcript.dealer)
+    view_name = "referee's view" if seat is None else f"as seen by {_label(names, seat)}"
+    lines = [
+        f"game {row.key} (#{row.id}), {view_name}",
+        "seats: " + ", ".join(f"{s} {name}" for s, name in enumerate(names)),
+        f"seed {transcript.seed}, dealer seat {transcript.dealer} ({names[transcript.dealer]})",
+    ]
+    options = transcript.rules.changed_options()
+    if options:
+        lines.append("rules: " + ", ".join(f"{k}={v}" for k, v in sorted(options.items())))
+    if seat is None:
+        lines.append("starting hands:")
+        for s in range(n):
+            lines.append(f"  {_label(names, s)}: {_cards(game.sorted_hand(s))}")
+        if game.stock:
+            lines.append(f"  stock ({len(game.stock)} cards), top first: {_cards(game.stock[::-1])}")
+        if game.set_aside:
+            lines.append(f"  set aside: {_cards(game.set_aside)}")
+        hands = [set(h) for h in game.hands]
+    else:
+        hand = game.view(seat).hand
+        lines.append(f"your hand: {_cards(hand)}")
+    shown = 0
+
+    def emit() -> None:
+        nonlocal shown, hand, hands
+        new = game.events[shown:]
+        shown = len(game.events)
+        for event in new:
+            lines.append(describe_event(event, names))
+            if seat is None and event.kind in (EventKind.DRAW, EventKind.TRUMP) and event.seat is not None:
+                s = event.seat
+                gained = set(game.hands[s]) - hands[s]
+                if event.kind is EventKind.TRUMP and game.trump_card is not None:
+                    lines.append(f"    (the trump card is {pretty_card(game.trump_card)})")
+                elif gained:
+                    lines.append(f"    (drew {_cards(sorted(gained))})")
+        if seat is None:
+            hands = [set(h) for h in game.hands]
+        else:
+            now = game.view(seat).hand
+            if now != hand:
+                hand = now
+                lines.append(f"  your hand: {_cards(hand)}")
+
+    hand = () if seat is None else hand
+    hands = [] if seat is not None else hands
+    emit()
+    for move in transcript.moves:
+        game.apply(move)
+        emit()
+    if transcript.forfeited_seat is not None:
+        lines.append(f"{_label(names, transcript.forfeited_seat)} forfeits: {transcript.forfeit_reason or 'fault'}")
+        game.forfeit(transcript.forfeited_seat, transcript.forfeit_reason)
+        emit()
+    outcome = game.outcome
+    if outcome is None:
+        lines.append("the transcript ends before the game does")
+        return lines
+    lines.append("result: " + " > ".join(names[s] for s in outcome.finishing_order)
+                 + f" ({outcome.reason.value}); skitgubbe: {names[outcome.skitgubbe]}")
+    if row.points:
+        lines.append("points: " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(row.points)))
+    for fault in row.faults:
+        lines.append(f"fault: {_label(names, fault['seat'])} {fault['kind']} at move {fault['move']}: {fault['detail']}")
+    return lines

@@ -1,0 +1,185 @@
+"""Standings exports: Markdown, JSON, CSV and one self-contained HTML page (inline CSS and SVG, no scripts)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from html import escape
+
+from arena.standings import BotStanding, Standings
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+
+
+def _num(x: float) -> float | None:
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def _ci_text(b: BotStanding) -> str:
+    if math.isnan(b.ci95_low):
+        return f"{b.points_per_game:.2f} ± n/a"
+    return f"{b.points_per_game:.2f} ± {b.ci95_half_width:.2f}"
+
+
+def _md_cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(standings: Standings, title: str = "Standings") -> str:
+    lines = [f"# {_md_cell(title)}", "", f"{standings.games} games.", "",
+             "| # | bot | games | points | pts/game ± 95% CI | wins | skitgubbe | faults |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for b in standings.bots:
+        lines.append(f"| {b.rank} | {_md_cell(b.bot)} | {b.games} | {b.points} | {_ci_text(b)} | {b.wins} | {b.skitgubbe} | {b.faults} |")
+    names = [b.bot for b in standings.bots]
+    if standings.head_to_head:
+        lines += ["", "## Head to head", "", "Row bot finished ahead of column bot in this many of their games together.", "",
+                  "| bot | " + " | ".join(_md_cell(n) for n in names) + " |", "|---|" + "---:|" * len(names)]
+        for a in names:
+            cells = []
+            for c in names:
+                together, ahead = standings.head_to_head.get((a, c), (0, 0))
+                cells.append("-" if a == c or not together else f"{ahead}/{together}")
+            lines.append(f"| {_md_cell(a)} | " + " | ".join(cells) + " |")
+    if standings.places_by_seat:
+        n = len(standings.places_by_seat[0])
+        lines += ["", "## Finishing places by seat", "", "| seat | " + " | ".join(f"place {p}" for p in range(1, n + 1)) + " |",
+                  "|---:|" + "---:|" * n]
+        for seat, counts in enumerate(standings.places_by_seat):
+            lines.append(f"| {seat} | " + " | ".join(str(c) for c in counts) + " |")
+    if standings.faults_by_kind:
+        lines += ["", "## Faults by kind", ""] + [f"- {_md_cell(k)}: {v}" for k, v in standings.faults_by_kind.items()]
+    return "\n".join(lines) + "\n"
+
+
+def to_dict(standings: Standings) -> dict:
+    return {
+        "games": standings.games,
+        "bots": [
+            {
+                "rank": b.rank, "bot": b.bot, "version": b.version, "games": b.games, "points": b.points,
+                "points_per_game": b.points_per_game, "ci95_low": _num(b.ci95_low), "ci95_high": _num(b.ci95_high),
+                "deal_sets": b.deal_sets, "wins": b.wins, "skitgubbe": b.skitgubbe, "faults": b.faults,
+                "faults_by_kind": b.faults_by_kind, "places": list(b.places),
+            }
+            for b in standings.bots
+        ],
+        "head_to_head": [
+            {"bot": a, "opponent": c, "games": together, "ahead": ahead}
+            for (a, c), (together, ahead) in standings.head_to_head.items()
+        ],
+        "places_by_seat": [list(row) for row in standings.places_by_seat],
+        "faults_by_kind": standings.faults_by_kind,
+        "timeline": [{"games": index, "points": points} for index, points in standings.timeline],
+    }
+
+
+def to_json(standings: Standings) -> str:
+    return json.dumps(to_dict(standings), indent=2, allow_nan=False)
+
+
+CSV_FIELDS = ("rank", "bot", "version", "games", "points", "points_per_game", "ci95_low", "ci95_high", "deal_sets",
+              "wins", "skitgubbe", "faults", "places", "faults_by_kind")
+
+
+def to_csv(standings: Standings) -> str:
+    """One row per bot; `places` as "a;b;c" (counts of places 1..n), `faults_by_kind` as "kind=count;..."."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for b in standings.bots:
+        writer.writerow([
+            b.rank, b.bot, b.version, b.games, b.points, f"{b.points_per_game:.6f}",
+            "" if math.isnan(b.ci95_low) else f"{b.ci95_low:.6f}", "" if math.isnan(b.ci95_high) else f"{b.ci95_high:.6f}",
+            b.deal_sets, b.wins, b.skitgubbe, b.faults, ";".join(map(str, b.places)),
+            ";".join(f"{k}={v}" for k, v in b.faults_by_kind.items()),
+        ])
+    return out.getvalue()
+
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.7em; }
+th { background: #f0f0f0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+svg text { font-size: 12px; font-family: inherit; }
+"""
+
+
+def _svg_chart(standings: Standings, width: int = 820, height: int = 380) -> str:
+    left, right, top, bottom = 60, 170, 20, 40
+    plot_w, plot_h = width - left - right, height - top - bottom
+    timeline = [(0, {})] + list(standings.timeline)
+    names = [b.bot for b in standings.bots if b.games]
+    max_x = max(index for index, _ in timeline) or 1
+    values = [points.get(n, 0) for _, points in timeline for n in names] or [0]
+    lo, hi = min(0, min(values)), max(0, max(values))
+    if hi == lo:
+        hi = lo + 1
+
+    def x(i: float) -> float:
+        return left + plot_w * i / max_x
+
+    def y(v: float) -> float:
+        return top + plot_h * (hi - v) / (hi - lo)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+             f'role="img" aria-label="cumulative points over the tournament">',
+             f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#999"/>',
+             f'<line x1="{left}" y1="{y(0):.1f}" x2="{left + plot_w}" y2="{y(0):.1f}" stroke="#ccc"/>',
+             f'<text x="{left - 5}" y="{y(hi) + 4:.1f}" text-anchor="end">{hi}</text>',
+             f'<text x="{left - 5}" y="{y(lo) + 4:.1f}" text-anchor="end">{lo}</text>',
+             f'<text x="{left}" y="{height - 15}">0</text>',
+             f'<text x="{left + plot_w}" y="{height - 15}" text-anchor="end">{max_x} games</text>']
+    for i, name in enumerate(names):
+        color = PALETTE[i % len(PALETTE)]
+        pts = " ".join(f"{x(index):.1f},{y(points.get(name, 0)):.1f}" for index, points in timeline)
+        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{pts}"><title>{escape(name)}</title></polyline>')
+        ly = top + 10 + 18 * i
+        parts.append(f'<rect x="{left + plot_w + 15}" y="{ly - 9}" width="12" height="12" fill="{color}"/>'
+                     f'<text x="{left + plot_w + 32}" y="{ly + 1}">{escape(name)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def to_html(standings: Standings, title: str = "Standings") -> str:
+    """One self-contained HTML page: standings, head to head, places by seat, faults, and an SVG chart."""
+    t = escape(title)
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{t}</title>",
+           f"<style>{_CSS}</style></head><body>", f"<h1>{t}</h1>", f"<p>{standings.games} games.</p>",
+           '<table class="standings"><thead><tr><th>#</th><th>bot</th><th>version</th><th>games</th><th>points</th>'
+           "<th>pts/game ± 95% CI</th><th>wins</th><th>skitgubbe</th><th>faults</th></tr></thead><tbody>"]
+    for b in standings.bots:
+        out.append(f'<tr><td class="num">{b.rank}</td><td>{escape(b.bot)}</td><td>{escape(b.version)}</td>'
+                   f'<td class="num">{b.games}</td><td class="num">{b.points}</td><td class="num">{escape(_ci_text(b))}</td>'
+                   f'<td class="num">{b.wins}</td><td class="num">{b.skitgubbe}</td><td class="num">{b.faults}</td></tr>')
+    out.append("</tbody></table>")
+    out.append("<h2>Cumulative points</h2>")
+    out.append(_svg_chart(standings))
+    names = [b.bot for b in standings.bots]
+    out.append("<h2>Head to head</h2><p>Row bot finished ahead of column bot in this many of their games together.</p>")
+    out.append('<table class="head-to-head"><thead><tr><th>bot</th>' + "".join(f"<th>{escape(n)}</th>" for n in names) + "</tr></thead><tbody>")
+    for a in names:
+        cells = []
+        for c in names:
+            together, ahead = standings.head_to_head.get((a, c), (0, 0))
+            cells.append('<td class="num">' + ("-" if a == c or not together else f"{ahead}/{together}") + "</td>")
+        out.append(f"<tr><th>{escape(a)}</th>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    if standings.places_by_seat:
+        n = len(standings.places_by_seat[0])
+        out.append("<h2>Finishing places by seat</h2><table><thead><tr><th>seat</th>"
+                   + "".join(f"<th>place {p}</th>" for p in range(1, n + 1)) + "</tr></thead><tbody>")
+        for seat, counts in enumerate(standings.places_by_seat):
+            out.append(f'<tr><td class="num">{seat}</td>' + "".join(f'<td class="num">{c}</td>' for c in counts) + "</tr>")
+        out.append("</tbody></table>")
+    if standings.faults_by_kind:
+        out.append("<h2>Faults by kind</h2><table><thead><tr><th>kind</th><th>count</th></tr></thead><tbody>")
+        for kind, count in standings.faults_by_kind.items():
+            out.append(f'<tr><td>{escape(kind)}</td><td class="num">{count}</td></tr>')
+        out.append("</tbody></table>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,97 @@
+"""Rich renderings of standings: the leaderboard, head-to-head, places by seat, faults by kind."""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console, Group
+from rich.table import Table
+
+from arena.standings import BotStanding, Standings
+
+
+def format_ci(b: BotStanding) -> str:
+    """Points per game with its 95% half-width, e.g. "1.23 ± 0.08" ("± n/a" with < 2 deal sets)."""
+    if math.isnan(b.ci95_low) or math.isnan(b.ci95_high):
+        return f"{b.points_per_game:.2f} ± n/a"
+    return f"{b.points_per_game:.2f} ± {b.ci95_half_width:.2f}"
+
+
+def place_name(place: int, n: int) -> str:
+    if place == n:
+        return "skitgubbe"
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') } out"
+
+
+def leaderboard_renderable(standings: Standings, title: str = "Standings") -> Table:
+    """The leaderboard as a Rich Table (also used by the live display during a run)."""
+    table = Table(title=f"{title} ({standings.games} games)")
+    table.add_column("#", justify="right")
+    table.add_column("bot")
+    table.add_column("games", justify="right")
+    table.add_column("points", justify="right")
+    table.add_column("pts/game ± 95% CI", justify="right")
+    table.add_column("wins", justify="right")
+    table.add_column("skitgubbe", justify="right")
+    table.add_column("faults", justify="right")
+    for b in standings.bots:
+        name = b.bot + (f" ({b.version})" if b.version else "")
+        table.add_row(str(b.rank), name, str(b.games), str(b.points), format_ci(b), str(b.wins), str(b.skitgubbe),
+                      str(b.faults), style="red" if b.faults else None)
+    return table
+
+
+def render_standings_table(standings: Standings, console: Console, title: str = "Standings") -> None:
+    console.print(leaderboard_renderable(standings, title))
+
+
+def head_to_head_renderable(standings: Standings) -> Table:
+    """Row bot vs column bot: share of their common games in which the row bot finished ahead."""
+    names = [b.bot for b in standings.bots]
+    table = Table(title="Head to head: row finished ahead of column (share of games together)")
+    table.add_column("bot")
+    for name in names:
+        table.add_column(name, justify="right")
+    for a in names:
+        cells = []
+        for b in names:
+            together, ahead = standings.head_to_head.get((a, b), (0, 0))
+            cells.append("-" if a == b or not together else f"{100 * ahead / together:.0f}% of {together}")
+        table.add_row(a, *cells)
+    return table
+
+
+def places_by_seat_renderable(standings: Standings) -> Table:
+    n = max((len(row) for row in standings.places_by_seat), default=0)
+    table = Table(title="Finishing places by seat")
+    table.add_column("seat", justify="right")
+    for place in range(1, n + 1):
+        table.add_column(place_name(place, n), justify="right")
+    for seat, counts in enumerate(standings.places_by_seat):
+        table.add_row(str(seat), *(str(c) for c in counts))
+    return table
+
+
+def faults_renderable(standings: Standings) -> Table:
+    kinds = sorted(standings.faults_by_kind)
+    table = Table(title="Faults by kind")
+    table.add_column("bot")
+    for kind in kinds:
+        table.add_column(kind, justify="right")
+    table.add_column("total", justify="right")
+    for b in standings.bots:
+        table.add_row(b.bot, *(str(b.faults_by_kind.get(k, 0)) for k in kinds), str(b.faults))
+    table.add_row("all", *(str(standings.faults_by_kind[k]) for k in kinds), str(sum(standings.faults_by_kind.values())))
+    return table
+
+
+def details_renderable(standings: Standings) -> Group:
+    parts = [head_to_head_renderable(standings), places_by_seat_renderable(standings)]
+    if standings.faults_by_kind:
+        parts.append(faults_renderable(standings))
+    return Group(*parts)
+
+
+def render_standings_details(standings: Standings, console: Console) -> None:
+    """Head-to-head, places by seat and (when any) faults by kind."""
+    console.print(details_renderable(standings))

@@ -1,0 +1,275 @@
+"""Standings: pure functions of stored games (a `ResultStore`, or `GameRow`s for tests).
+
+Ranking. Bots are ranked by cumulative points (more is better; every scoring of the
+rules is "more is better"). Ties are broken, in order, by:
+
+1. points per game (higher first),
+2. wins, i.e. games finished first out (more first),
+3. times skitgubbe, i.e. finished last (fewer first),
+4. faults (fewer first),
+5. name (alphabetical), so the order is total and stable.
+
+Confidence interval. Duplicate play makes the games of one deal (same table, same
+deal number: every seating of the same cards) strongly dependent, so the unit of
+sampling is the *deal set*: for each bot, take its mean points per game within each
+deal set it played (x_1..x_k), then the 95% interval of their mean:
+``mean(x) ± t(0.975, k-1) · s / √k`` with s the sample standard deviation of x; t comes
+from a table for k <= 30 and is the normal 1.96 for k > 30. The interval is centred on
+the mean of deal-set means, which equals points per game once all deal sets are
+complete. With fewer than two deal sets there is no spread to estimate: the interval is
+(NaN, NaN) (reports show "n/a", JSON writes null).
+
+`compute_standings(store)` aggregates in SQL (fast on a million games);
+`standings_from_rows(rows)` does the same maths in Python; both end in `_finish`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+# two-sided 95% t quantiles t(0.975, df) for df = 1..29 (k = 2..30 deal sets)
+T975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+    2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
+)
+TIMELINE_POINTS = 200
+
+
+def t975(k: int) -> float:
+    """The t multiplier for a mean over k deal sets (df = k - 1); 1.96 for k > 30."""
+    if k < 2:
+        return math.nan
+    return T975[k - 2] if k <= 30 else 1.96
+
+
+@dataclass(frozen=True)
+class BotStanding:
+    rank: int
+    bot: str
+    games: int
+    points: int
+    points_per_game: float
+    ci95_low: float
+    ci95_high: float
+    wins: int  # games finished first out
+    skitgubbe: int  # games finished last
+    faults: int
+    faults_by_kind: dict[str, int]
+    places: tuple[int, ...]  # count of finishing places 1..n
+    version: str = ""
+    deal_sets: int = 0  # k, the number of deal sets behind the interval
+
+    @property
+    def ci95_half_width(self) -> float:
+        return (self.ci95_high - self.ci95_low) / 2
+
+
+@dataclass(frozen=True)
+class Standings:
+    bots: tuple[BotStanding, ...]  # ranked
+    head_to_head: dict[tuple[str, str], tuple[int, int]]  # (a, b) -> (games together, games a finished ahead of b)
+    places_by_seat: tuple[tuple[int, ...], ...]  # [seat][place - 1] -> count
+    faults_by_kind: dict[str, int]
+    games: int
+    timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)  # (games so far, cumulative points by bot)
+
+    def bot(self, name: str) -> BotStanding:
+        for b in self.bots:
+            if b.bot == name:
+                return b
+        raise KeyError(name)
+
+
+@dataclass
+class _BotAgg:
+    games: int = 0
+    points: int = 0
+    wins: int = 0
+    skitgubbe: int = 0
+    faults: int = 0
+    places: list[int] = field(default_factory=lambda: [0] * 5)
+    # deal-set means: count, sum, sum of squares
+    k: int = 0
+    s1: float = 0.0
+    s2: float = 0.0
+    faults_by_kind: dict[str, int] = field(default_factory=dict)
+    version: str = ""
+
+
+@dataclass
+class _Agg:
+    bots: dict[str, _BotAgg] = field(default_factory=dict)
+    h2h: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    places_by_seat: list[list[int]] = field(default_factory=list)
+    faults_by_kind: dict[str, int] = field(default_factory=dict)
+    games: int = 0
+    n: int = 0  # the largest table seen
+    timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)
+
+    def bot(self, name: str) -> _BotAgg:
+        agg = self.bots.get(name)
+        if agg is None:
+            agg = self.bots[name] = _BotAgg()
+        return agg
+
+    def add_order(self, bots: Sequence[str], order: Sequence[int], count: int) -> None:
+        """`count` games with these bots by seat and this finishing order: head-to-head, places by seat."""
+        n = len(bots)
+        while len(self.places_by_seat) < n:
+            self.places_by_seat.append([0] * 5)
+        for i, seat in enumerate(order):
+            self.places_by_seat[seat][i] += count
+            a = bots[seat]
+            for later in order[i + 1:]:
+                b = bots[later]
+                ab = self.h2h.setdefault((a, b), [0, 0])
+                ab[0] += count
+                ab[1] += count
+                self.h2h.setdefault((b, a), [0, 0])[0] += count
+
+
+def _sample_positions(total: int) -> list[int]:
+    """Game counts (1-based) at which the timeline is sampled: at most ~TIMELINE_POINTS, always the last."""
+    if total == 0:
+        return []
+    step = max(1, math.ceil(total / TIMELINE_POINTS))
+    positions = list(range(step, total + 1, step))
+    if positions[-1] != total:
+        positions.append(total)
+    return positions
+
+
+def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None) -> Standings:
+    """Standings from `GameRow`-like objects (fields table, deal, bots, finishing_order, points, faults, extra)."""
+    rows = list(rows)
+    agg = _Agg(games=len(rows))
+    deal_sets: dict[tuple[str, int, int], list[float]] = {}  # (bot, table, deal) -> [points sum, games]
+    positions = set(_sample_positions(len(rows)))
+    cumulative: dict[str, int] = {}
+    for index, row in enumerate(rows, start=1):
+        bots, order, points = row.bots, row.finishing_order, row.points
+        n = len(bots)
+        agg.n = max(agg.n, n)
+        fault_count = [0] * n
+        for f in row.faults:
+            fault_count[f["seat"]] += 1
+            kind = f["kind"]
+            agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + 1
+            per_bot = agg.bot(bots[f["seat"]]).faults_by_kind
+            per_bot[kind] = per_bot.get(kind, 0) + 1
+        for place, seat in enumerate(order, start=1):
+            b = agg.bot(bots[seat])
+            b.games += 1
+            b.points += points[seat]
+            b.places[place - 1] += 1
+            b.wins += place == 1
+            b.skitgubbe += place == n
+            b.faults += fault_count[seat]
+            cumulative[bots[seat]] = cumulative.get(bots[seat], 0) + points[seat]
+            ds = deal_sets.setdefault((bots[seat], row.table, row.deal), [0.0, 0])
+            ds[0] += points[seat]
+            ds[1] += 1
+        agg.add_order(bots, order, 1)
+        versions = (getattr(row, "extra", None) or {}).get("versions") or {}
+        for name, version in versions.items():
+            if name in agg.bots:
+                agg.bots[name].version = str(version)
+        if index in positions:
+            agg.timeline.append((index, dict(cumulative)))
+    for (name, _table, _deal), (total, games) in deal_sets.items():
+        b = agg.bots[name]
+        mean = total / games
+        b.k += 1
+        b.s1 += mean
+        b.s2 += mean * mean
+    return _finish(agg, entries)
+
+
+def compute_standings(store, entries: Sequence[str] | None = None) -> Standings:
+    """Standings of every game in `store` (a `ResultStore`), aggregated in SQL in one read snapshot."""
+    agg = _Agg()
+    place_sums = ", ".join(f"SUM(s.place = {p})" for p in range(1, 6))
+    with store.reading() as db:
+        names = dict(db.execute("SELECT id, name FROM bots"))
+        ids = [r[0] for r in db.execute("SELECT id FROM games ORDER BY id")]
+        agg.games = len(ids)
+        for bot, games, points, faults, wins, skitgubbe, p1, p2, p3, p4, p5, max_place in db.execute(
+            f"SELECT s.bot, COUNT(*), SUM(s.points), SUM(s.faults), SUM(s.place = 1), SUM(s.skitgubbe), {place_sums}, "
+            "MAX(s.place) FROM seat_results s GROUP BY s.bot"
+        ):
+            b = agg.bot(names[bot])
+            b.games, b.points, b.faults, b.wins, b.skitgubbe = games, points, faults, wins, skitgubbe
+            b.places = [p1, p2, p3, p4, p5]
+            agg.n = max(agg.n, max_place)
+        for bot, k, s1, s2 in db.execute(
+            "SELECT bot, COUNT(*), SUM(m), SUM(m * m) FROM "
+            "(SELECT bot, AVG(points) AS m FROM seat_results GROUP BY bot, table_no, deal) GROUP BY bot"
+        ):
+            b = agg.bot(names[bot])
+            b.k, b.s1, b.s2 = k, s1, s2
+        for bots, order, count in db.execute("SELECT bots, finishing_order, COUNT(*) FROM games GROUP BY bots, finishing_order"):
+            agg.add_order(bots.split(","), [int(x) for x in order.split(",")], count)
+        for bot, kind, count in db.execute("SELECT bot, kind, COUNT(*) FROM faults GROUP BY bot, kind"):
+            b = agg.bot(names[bot])
+            b.faults_by_kind[kind] = count
+            agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + count
+        last_extra = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        # timeline: points per bot in each id range between sample positions (range scans of the primary key)
+        bot_ids = [bid for bid in names if names[bid] in agg.bots]
+        cumulative = {names[bid]: 0 for bid in bot_ids}
+        low = 0
+        query = "SELECT SUM(points) FROM seat_results WHERE bot = ? AND game_id > ? AND game_id <= ?"
+        for position in _sample_positions(len(ids)):
+            high = ids[position - 1]
+            for bid in bot_ids:
+                got = db.execute(query, (bid, low, high)).fetchone()[0]
+                if got:
+                    cumulative[names[bid]] += got
+            agg.timeline.append((position, dict(cumulative)))
+            low = high
+    if last_extra is not None:
+        versions = json.loads(last_extra[0]).get("versions") or {}
+        for name, version in versions.items():
+            if name in agg.bots:
+                agg.bots[name].version = str(version)
+    return _finish(agg, entries)
+
+
+def _finish(agg: _Agg, entries: Sequence[str] | None) -> Standings:
+    n = agg.n or 3  # places tuple length: the table size (3 before any game)
+    played = sorted(name for name, b in agg.bots.items() if b.games)
+    timeline = [(index, {name: cum.get(name, 0) for name in played}) for index, cum in agg.timeline]
+    for name in entries or ():
+        agg.bot(name)
+    standings = []
+    for name, b in agg.bots.items():
+        ppg = b.points / b.games if b.games else 0.0
+        if b.k >= 2:
+            mean = b.s1 / b.k
+            var = max(0.0, (b.s2 - b.s1 * b.s1 / b.k) / (b.k - 1))
+            half = t975(b.k) * math.sqrt(var / b.k)
+            low, high = mean - half, mean + half
+        else:
+            low = high = math.nan
+        standings.append(
+            BotStanding(
+                rank=0, bot=name, games=b.games, points=b.points, points_per_game=ppg, ci95_low=low, ci95_high=high,
+                wins=b.wins, skitgubbe=b.skitgubbe, faults=b.faults, faults_by_kind=dict(sorted(b.faults_by_kind.items())),
+                places=tuple(b.places[:n]), version=b.version, deal_sets=b.k,
+            )
+        )
+    standings.sort(key=lambda s: (-s.points, -s.points_per_game, -s.wins, s.skitgubbe, s.faults, s.bot))
+    ranked = tuple(
+        BotStanding(**{**s.__dict__, "rank": i}) for i, s in enumerate(standings, start=1)
+    )
+    return Standings(
+        bots=ranked,
+        head_to_head={pair: (v[0], v[1]) for pair, v in sorted(agg.h2h.items())},
+        places_by_seat=tuple(tuple(row[:n]) for row in agg.places_by_seat),
+        faults_by_kind=dict(sorted(agg.faults_by_kind.items())),
+        games=agg.games,
+        timeline=timeline,
+    )

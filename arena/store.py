@@ -1,0 +1,391 @@
+"""The results journal: one SQLite row per finished game, committed one game per transaction.
+
+Durability. The database runs in WAL journal mode with ``synchronous = FULL``: a game
+counts as done only once its row is committed, and FULL makes each commit reach the
+disk (an fsync of the WAL) before `add_game` returns, so a committed game survives even
+a power cut or an OS crash, not just a crash of the arena (NORMAL would already be safe
+against SIGKILL of the process, but could lose the last commits on power loss). The
+cost, one fsync per game, is small next to the time bots take to play a game. SQLite's
+WAL makes every transaction atomic: a writer killed with SIGKILL at any moment leaves
+the database intact and loses at most the game it was writing, which is played again
+on resume (its key is not in `done_keys`).
+
+Readers. Another process may open the same file while a run is writing (standings or
+replays during a run): WAL lets readers and the single writer work at once, every read
+here is a short transaction, and a busy timeout covers the moments of a checkpoint.
+
+Schema (version 1):
+
+* ``games``: one row per game, everything but the transcript (kept small so that scans
+  stay fast); ``key`` is the `GameSpec.key` and is UNIQUE, so a game is never stored twice.
+* ``transcripts(game_id, data)``: the zlib-compressed transcript text.
+* ``seat_results``: one row per (game, seat), clustered by (bot, game) for the standings'
+  aggregates; ``bot`` is an id into ``bots(id, name)``. Covering index on
+  (bot, table_no, deal, points) for the per-deal-set means; index games(bots,
+  finishing_order) for head-to-head and places by seat.
+* ``faults``: one row per fault, for counts by kind.
+* ``meta(key, value)``: schema version and the tournament fingerprint (JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from arena.game import Transcript
+from arena.referee import GameRecord
+from arena.schedule import GameSpec
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    table_no INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    seating INTEGER NOT NULL,
+    bots TEXT NOT NULL,             -- names by seat, comma-separated
+    seed INTEGER NOT NULL,
+    dealer INTEGER NOT NULL,
+    finishing_order TEXT NOT NULL,  -- seats, first out first, comma-separated
+    skitgubbe INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    points TEXT NOT NULL,           -- per seat, comma-separated
+    moves INTEGER NOT NULL,
+    faults TEXT NOT NULL,           -- JSON list of {seat, kind, detail, move}
+    think_mean_ms TEXT NOT NULL,    -- per seat, comma-separated
+    think_max_ms TEXT NOT NULL,
+    extra TEXT NOT NULL,            -- JSON object (limits in force, bot versions, ...)
+    finished_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS games_orders ON games (bots, finishing_order);
+CREATE TABLE IF NOT EXISTS transcripts (game_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS seat_results (
+    bot INTEGER NOT NULL,
+    game_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    points INTEGER NOT NULL,
+    place INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    skitgubbe INTEGER NOT NULL,     -- 1 when this seat finished last
+    PRIMARY KEY (bot, game_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS seat_results_deal ON seat_results (bot, table_no, deal, points);
+CREATE TABLE IF NOT EXISTS faults (
+    game_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    bot INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    move INTEGER NOT NULL
+);
+"""
+
+_GAME_COLUMNS = (
+    "id, key, table_no, deal, seating, bots, seed, dealer, finishing_order, skitgubbe, reason, points, "
+    "moves, faults, think_mean_ms, think_max_ms, extra, finished_at"
+)
+
+
+class StoreError(Exception):
+    """A results database that cannot be used as asked (incompatible run, missing game, bad file)."""
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(",")) if text else ()
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    return tuple(float(x) for x in text.split(",")) if text else ()
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One stored game, decoded. ``transcript`` is decoded from ``transcript_data`` on first use."""
+
+    id: int
+    key: str
+    table: int
+    deal: int
+    bots: tuple[str, ...]
+    finishing_order: tuple[int, ...]
+    points: tuple[int, ...]
+    seating: int = 0
+    seed: int = 0
+    dealer: int = 0
+    reason: str = "normal"
+    moves: int = 0
+    faults: tuple[dict, ...] = ()  # {"seat", "kind", "detail", "move"}
+    think_mean_ms: tuple[float, ...] = ()
+    think_max_ms: tuple[float, ...] = ()
+    extra: dict = field(default_factory=dict)
+    finished_at: float = 0.0
+    transcript_data: bytes = field(default=b"", repr=False)
+
+    @property
+    def skitgubbe(self) -> int:
+        return self.finishing_order[-1]
+
+    def place_of(self, seat: int) -> int:
+        return self.finishing_order.index(seat) + 1
+
+    @property
+    def transcript(self) -> Transcript:
+        cached = self.__dict__.get("_transcript")
+        if cached is None:
+            if not self.transcript_data:
+                raise StoreError(f"game {self.key} has no stored transcript")
+            cached = Transcript.from_text(zlib.decompress(self.transcript_data).decode("utf-8"))
+            self.__dict__["_transcript"] = cached
+        return cached
+
+
+def compress_transcript(transcript: Transcript) -> bytes:
+    return zlib.compress(transcript.to_text().encode("utf-8"), 6)
+
+
+def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *, transcript_blob: bytes | None = None,
+                finished_at: float | None = None) -> tuple[tuple, bytes, list[tuple], list[tuple]]:
+    """The rows one game becomes: (games row without id, transcript blob, seat rows, fault rows).
+
+    Seat and fault rows carry bot *names* (resolved to ids on insert) and lack the game id.
+    """
+    outcome = record.outcome
+    n = len(record.bots)
+    if any("," in name for name in record.bots):
+        raise StoreError(f"game {spec.key}: bot names must not contain commas: {record.bots}")
+    if tuple(spec.bots) != tuple(record.bots):
+        raise StoreError(f"game {spec.key}: the record's bots {record.bots} differ from the schedule's {spec.bots}")
+    fault_list = [{"seat": f.seat, "kind": getattr(f.kind, "value", str(f.kind)), "detail": f.detail, "move": f.move_number}
+                  for f in record.faults]
+    faults_per_seat = [0] * n
+    for f in record.faults:
+        faults_per_seat[f.seat] += 1
+    means, maxes = [], []
+    for seat in range(n):
+        times = record.think_times_s[seat] if seat < len(record.think_times_s) else ()
+        means.append(f"{1000 * sum(times) / len(times):.3f}" if times else "0")
+        maxes.append(f"{1000 * max(times):.3f}" if times else "0")
+    order = outcome.finishing_order
+    game = (
+        spec.key, spec.table, spec.deal, spec.seating, ",".join(record.bots), spec.seed, spec.dealer,
+        ",".join(map(str, order)), order[-1], getattr(outcome.reason, "value", str(outcome.reason)),
+        ",".join(map(str, record.points)), record.moves, json.dumps(fault_list),
+        ",".join(means), ",".join(maxes), json.dumps(extra or {}, sort_keys=True),
+        time.time() if finished_at is None else finished_at,
+    )
+    blob = transcript_blob if transcript_blob is not None else compress_transcript(record.transcript)
+    places = {seat: place for place, seat in enumerate(order, start=1)}
+    seats = [(record.bots[s], s, spec.table, spec.deal, record.points[s], places[s], faults_per_seat[s],
+              int(places[s] == n)) for s in range(n)]
+    fault_rows = [(f["seat"], record.bots[f["seat"]], f["kind"], f["detail"], f["move"]) for f in fault_list]
+    return game, blob, seats, fault_rows
+
+
+class ResultStore:
+    """The results journal of one tournament (see the module docstring for durability and schema)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA busy_timeout = 30000")
+            mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"{self.path}: cannot switch the database to WAL mode (got {mode})")
+            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache: big scans and bulk loads
+            exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'").fetchone()
+            if exists is None:
+                with self._write():
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
+                    self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            version = self._meta("schema_version")
+            if version != SCHEMA_VERSION:
+                raise StoreError(f"{self.path}: results schema version {version}, this arena reads version {SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
+        self._bot_ids: dict[str, int] = {}
+
+    # ---- transactions ------------------------------------------------------------------------
+
+    class _Tx:
+        def __init__(self, db: sqlite3.Connection, mode: str) -> None:
+            self.db, self.mode = db, mode
+
+        def __enter__(self):
+            self.db.execute(f"BEGIN {self.mode}")
+            return self.db
+
+        def __exit__(self, exc_type, exc, tb) -> None:
+            if exc_type is None:
+                self.db.execute("COMMIT")
+            else:
+                self.db.execute("ROLLBACK")
+
+    def _write(self) -> "_Tx":
+        return ResultStore._Tx(self._db, "IMMEDIATE")
+
+    def _read(self) -> "_Tx":
+        return ResultStore._Tx(self._db, "DEFERRED")
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    # ---- fingerprint -------------------------------------------------------------------------
+
+    def check_fingerprint(self, fingerprint: dict[str, object]) -> None:
+        """First run: store it. Later runs: every key must match, else StoreError naming what changed."""
+        new = json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
+        with self._write():
+            stored = self._meta("fingerprint")
+            if stored is None:
+                self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(new, sort_keys=True),))
+                return
+        old = json.loads(stored)
+        changed = [key for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
+        if changed:
+            parts = [f"{key}: was {_show(old.get(key, '(absent)'))}, now {_show(new.get(key, '(absent)'))}" for key in changed]
+            raise StoreError(
+                f"{self.path} holds results of a different tournament ({', '.join(changed)} changed): "
+                + "; ".join(parts)
+                + ". Use a new results file, or restore the old settings to resume."
+            )
+
+    def fingerprint(self) -> dict | None:
+        stored = self._meta("fingerprint")
+        return None if stored is None else json.loads(stored)
+
+    # ---- writing -----------------------------------------------------------------------------
+
+    def _bot_id(self, name: str) -> int:
+        bot_id = self._bot_ids.get(name)
+        if bot_id is None:
+            self._db.execute("INSERT OR IGNORE INTO bots (name) VALUES (?)", (name,))
+            bot_id = self._db.execute("SELECT id FROM bots WHERE name = ?", (name,)).fetchone()[0]
+            self._bot_ids[name] = bot_id
+        return bot_id
+
+    def add_game(self, spec: GameSpec, record: GameRecord, extra: dict | None = None) -> None:
+        """Store one finished game in one transaction; a key already stored is left as it is."""
+        self.add_encoded([encode_game(spec, record, extra)])
+
+    def add_encoded(self, games: Iterable[tuple[tuple, bytes, list[tuple], list[tuple]]]) -> int:
+        """Store pre-encoded games (see `encode_game`) in ONE transaction; returns how many were new.
+
+        `add_game` calls it with one game; bulk loaders (benchmarks, imports) with many.
+        """
+        added = 0
+        with self._write() as db:
+            for game, blob, seats, fault_rows in games:
+                cur = db.execute(f"INSERT OR IGNORE INTO games ({_GAME_COLUMNS.partition(', ')[2]}) VALUES ({','.join('?' * 17)})", game)
+                if cur.rowcount == 0:
+                    continue  # already stored: idempotent on the key
+                game_id = cur.lastrowid
+                added += 1
+                db.execute("INSERT INTO transcripts VALUES (?, ?)", (game_id, blob))
+                db.executemany(
+                    "INSERT INTO seat_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(self._bot_id(s[0]), game_id, *s[1:]) for s in seats],
+                )
+                if fault_rows:
+                    db.executemany(
+                        "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)",
+                        [(game_id, f[0], self._bot_id(f[1]), f[2], f[3], f[4]) for f in fault_rows],
+                    )
+        return added
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    def done_keys(self) -> set[str]:
+        with self._read() as db:
+            return {row[0] for row in db.execute("SELECT key FROM games")}
+
+    def game_count(self) -> int:
+        with self._read() as db:
+            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    def rows(self, with_transcripts: bool = True, chunk: int = 2000) -> Iterator[GameRow]:
+        """Every game in commit order, read in short transactions of `chunk` games."""
+        last = 0
+        tail = ", t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id" if with_transcripts else " FROM games g"
+        columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
+        query = f"SELECT {columns}{tail} WHERE g.id > ? ORDER BY g.id LIMIT ?"
+        while True:
+            with self._read() as db:
+                batch = db.execute(query, (last, chunk)).fetchall()
+            if not batch:
+                return
+            for row in batch:
+                yield _decode(row)
+            last = batch[-1][0]
+
+    def get_game(self, key_or_id: str | int) -> GameRow:
+        text = str(key_or_id).strip()
+        columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
+        base = f"SELECT {columns}, t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id WHERE "
+        with self._read() as db:
+            row = db.execute(base + "g.key = ?", (text,)).fetchone()
+            if row is None and text.isdigit():
+                row = db.execute(base + "g.id = ?", (int(text),)).fetchone()
+        if row is None:
+            raise StoreError(f"no game {text!r} in {self.path} (give a game key like t0000-d0000-s00 or a game number)")
+        return _decode(row)
+
+    def execute_read(self, sql: str, params: tuple = ()) -> list[tuple]:
+        """One read-only query in its own short transaction (for standings)."""
+        with self._read() as db:
+            return db.execute(sql, params).fetchall()
+
+    def reading(self) -> "_Tx":
+        """`with store.reading() as db:` one read transaction (a consistent snapshot) on the connection."""
+        return self._read()
+
+    def read_many(self, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
+        """Several queries in ONE read transaction, so that they see the same snapshot."""
+        with self._read() as db:
+            return [db.execute(sql, params).fetchall() for sql, params in queries]
+
+    def integrity_check(self) -> str:
+        return self._db.execute("PRAGMA integrity_check").fetchone()[0]
+
+    def close(self) -> None:
+        try:
+            self._db.close()
+        except sqlite3.Error:
+            pass
+
+    def __enter__(self) -> "ResultStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _decode(row: tuple) -> GameRow:
+    (id_, key, table_no, deal, seating, bots, seed, dealer, order, _skitgubbe, reason, points, moves, faults,
+     think_mean, think_max, extra, finished_at) = row[:18]
+    return GameRow(
+        id=id_, key=key, table=table_no, deal=deal, seating=seating, bots=tuple(bots.split(",")), seed=seed,
+        dealer=dealer, finishing_order=_ints(order), reason=reason, points=_ints(points), moves=moves,
+        faults=tuple(json.loads(faults)), think_mean_ms=_floats(think_mean), think_max_ms=_floats(think_max),
+        extra=json.loads(extra), finished_at=finished_at, transcript_data=row[18] if len(row) > 18 and row[18] else b"",
+    )
+
+
+def _show(value: object, limit: int = 200) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[:limit] + "..."

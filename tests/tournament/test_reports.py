@@ -1,0 +1,119 @@
+"""Reports render: Rich leaderboard, Markdown, JSON, CSV and the self-contained HTML page."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from html.parser import HTMLParser
+
+from rich.console import Console
+
+from arena.report_export import to_csv, to_html, to_json, to_markdown
+from arena.report_standings import leaderboard_renderable, render_standings_details, render_standings_table
+from arena.standings import standings_from_rows
+from arena.store import GameRow
+
+NASTY = "<b>&co\""
+
+
+def row(i, table, deal, bots, order, points, faults=()):
+    return GameRow(id=i, key=f"g{i}", table=table, deal=deal, bots=tuple(bots), finishing_order=tuple(order),
+                   points=tuple(points), faults=tuple(faults))
+
+
+def standings():
+    bots = ("alpha", "beta", NASTY)
+    rows = [
+        row(1, 0, 0, bots, (0, 1, 2), (2, 1, 0), [{"seat": 2, "kind": "timeout", "detail": "x", "move": 1}]),
+        row(2, 0, 0, bots, (1, 0, 2), (1, 2, 0)),
+        row(3, 0, 1, bots, (0, 2, 1), (2, 0, 1)),
+        row(4, 0, 1, bots, (2, 1, 0), (0, 1, 2)),
+    ]
+    return standings_from_rows(rows, entries=["alpha", "beta", NASTY, "newbie"])
+
+
+def console():
+    return Console(file=io.StringIO(), width=120, color_system=None)
+
+
+def test_rich_tables():
+    s = standings()
+    c = console()
+    render_standings_table(s, c)
+    render_standings_details(s, c)
+    c.print(leaderboard_renderable(s, "Live"))
+    out = c.file.getvalue()
+    alpha = s.bot("alpha")
+    assert f"{alpha.points_per_game:.2f} ± {alpha.ci95_half_width:.2f}" in out
+    assert "alpha" in out and "newbie" in out and NASTY in out
+    assert "± n/a" in out  # newbie: no deal sets
+    assert "Head to head" in out and "Finishing places by seat" in out and "Faults by kind" in out
+    assert "timeout" in out
+
+
+def test_markdown():
+    md = to_markdown(standings())
+    assert "| 1 | alpha |" in md and "## Head to head" in md and "newbie" in md
+
+
+def test_json_round_trip():
+    s = standings()
+    data = json.loads(to_json(s))
+    assert data["games"] == 4
+    assert [b["bot"] for b in data["bots"]] == [b.bot for b in s.bots]
+    alpha = next(b for b in data["bots"] if b["bot"] == "alpha")
+    assert alpha["points"] == s.bot("alpha").points and alpha["places"] == list(s.bot("alpha").places)
+    assert alpha["ci95_low"] == s.bot("alpha").ci95_low
+    newbie = next(b for b in data["bots"] if b["bot"] == "newbie")
+    assert newbie["ci95_low"] is None and newbie["games"] == 0
+    assert {"bot": "alpha", "opponent": "beta", "games": 4, "ahead": 2} in data["head_to_head"]
+    assert data["faults_by_kind"] == {"timeout": 1}
+    assert data["timeline"][-1]["games"] == 4 and data["places_by_seat"] == [list(r) for r in s.places_by_seat]
+
+
+def test_csv_round_trip():
+    s = standings()
+    rows = list(csv.DictReader(io.StringIO(to_csv(s))))
+    assert [r["bot"] for r in rows] == [b.bot for b in s.bots]
+    alpha = next(r for r in rows if r["bot"] == "alpha")
+    assert int(alpha["points"]) == s.bot("alpha").points
+    assert math.isclose(float(alpha["ci95_high"]), s.bot("alpha").ci95_high, rel_tol=1e-5)
+    assert alpha["places"] == ";".join(map(str, s.bot("alpha").places))
+    nasty = next(r for r in rows if r["bot"] == NASTY)
+    assert nasty["faults_by_kind"] == "timeout=1"
+    assert next(r for r in rows if r["bot"] == "newbie")["ci95_low"] == ""
+
+
+class Collector(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[str] = []
+        self.attrs: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        self.attrs.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def test_html_is_self_contained_with_tables_and_chart():
+    s = standings()
+    page = to_html(s, "Cup <2025>")
+    parser = Collector()
+    parser.feed(page)
+    assert parser.tags.count("table") >= 2
+    assert "svg" in parser.tags
+    played = [b for b in s.bots if b.games]
+    assert parser.tags.count("polyline") == len(played)
+    for tag, attrs in parser.attrs:  # nothing loaded from elsewhere
+        assert tag not in ("script", "link", "img", "iframe")
+        assert "src" not in attrs and "href" not in attrs
+    text = "".join(parser.text)
+    assert NASTY in text and "Cup <2025>" in text  # names come back intact after unescaping...
+    assert NASTY not in page and "<b>" not in page  # ...because they were escaped in the source
+    assert "@import" not in page and "url(" not in page

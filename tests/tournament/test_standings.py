@@ -1,0 +1,150 @@
+"""Standings maths on hand-computed cases, and the SQL path agreeing with the Python path."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arena.game import Rules, game_points
+from arena.referee import Fault, FaultKind, GameRecord
+from arena.schedule import round_robin
+from arena.selfplay import play_random_game
+from arena.standings import _sample_positions, compute_standings, standings_from_rows, t975
+from arena.store import GameRow, ResultStore
+
+
+def row(i, table, deal, bots, order, points, faults=()):
+    return GameRow(id=i, key=f"g{i}", table=table, deal=deal, bots=tuple(bots), finishing_order=tuple(order),
+                   points=tuple(points), faults=tuple(faults))
+
+
+def fault(seat, kind):
+    return {"seat": seat, "kind": kind, "detail": "x", "move": 1}
+
+
+def placement(order):
+    pts = [0] * len(order)
+    for k, seat in enumerate(order, start=1):
+        pts[seat] = len(order) - k
+    return pts
+
+
+ORDERS = [  # (table, deal, finishing order); bots always A, B, C by seat
+    (0, 0, (0, 1, 2)), (0, 0, (1, 0, 2)),
+    (0, 1, (0, 2, 1)), (0, 1, (0, 1, 2)),
+    (1, 0, (2, 1, 0)), (1, 0, (2, 0, 1)),
+]
+FAULTS = {1: [fault(0, "timeout")], 2: [fault(0, "timeout"), fault(2, "illegal")]}
+
+
+def main_rows():
+    return [row(i, t, d, "ABC", o, placement(o), FAULTS.get(i, ())) for i, (t, d, o) in enumerate(ORDERS, start=1)]
+
+
+def test_points_ranks_and_wins_tie_break():
+    s = standings_from_rows(main_rows())
+    assert [b.bot for b in s.bots] == ["A", "C", "B"]  # B and C: 5 points, 5/6 per game; C has 2 wins, B 1
+    a, c, b = s.bots
+    assert (a.rank, a.games, a.points, a.wins, a.skitgubbe, a.places) == (1, 6, 8, 3, 1, (3, 2, 1))
+    assert (c.rank, c.points, c.wins, c.skitgubbe, c.places) == (2, 5, 2, 3, (2, 1, 3))
+    assert (b.rank, b.points, b.wins, b.skitgubbe, b.places) == (3, 5, 1, 2, (1, 3, 2))
+    assert a.points_per_game == pytest.approx(8 / 6)
+    assert s.games == 6
+
+
+def test_ci_over_deal_sets_hand_computed():
+    s = standings_from_rows(main_rows())
+    # A's deal-set means: (0,0) 1.5, (0,1) 2.0, (1,0) 0.5 -> mean 4/3, s^2 = 7/12, k = 3, t(0.975, 2) = 4.303
+    a = s.bot("A")
+    half = 4.303 * math.sqrt(7 / 12) / math.sqrt(3)
+    assert a.deal_sets == 3
+    assert a.ci95_low == pytest.approx(4 / 3 - half, abs=1e-12)
+    assert a.ci95_high == pytest.approx(4 / 3 + half, abs=1e-12)
+    # B: 1.5, 0.5, 0.5 -> mean 5/6, s^2 = 1/3; C: 0, 0.5, 2 -> mean 5/6, s^2 = 13/12
+    b, c = s.bot("B"), s.bot("C")
+    assert b.ci95_half_width == pytest.approx(4.303 * math.sqrt(1 / 3 / 3), abs=1e-12)
+    assert c.ci95_half_width == pytest.approx(4.303 * math.sqrt(13 / 12 / 3), abs=1e-12)
+    assert (c.ci95_low + c.ci95_high) / 2 == pytest.approx(5 / 6)
+
+
+def test_ci_with_one_deal_set_is_nan_and_t_table():
+    s = standings_from_rows([row(1, 0, 0, "ABC", (0, 1, 2), (2, 1, 0)), row(2, 0, 0, "ACB", (1, 0, 2), (1, 2, 0))])
+    a = s.bot("A")
+    assert a.deal_sets == 1 and math.isnan(a.ci95_low) and math.isnan(a.ci95_high)
+    assert t975(2) == 12.706 and t975(30) == 2.045 and t975(31) == 1.96 and math.isnan(t975(1))
+
+
+def test_head_to_head_places_by_seat_faults():
+    s = standings_from_rows(main_rows())
+    assert s.head_to_head[("A", "B")] == (6, 4)
+    assert s.head_to_head[("B", "A")] == (6, 2)
+    assert s.head_to_head[("C", "B")] == (6, 3)  # g3, g5, g6
+    assert s.places_by_seat == ((3, 2, 1), (1, 3, 2), (2, 1, 3))
+    assert s.faults_by_kind == {"illegal": 1, "timeout": 2}
+    assert s.bot("A").faults == 2 and s.bot("A").faults_by_kind == {"timeout": 2}
+    assert s.bot("C").faults_by_kind == {"illegal": 1}
+    assert s.timeline[-1] == (6, {"A": 8, "B": 5, "C": 5})
+    assert [i for i, _ in s.timeline] == [1, 2, 3, 4, 5, 6]
+    assert s.timeline[0] == (1, {"A": 2, "B": 1, "C": 0})
+
+
+def test_tie_break_points_per_game():
+    rows = [row(1, 0, 0, "XYZ", (0, 1, 2), (2, 2, 0)), row(2, 0, 0, "XYZ", (0, 1, 2), (2, 2, 0)),
+            row(3, 1, 0, "YZW", (0, 1, 2), (0, 0, 4))]
+    names = [b.bot for b in standings_from_rows(rows).bots]
+    assert names.index("X") < names.index("Y")  # 4 points each: X in 2 games, Y in 3
+
+
+def test_tie_break_skitgubbe_faults_and_name():
+    rows = [row(1, 0, 0, "PQR", (2, 0, 1), (1, 1, 1)), row(2, 0, 0, "PQR", (2, 0, 1), (1, 1, 1))]
+    assert [b.bot for b in standings_from_rows(rows).bots] == ["R", "P", "Q"]  # R: wins; P: never skitgubbe
+    rows = [row(1, 0, 0, "STU", (2, 0, 1), (1, 1, 1), [fault(0, "timeout")]), row(2, 0, 0, "STU", (2, 1, 0), (1, 1, 1))]
+    assert [b.bot for b in standings_from_rows(rows).bots] == ["U", "T", "S"]  # S and T differ only in faults
+    rows = [row(i, 0, 0, "cab", o, (1, 1, 1)) for i, o in enumerate([(0, 1, 2), (1, 2, 0), (2, 0, 1)], start=1)]
+    assert [b.bot for b in standings_from_rows(rows).bots] == ["a", "b", "c"]
+
+
+def test_entries_without_games_appear_with_zeros():
+    s = standings_from_rows(main_rows(), entries=["A", "B", "C", "D"])
+    d = s.bot("D")
+    assert (d.rank, d.games, d.points, d.wins, d.places) == (4, 0, 0, 0, (0, 0, 0))
+    assert "D" not in s.timeline[-1][1]
+    empty = standings_from_rows([], entries=["x", "y"])
+    assert [b.bot for b in empty.bots] == ["x", "y"] and empty.games == 0 and empty.timeline == []
+
+
+def test_timeline_sampling():
+    assert _sample_positions(0) == []
+    assert _sample_positions(5) == [1, 2, 3, 4, 5]
+    p = _sample_positions(1001)
+    assert len(p) <= 201 and p[-1] == 1001 and p == sorted(p)
+
+
+def test_sql_standings_equal_python_standings(tmp_path):
+    rules = Rules()
+    store = ResultStore(tmp_path / "r.db")
+    kinds = list(FaultKind)
+    for t in round_robin(["a", "b", "c", "d"], 3, 3, seed=11):
+        for spec in t.games:
+            g = play_random_game(rules, spec.seed ^ spec.seating, spec.dealer)  # seatings differ: results differ
+            faults = (Fault(spec.seating % 3, kinds[spec.deal % len(kinds)], "f", 2),) if spec.seating == 1 else ()
+            record = GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, rules), faults,
+                                ((0.001,),) * 3, len(g.moves))
+            store.add_game(spec, record, {"versions": {"a": "v2"}})
+    entries = ["a", "b", "c", "d", "e"]
+    sql = compute_standings(store, entries)
+    py = standings_from_rows(store.rows(), entries)
+    assert sql.games == py.games == 72
+    for x, y in zip(sql.bots, py.bots):
+        assert x.bot == y.bot and x.rank == y.rank and x.points == y.points and x.places == y.places
+        assert (x.wins, x.skitgubbe, x.faults, x.faults_by_kind, x.deal_sets, x.version) == \
+               (y.wins, y.skitgubbe, y.faults, y.faults_by_kind, y.deal_sets, y.version)
+        if x.games:
+            assert x.ci95_low == pytest.approx(y.ci95_low) and x.ci95_high == pytest.approx(y.ci95_high)
+    assert sql.head_to_head == py.head_to_head
+    assert sql.places_by_seat == py.places_by_seat
+    assert sql.faults_by_kind == py.faults_by_kind and sum(sql.faults_by_kind.values()) == 12
+    assert sql.timeline == py.timeline
+    assert sql.bot("a").version == "v2"
+    store.close()

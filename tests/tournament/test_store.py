@@ -1,0 +1,175 @@
+"""The results journal: round trips, idempotence, fingerprints, concurrent readers, SIGKILL safety."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.game import Rules, game_points, replay
+from arena.referee import Fault, FaultKind, GameRecord
+from arena.schedule import round_robin
+from arena.selfplay import play_random_game
+from arena.store import ResultStore, StoreError
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = Rules()
+
+
+def games(entries=("a", "b", "c"), deals=1, seed=5):
+    out = []
+    for table in round_robin(list(entries), 3, deals, seed):
+        for spec in table.games:
+            g = play_random_game(RULES, spec.seed, spec.dealer)
+            faults = (Fault(1, FaultKind.TIMEOUT, "no move within 2 s", 3),) if spec.seating == 2 else ()
+            record = GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, RULES), faults,
+                                ((0.001, 0.003),) * 3, len(g.moves))
+            out.append((spec, record))
+    return out
+
+
+def test_round_trip(tmp_path):
+    store = ResultStore(tmp_path / "r.db")
+    played = games()
+    for spec, record in played:
+        store.add_game(spec, record, {"move_timeout_s": 2.0})
+    rows = list(store.rows())
+    assert [r.key for r in rows] == [s.key for s, _ in played]
+    assert [r.id for r in rows] == list(range(1, len(played) + 1))
+    for row, (spec, record) in zip(rows, played):
+        assert (row.table, row.deal, row.seating, row.bots, row.seed, row.dealer) == \
+               (spec.table, spec.deal, spec.seating, spec.bots, spec.seed, spec.dealer)
+        assert row.finishing_order == record.outcome.finishing_order
+        assert row.skitgubbe == record.outcome.skitgubbe
+        assert row.reason == record.outcome.reason.value
+        assert row.points == record.points and row.moves == record.moves
+        assert row.transcript == record.transcript
+        assert row.think_mean_ms == (2.0, 2.0, 2.0) and row.think_max_ms == (3.0, 3.0, 3.0)
+        assert row.extra == {"move_timeout_s": 2.0}
+        assert row.faults == ((({"seat": 1, "kind": "timeout", "detail": "no move within 2 s", "move": 3}),) if spec.seating == 2 else ())
+    assert store.get_game(played[3][0].key) == rows[3]
+    assert store.get_game("4").key == played[3][0].key
+    with pytest.raises(StoreError, match="no game"):
+        store.get_game("t9999-d0000-s00")
+    with pytest.raises(StoreError):
+        store.get_game("999")
+    store.close()
+    again = ResultStore(tmp_path / "r.db")  # reopening an existing file
+    assert again.game_count() == len(played)
+    again.close()
+
+
+def test_add_game_is_idempotent_and_done_keys(tmp_path):
+    store = ResultStore(tmp_path / "r.db")
+    played = games()
+    for spec, record in played[:4]:
+        store.add_game(spec, record)
+    store.add_game(*played[0])
+    store.add_game(*played[2])
+    assert store.game_count() == 4
+    assert store.done_keys() == {s.key for s, _ in played[:4]}
+    assert store.execute_read("SELECT COUNT(*) FROM seat_results")[0][0] == 12
+    store.close()
+
+
+def test_fingerprint(tmp_path):
+    store = ResultStore(tmp_path / "r.db")
+    fp = {"bots": {"a": "hash1", "b": "hash2"}, "rules": {"ace_high": True}, "seed": 1, "table_size": 3, "deals": 2,
+          "schedule": "round_robin"}
+    store.check_fingerprint(fp)
+    store.check_fingerprint(dict(fp))  # same: fine
+    store.close()
+    store = ResultStore(tmp_path / "r.db")
+    store.check_fingerprint(fp)
+    with pytest.raises(StoreError) as err:
+        store.check_fingerprint({**fp, "seed": 2})
+    assert "seed" in str(err.value) and "was 1, now 2" in str(err.value) and "deals" not in str(err.value)
+    with pytest.raises(StoreError) as err:
+        store.check_fingerprint({**fp, "bots": {"a": "hash1", "b": "hash3"}, "deals": 3})
+    message = str(err.value)
+    assert "bots" in message and "deals" in message and "hash3" in message and "rules" not in message
+    assert store.fingerprint() == fp
+    store.close()
+
+
+def test_not_a_database(tmp_path):
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError):
+        ResultStore(bad)
+
+
+def test_reader_works_while_writer_holds_a_transaction(tmp_path):
+    writer = ResultStore(tmp_path / "r.db")
+    played = games()
+    writer.add_game(*played[0])
+    reader = ResultStore(tmp_path / "r.db")
+    with writer._write() as db:  # an open write transaction, as while a game is being committed
+        db.execute("INSERT INTO meta VALUES ('x', 'y')")
+        started = time.perf_counter()
+        assert reader.game_count() == 1
+        assert [r.key for r in reader.rows()] == [played[0][0].key]
+        assert time.perf_counter() - started < 1.0  # not blocked by the writer
+    writer.add_game(*played[1])
+    assert reader.game_count() == 2
+    reader.close()
+    writer.close()
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {root!r})
+    from arena.game import Rules, game_points
+    from arena.referee import GameRecord
+    from arena.schedule import round_robin
+    from arena.selfplay import play_random_game
+    from arena.store import ResultStore
+    rules = Rules()
+    store = ResultStore({db!r})
+    for table in round_robin(["a", "b", "c", "d", "e", "f"], 3, 30, 3):
+        for spec in table.games:
+            g = play_random_game(rules, spec.seed, spec.dealer)
+            rec = GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, rules), (), ((0.001,),) * 3, len(g.moves))
+            store.add_game(spec, rec, {{"pad": "x" * 3000}})
+""")
+
+
+def test_survives_sigkill_of_the_writer(tmp_path):
+    db = tmp_path / "r.db"
+    ResultStore(db).close()
+    reader = ResultStore(db)
+    for round_no, wait_for in enumerate((40, 25)):
+        before = reader.game_count()
+        proc = subprocess.Popen([sys.executable, "-c", WRITER.format(root=str(ROOT), db=str(db))])
+        try:
+            deadline = time.monotonic() + 60
+            while reader.game_count() < before + wait_for:  # reading while the other process writes
+                assert proc.poll() is None, "the writer ended early"
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            time.sleep(0.013 * (round_no + 1))
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        assert proc.returncode == -signal.SIGKILL
+    reader.close()
+    store = ResultStore(db)
+    assert store.integrity_check() == "ok"
+    with sqlite3.connect(db) as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    rows = list(store.rows())
+    assert len(rows) >= 40 and len({r.key for r in rows}) == len(rows)
+    assert store.execute_read("SELECT COUNT(*) FROM seat_results")[0][0] == 3 * len(rows)
+    assert store.execute_read("SELECT COUNT(*) FROM transcripts")[0][0] == len(rows)
+    for row in rows:  # every stored game is complete: its transcript replays to its stored outcome
+        game = replay(row.transcript)
+        assert game.outcome.finishing_order == row.finishing_order
+        assert row.extra == {"pad": "x" * 3000}
+    store.close()
