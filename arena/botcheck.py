@@ -10,7 +10,6 @@ stays up, exit on quit, no leftover processes.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
 import time
@@ -244,7 +243,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             return next((f for f in mine if f.kind in wanted), None)
 
         def evidence_for(f) -> tuple[str, ...]:
-            return ev.both(f"> fault ") if f is not None and f.kind is not FaultKind.DEAD else ev.both()
+            return ev.both("> fault ") if f is not None and f.kind is not FaultKind.DEAD else ev.both()
 
         summary = ", ".join(f"{k.value} x{n}" for k, n in kinds.items()) or "no faults"
         results.append(CheckResult(

@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Callable, Sequence
 
 from arena import protocol
-from arena.game import Event, Game, Move, Outcome, Transcript
+from arena.game import Event, Game, IllegalMove, Move, Outcome, Transcript
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
 from arena.transport.base import BotExited, BotTimeout, LineTooLong, Transport, TransportError
@@ -112,8 +112,11 @@ def play_game(
             if elapsed is not None:
                 think[seat_no].append(elapsed)
         if fault is None:
-            game.apply(move)
-            continue
+            try:
+                game.apply(move)  # the one legality check of the move (it cites the rule)
+                continue
+            except IllegalMove as exc:
+                fault = (FaultKind.ILLEGAL, f"{move}: {exc}")
         kind, detail = fault
         faults.append(Fault(seat_no, kind, detail, len(game.moves)))
         if kind is not FaultKind.DEAD and seat.alive:
@@ -184,7 +187,8 @@ def send_lines(transport: Transport, lines: list[str]) -> None:
 
 
 def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
-    """One decision: returns (move, fault, think_time_s); fault is (FaultKind, detail) or None."""
+    """One decision: returns (move, fault, think_time_s); fault is (FaultKind, detail) or None.
+    The move is well-formed but not yet checked against the rules: `Game.apply` does that."""
     request_id = seat.next_request_id
     seat.next_request_id += 1
     line = protocol.format_request(request_id, game.view(game.to_act), legal)
@@ -214,9 +218,6 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
             continue  # a late answer to an earlier request (after a timeout): dropped, keep waiting
         if reply.request_id != request_id:
             return None, (FaultKind.STALE, f"answered request {reply.request_id}, but the request was {request_id}"), elapsed
-        reason = game.why_illegal(reply.move)
-        if reason is not None:
-            return None, (FaultKind.ILLEGAL, f"{reply.move}: {reason}"), elapsed
         return reply.move, None, elapsed
 
 

@@ -10,11 +10,8 @@ from rich.table import Table
 from arena.game import EventKind, pretty_card
 from arena.game.events import Event
 from arena.referee import GameRecord
+from arena.report_standings import place_name
 from arena.selfplay import SelfplaySummary
-
-
-def _place_name(place: int, n: int) -> str:
-    return "skitgubbe" if place == n else f"{place}{'st' if place == 1 else 'nd' if place == 2 else 'rd' if place == 3 else 'th'} out"
 
 
 def render_selfplay(summary: SelfplaySummary, console: Console) -> None:
@@ -29,7 +26,7 @@ def render_selfplay(summary: SelfplaySummary, console: Console) -> None:
     places = Table(title="Finishing places by seat")
     places.add_column("seat", justify="right")
     for place in range(1, n + 1):
-        places.add_column(_place_name(place, n), justify="right")
+        places.add_column(place_name(place, n), justify="right")
     for seat, counts in enumerate(summary.places_by_seat):
         places.add_row(str(seat), *(str(c) for c in counts))
     console.print(places)

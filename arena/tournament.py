@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import math
 import multiprocessing as mp
 import queue
 import signal
@@ -104,7 +105,7 @@ def _worker(tasks, results, manifests: dict[str, BotManifest], config: Tournamen
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us with SIGTERM
     signal.signal(signal.SIGTERM, _exit_on_signal)
     limits = TimeLimits(config.move_timeout_s, config.startup_timeout_s)
-    seatings = _factorial(config.table_size)
+    seatings = math.factorial(config.table_size)
     while True:
         table = tasks.get()
         if table is None:
@@ -123,13 +124,6 @@ def _worker(tasks, results, manifests: dict[str, BotManifest], config: Tournamen
 
 def _exit_on_signal(signum, frame) -> None:  # noqa: ARG001
     raise SystemExit(128 + signum)  # unwinds `open_table`, which closes every bot
-
-
-def _factorial(n: int) -> int:
-    out = 1
-    for k in range(2, n + 1):
-        out *= k
-    return out
 
 
 def run_tournament(
