@@ -6,8 +6,8 @@ one core (the referee and its bots: wake-ups across cores cost several times mor
   - the raw round trip of one request-sized line to an echo process of the same kind (Python)
     over the same transport, without the arena;
   - the arena's own cost per move: the referee process's CPU time per move (engine, view,
-    codec, transport), and its ratio to the raw round trip. Goal: at most 1.5x... stated as
-    "the arena adds no more than 50% to the raw round trip": arena CPU per move <= 0.5 x raw.
+    codec, transport syscalls), and its ratio to the raw round trip. The goal "the arena adds
+    no more than 50% to the raw round trip" reads here as: arena CPU per move <= 0.5 x raw.
 Usage: python benchmarks/transport.py [GAMES]
 """
 
