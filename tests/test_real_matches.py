@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import shutil
 import socket
 import subprocess
@@ -115,3 +116,39 @@ def test_no_bot_process_is_left_after_a_match():
         except FileNotFoundError:
             continue
         pytest.fail(f"bot process {pid} still exists (state {state}): neither killed nor reaped")
+
+
+def _marker_alive(marker: str) -> list[int]:
+    needle = f"ARENA_TEST_MARKER={marker}".encode()
+    alive = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as handle:
+                    if needle in handle.read():
+                        alive.append(int(entry))
+            except OSError:
+                pass
+    return alive
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_arena_play_stopped_by_a_signal_leaves_no_bot_behind(sig):
+    import uuid
+
+    marker = uuid.uuid4().hex
+    env = {**os.environ, "ARENA_TEST_MARKER": marker}
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "play", "random_bot", "js_bot", "c_bot", "--games", "100000"],
+                            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while len(_marker_alive(marker)) < 4 and time.monotonic() < deadline:  # the arena and its 3 bots
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    assert "Traceback" not in err
+    deadline = time.monotonic() + 10
+    while _marker_alive(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _marker_alive(marker) == []
