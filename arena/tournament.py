@@ -109,6 +109,8 @@ def _worker(tasks, results, manifests: dict[str, BotManifest], config: Tournamen
     while True:
         table = tasks.get()
         if table is None:
+            # No more work: from here a SIGTERM (the parent tidying up) just ends the process.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             return
         settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
                                sandbox_limits=config.sandbox or None)
@@ -168,6 +170,7 @@ def run_tournament(
     for proc in procs:
         proc.start()
     tables_left = len(todo)
+    finished = False
     try:
         while tables_left:
             try:
@@ -183,12 +186,17 @@ def run_tournament(
             played += 1
             if on_progress:
                 on_progress(Progress(already + played, total, played, started, record))
+        finished = True
     finally:
-        _stop_workers(procs)
+        _stop_workers(procs, wait_s=5.0 if finished else 0.0)
     return RunSummary(total, already, played, False)
 
 
-def _stop_workers(procs: Sequence[mp.Process]) -> None:
+def _stop_workers(procs: Sequence[mp.Process], wait_s: float = 0.0) -> None:
+    """Workers that finished exit by themselves (given `wait_s`); the rest get SIGTERM, then SIGKILL."""
+    deadline = time.monotonic() + wait_s
+    for proc in procs:
+        proc.join(max(0.0, deadline - time.monotonic()))
     for proc in procs:
         if proc.is_alive():
             proc.terminate()  # SIGTERM: the worker unwinds and closes its bots
