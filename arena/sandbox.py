@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from arena.sandbox_cgroup import CGROUP_PREFIX, CGROUP_ROOT, _Cgroup, cleanup_stale_cgroups  # noqa: F401
+from arena.sandbox_cgroup import CGROUP_PREFIX, CGROUP_ROOT, _Cgroup, cgroup_available, cleanup_stale_cgroups  # noqa: F401
 
 CLONE_NEWNET = 0x40000000
 WATCH_INTERVAL_S = 0.2
@@ -206,17 +206,6 @@ def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = 
         info["process_limit_by"] = f"{cg} pids.max + watchdog" if cg else "watchdog (/proc scan)"
         info["memory_limit_by"] = f"{cg} memory + RLIMIT_AS" if cg else "RLIMIT_AS + watchdog (RSS sum)"
     return info
-
-
-def cgroup_available() -> str | None:
-    """'cgroup v2' / 'cgroup v1' when a per-bot cgroup can be made here, else None (probed once)."""
-    if "cgroup" not in _probe_cache:
-        cg = _Cgroup.create(Limits())
-        _probe_cache["cgroup"] = cg is not None
-        _probe_cache["cgroup_kind"] = cg.kind if cg else ""  # type: ignore[assignment]
-        if cg is not None:
-            cg.remove()
-    return str(_probe_cache["cgroup_kind"]) if _probe_cache["cgroup"] else None
 
 
 # ---------------------------------------------------------------- the parent side

@@ -184,3 +184,18 @@ def cleanup_stale_cgroups() -> None:
             pass
 
 
+
+
+_probed: dict[str, str] = {}
+
+
+def cgroup_available() -> str | None:
+    """'cgroup v2' / 'cgroup v1' when a per-bot cgroup can be made here, else None (probed once)."""
+    if "kind" not in _probed:
+        from arena.sandbox import Limits  # the default limits; imported here to avoid an import cycle
+
+        cg = _Cgroup.create(Limits())
+        _probed["kind"] = cg.kind if cg is not None else ""
+        if cg is not None:
+            cg.remove()
+    return _probed["kind"] or None
