@@ -1,8 +1,7 @@
 """Strength of bots/heuristic_bot against random players, in process (no subprocess, no protocol I/O).
 
 Each game is dealt by the engine (arena.game); at every decision the seat's request line is
-built from the real engine state by arena.protocol.format_request (the fields of
-docs/protocol-plan.md are formatted here only if arena/protocol.py is missing), parsed back by the heuristic's own parser,
+built from the real engine state by arena.protocol.format_request, parsed back by the heuristic's own parser,
 and the heuristic's `choose(fields, moves)` picks the move. Seats rotate: game g puts the
 heuristic in seat g % n, so every seat and dealer position is covered.
 
@@ -23,7 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.game import Game, Rules, format_card, format_cards, format_move  # noqa: E402
+from arena.game import Game, Rules  # noqa: E402
+from arena.protocol import format_request  # noqa: E402
 from arena.game.scoring import placement_points  # noqa: E402
 
 
@@ -34,44 +34,8 @@ def _load_heuristic():
     return module
 
 
-def _opt(x) -> str:
-    return "-" if x is None else str(x)
-
-
-def view_fields(view) -> str:
-    """The view fields of a request line, as docs/protocol-plan.md lists them."""
-    per_seat = lambda lists: "/".join(format_cards(list(c)) for c in lists)  # noqa: E731
-    duel = ",".join(f"{s}:{format_card(c)}" for s, c in view.duel) or "-"
-    trick = ",".join(f"{s}:{format_card(c)}" + (":c" if blind else "") for s, c, blind in view.trick) or "-"
-    table = "/".join(f"{s}:{format_cards(list(u))}" for s, u in view.table) or "-"
-    parts = [
-        f"phase={view.phase}", f"seat={view.seat}", f"players={view.num_players}", f"dealer={view.dealer}",
-        f"hand={format_cards(list(view.hand))}", "hands=" + "/".join(map(str, view.hand_sizes)),
-        f"stock={view.stock_size}", f"trumpholder={_opt(view.trump_holder)}",
-        f"trump={format_card(view.trump_card) if view.trump_card is not None else '-'}",
-        f"duel={duel}", "won=" + (per_seat(view.won_piles) if view.won_piles is not None else "-"),
-        "wonsizes=" + "/".join(map(str, view.won_sizes)), f"leader={_opt(view.leader)}",
-        f"opponent={_opt(view.opponent)}", f"trick={trick}", f"drawn={int(view.drawn)}", f"table={table}",
-        f"tricksize={view.trick_size}", f"discard={format_cards(list(view.discard))}",
-        "out=" + (",".join(map(str, view.out)) or "-"), "known=" + per_seat(view.known),
-        f"actions={view.phase2_actions}", f"maxactions={view.max_phase2_actions}",
-    ]
-    return " ".join(parts)
-
-
-try:  # the normative formatter (arena/protocol.py); the local copy only if it is missing
-    from arena.protocol import format_request as _format_request
-except ImportError:  # pragma: no cover
-    _format_request = None
-
-
 def request_line(game: Game, request_id: int) -> str:
-    seat = game.to_act
-    moves = game.legal_moves()
-    if _format_request is not None:
-        return _format_request(request_id, game.view(seat), moves)
-    tokens = [format_move(m) for m in moves]
-    return f"request {request_id} {len(tokens)} {' '.join(tokens)} {view_fields(game.view(seat))}"
+    return format_request(request_id, game.view(game.to_act), game.legal_moves())
 
 
 def play_games(games: int, players: int, seed: int, heuristic_seats: int = 1) -> dict:

@@ -1,7 +1,6 @@
 """Helpers for the bundled-bot tests: realistic request lines and a tiny line driver.
 
-Request lines come from a real engine state, formatted by arena.protocol.format_request
-(or, if that module is missing, with the fields of docs/protocol-plan.md formatted here).
+Request lines come from a real engine state, formatted by arena.protocol.format_request.
 """
 
 from __future__ import annotations
@@ -13,44 +12,15 @@ import subprocess
 import time
 from pathlib import Path
 
-from arena.game import Game, Rules, format_card, format_cards, format_move
+from arena.game import Game, Rules, format_move
+from arena.protocol import format_request
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS_DIR = ROOT / "bots"
 
 
-def _opt(x) -> str:
-    return "-" if x is None else str(x)
-
-
-def view_fields(view) -> str:
-    per_seat = lambda lists: "/".join(format_cards(list(c)) for c in lists)  # noqa: E731
-    duel = ",".join(f"{s}:{format_card(c)}" for s, c in view.duel) or "-"
-    trick = ",".join(f"{s}:{format_card(c)}" + (":c" if b else "") for s, c, b in view.trick) or "-"
-    table = "/".join(f"{s}:{format_cards(list(u))}" for s, u in view.table) or "-"
-    return " ".join([
-        f"phase={view.phase}", f"seat={view.seat}", f"players={view.num_players}", f"dealer={view.dealer}",
-        f"hand={format_cards(list(view.hand))}", "hands=" + "/".join(map(str, view.hand_sizes)),
-        f"stock={view.stock_size}", f"trumpholder={_opt(view.trump_holder)}",
-        f"trump={format_card(view.trump_card) if view.trump_card is not None else '-'}",
-        f"duel={duel}", "won=" + (per_seat(view.won_piles) if view.won_piles is not None else "-"),
-        "wonsizes=" + "/".join(map(str, view.won_sizes)), f"leader={_opt(view.leader)}",
-        f"opponent={_opt(view.opponent)}", f"trick={trick}", f"drawn={int(view.drawn)}", f"table={table}",
-        f"tricksize={view.trick_size}", f"discard={format_cards(list(view.discard))}",
-        "out=" + (",".join(map(str, view.out)) or "-"), "known=" + per_seat(view.known),
-        f"actions={view.phase2_actions}", f"maxactions={view.max_phase2_actions}",
-    ])
-
-
 def request_line(game: Game, request_id: int) -> str:
-    try:
-        from arena.protocol import format_request
-    except ImportError:
-        format_request = None
-    if format_request is not None:
-        return format_request(request_id, game.view(game.to_act), game.legal_moves())
-    moves = [format_move(m) for m in game.legal_moves()]
-    return f"request {request_id} {len(moves)} {' '.join(moves)} {view_fields(game.view(game.to_act))}"
+    return format_request(request_id, game.view(game.to_act), game.legal_moves())
 
 
 def sample_states(seed: int = 7, rules: Rules | None = None) -> list[tuple[str, set[str]]]:
