@@ -125,6 +125,7 @@ def run(
     except (KeyboardInterrupt, SystemExit) as exc:
         stored = store.game_count()
         store.close()
+        console.print()
         console.print(f"[yellow]stopped[/yellow]: {stored} games are stored and kept; every bot was stopped.")
         console.print(f"resume with: arena tournament run {config_path}")
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
