@@ -23,26 +23,29 @@ def place_name(place: int, n: int) -> str:
     return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') } out"
 
 
-def leaderboard_renderable(standings: Standings, title: str = "Standings") -> Table:
-    """The leaderboard as a Rich Table (also used by the live display during a run)."""
-    table = Table(title=f"{title} ({standings.games} games)")
-    table.add_column("#", justify="right")
-    table.add_column("bot")
-    table.add_column("games", justify="right")
-    table.add_column("points", justify="right")
-    table.add_column("pts/game ± 95% CI", justify="right")
-    table.add_column("wins", justify="right")
-    table.add_column("skitgubbe", justify="right")
-    table.add_column("faults", justify="right")
+def leaderboard_renderable(standings: Standings, title: str = "Standings", show_versions: bool = False) -> Table:
+    """The leaderboard as a Rich Table (also used by the live display during a run).
+
+    Bot versions (content hashes) make the table too wide for an 80-column terminal, so they
+    are shown only on request; the JSON, CSV, Markdown and HTML reports always carry them."""
+    table = Table(title=f"{title} ({standings.games} games)",
+                  caption="per game: points per game ± the 95% confidence interval over deal sets")
+    table.add_column("#", justify="right", no_wrap=True, min_width=1)
+    table.add_column("bot", no_wrap=True)
+    show_versions = show_versions and any(b.version for b in standings.bots)
+    if show_versions:
+        table.add_column("version", no_wrap=True, style="dim")
+    for header in ("games", "points", "per game", "wins", "skitgubbe", "faults"):
+        table.add_column(header, justify="right", no_wrap=True)
     for b in standings.bots:
-        name = b.bot + (f" ({b.version})" if b.version else "")
-        table.add_row(str(b.rank), name, str(b.games), str(b.points), format_ci(b), str(b.wins), str(b.skitgubbe),
+        cells = [str(b.rank), b.bot] + ([b.version] if show_versions else [])
+        table.add_row(*cells, str(b.games), str(b.points), format_ci(b), str(b.wins), str(b.skitgubbe),
                       str(b.faults), style="red" if b.faults else None)
     return table
 
 
 def render_standings_table(standings: Standings, console: Console, title: str = "Standings") -> None:
-    console.print(leaderboard_renderable(standings, title))
+    console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 110))
 
 
 def head_to_head_renderable(standings: Standings) -> Table:
