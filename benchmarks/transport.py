@@ -22,7 +22,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import zmq  # noqa: E402
 
+from pathlib import Path  # noqa: E402
+
 from arena import protocol  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
 from arena.game import Game, Rules  # noqa: E402
 from arena.manifest import load_manifest  # noqa: E402
 from arena.match import BotSettings, open_table, play_match  # noqa: E402
@@ -55,6 +59,25 @@ def sample_request() -> bytes:
 
 def raw_pipe_rtt_s(line: bytes, trips: int) -> float:
     child = subprocess.Popen([sys.executable, "-c", PIPE_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
+    for _ in range(200):
+        os.write(wfd, line)
+        os.read(rfd, 65536)
+    started = time.perf_counter()
+    for _ in range(trips):
+        os.write(wfd, line)
+        os.read(rfd, 65536)
+    elapsed = time.perf_counter() - started
+    child.stdin.close()
+    child.wait()
+    return elapsed / trips
+
+
+def raw_bot_rtt_s(line: bytes, trips: int) -> float:
+    """The same request line straight to the real random_bot (its own parsing and choice included),
+    with none of the arena's work: the round trip "between the same processes"."""
+    bot = REPO / "bots" / "random_bot" / "bot.py"
+    child = subprocess.Popen([sys.executable, str(bot)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
     for _ in range(200):
         os.write(wfd, line)
@@ -124,6 +147,10 @@ def main() -> None:
         print(f"  arena CPU per move:          {arena_cpu * 1e6:7.1f} µs  = {arena_cpu / raw_s:.2f} x raw round trip "
               f"(goal <= 0.50: the arena adds at most 50%)")
         print(f"  per move / raw round trip:   {per_move / raw_s:.2f} x (includes the bot's own work)")
+        if label == "pipe":
+            bot_s = raw_bot_rtt_s(line, 5000)
+            print(f"  raw round trip to random_bot itself (its own work included, no arena): {bot_s * 1e6:.1f} µs;"
+                  f" the match's wall time per move is {per_move / bot_s:.2f} x that (goal <= 1.50)")
 
 
 if __name__ == "__main__":
