@@ -57,27 +57,10 @@ def sample_request() -> bytes:
     return (protocol.format_request(61, game.view(game.to_act), game.legal_moves()) + "\n").encode()
 
 
-def raw_pipe_rtt_s(line: bytes, trips: int) -> float:
-    child = subprocess.Popen([sys.executable, "-c", PIPE_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
-    for _ in range(200):
-        os.write(wfd, line)
-        os.read(rfd, 65536)
-    started = time.perf_counter()
-    for _ in range(trips):
-        os.write(wfd, line)
-        os.read(rfd, 65536)
-    elapsed = time.perf_counter() - started
-    child.stdin.close()
-    child.wait()
-    return elapsed / trips
-
-
-def raw_bot_rtt_s(line: bytes, trips: int) -> float:
-    """The same request line straight to the real random_bot (its own parsing and choice included),
-    with none of the arena's work: the round trip "between the same processes"."""
-    bot = REPO / "bots" / "random_bot" / "bot.py"
-    child = subprocess.Popen([sys.executable, str(bot)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def raw_pipe_rtt_s(line: bytes, trips: int, argv: list[str] | None = None) -> float:
+    """Seconds per round trip of `line` to a child over pipes, with none of the arena's work.
+    The child is a bare Python echo by default, or the real random_bot (its own work included)."""
+    child = subprocess.Popen(argv or [sys.executable, "-c", PIPE_ECHO], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
     for _ in range(200):
         os.write(wfd, line)
@@ -148,7 +131,7 @@ def main() -> None:
               f"(goal <= 0.50: the arena adds at most 50%)")
         print(f"  per move / raw round trip:   {per_move / raw_s:.2f} x (includes the bot's own work)")
         if label == "pipe":
-            bot_s = raw_bot_rtt_s(line, 5000)
+            bot_s = raw_pipe_rtt_s(line, 5000, [sys.executable, str(REPO / "bots" / "random_bot" / "bot.py")])
             print(f"  raw round trip to random_bot itself (its own work included, no arena): {bot_s * 1e6:.1f} µs;"
                   f" the match's wall time per move is {per_move / bot_s:.2f} x that (goal <= 1.50)")
 

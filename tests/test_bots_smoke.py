@@ -8,7 +8,6 @@ through the referee are tested elsewhere.
 from __future__ import annotations
 
 import importlib.util
-import os
 import random
 import re
 import shutil
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.game import Game, Rules, format_move
+from arena.game import Game, Rules
 from arena.manifest import build_bot, list_bots, load_manifest
 try:
     from tests.bots_support import BOTS_DIR, LineBot, request_line, sample_states

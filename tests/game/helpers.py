@@ -95,3 +95,18 @@ def card_places(g: Game) -> list[int]:
         # Cards of the trick in progress not yet taken.
         out.extend(c for _, c, _ in g.trick)
     return out
+
+
+def view_cards(v) -> set[int]:
+    """Every card a SeatView shows, wherever in the view it appears."""
+    out = set(v.hand) | {c for _, c in v.duel} | {c for _, c, _ in v.trick} | set(v.discard)
+    for _, unit in v.table:
+        out.update(unit)
+    for k in v.known:
+        out.update(k)
+    if v.won_piles:
+        for w in v.won_piles:
+            out.update(w)
+    if v.trump_card is not None:
+        out.add(v.trump_card)
+    return out

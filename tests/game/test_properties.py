@@ -15,7 +15,7 @@ import pytest
 
 from arena.game import EndReason, EventKind, Game, Rules, Transcript, replay
 
-from .helpers import card_places
+from .helpers import card_places, view_cards
 
 ALL_CARDS = list(range(52))
 DEFAULT_GAMES = 6000
@@ -63,20 +63,6 @@ def random_rules(rng: random.Random) -> Rules:
 def check_cards(g: Game) -> None:
     places = card_places(g)
     assert sorted(places) == ALL_CARDS, f"cards lost or duplicated after {len(g.moves)} moves"
-
-
-def view_cards(v) -> set[int]:
-    out = set(v.hand) | {c for _, c in v.duel} | {c for _, c, _ in v.trick} | set(v.discard)
-    for _, unit in v.table:
-        out.update(unit)
-    for k in v.known:
-        out.update(k)
-    if v.won_piles:
-        for w in v.won_piles:
-            out.update(w)
-    if v.trump_card is not None:
-        out.add(v.trump_card)
-    return out
 
 
 class Knowledge:

@@ -7,10 +7,10 @@ import random
 import pytest
 
 from arena.game import (
-    CHANCE, DRAW, PICKUP, EndReason, Game, MatchScore, Outcome, Rules, RulesError, game_points, parse_card, play,
+    DRAW, PICKUP, EndReason, Game, MatchScore, Outcome, Rules, RulesError, game_points, parse_card, play,
 )
 
-from .helpers import cards, deal_game, do, make_rules, phase2_game, play_random
+from .helpers import deal_game, do, make_rules, phase2_game, play_random
 
 A, B, C = 0, 1, 2
 

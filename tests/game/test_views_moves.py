@@ -13,23 +13,9 @@ from arena.game import (
 )
 from arena.game.moves import MoveKind
 
-from .helpers import cards, deal_game, do, make_rules, phase2_game, play_random
+from .helpers import cards, deal_game, do, make_rules, phase2_game, play_random, view_cards
 
 A, B, C = 0, 1, 2
-
-
-def view_cards(v) -> set[int]:
-    out = set(v.hand) | {c for _, c in v.duel} | {c for _, c, _ in v.trick} | set(v.discard)
-    for _, unit in v.table:
-        out.update(unit)
-    for k in v.known:
-        out.update(k)
-    if v.won_piles:
-        for w in v.won_piles:
-            out.update(w)
-    if v.trump_card is not None:
-        out.add(v.trump_card)
-    return out
 
 
 def test_view_hides_other_hands_stock_and_trump_R8_R9():

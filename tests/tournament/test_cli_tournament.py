@@ -7,7 +7,6 @@ import io
 import json
 import tomllib
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
