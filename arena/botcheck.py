@@ -10,7 +10,6 @@ stays up, exit on quit, no leftover processes.
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from collections import Counter
@@ -24,7 +23,6 @@ from arena.manifest import BotManifest, ManifestError, build_bot, content_hash, 
 from arena.match import BotSettings, close_seat, connect_bot, play_match
 from arena.referee import FaultKind, Seat, TimeLimits, send_lines
 from arena.transport.base import TransportError, describe_returncode
-from arena.transport.procs import TOKEN_ENV
 
 DEFAULT_OPPONENTS = ("random_bot", "heuristic_bot")
 DEFAULT_GAMES = 6
@@ -108,37 +106,6 @@ class _Evidence:
     def both(self, needle: str | None = None) -> tuple[str, ...]:
         proto = self.around(needle) if needle else self.protocol_tail()
         return tuple(proto + self.stderr_tail())
-
-
-def _token_of(transport: Any) -> str | None:
-    proc = getattr(transport, "_proc", None)
-    return getattr(proc, "token", None)
-
-
-def leftover_pids(token: str | None, root_pid: int | None) -> list[int]:
-    """Live processes carrying the bot's ARENA_BOT_TOKEN, or in the session/group of its first process."""
-    me = os.getpid()
-    found = []
-    needle = f"{TOKEN_ENV}={token}".encode() if token else None
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == me:
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                data = f.read()
-            rest = data[data.rindex(b")") + 2:].split(None, 5)
-            if rest[0] in (b"Z", b"X"):
-                continue
-            if root_pid is not None and (int(rest[2]) == root_pid or int(rest[3]) == root_pid):
-                found.append(int(name))
-                continue
-            if needle is not None:
-                with open(f"/proc/{name}/environ", "rb") as f:
-                    if needle in f.read():
-                        found.append(int(name))
-        except (OSError, ValueError, IndexError):
-            continue
-    return sorted(found)
 
 
 def check_bot(
@@ -281,15 +248,14 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
 
         _check_quit(manifest, seats[0], report, ev, quit_wait_s)
     finally:
-        token = pid = None
-        if seats and seats[0].transport is not None:
-            token = _token_of(seats[0].transport)
-            pid = getattr(seats[0].transport, "pid", None)
+        # The bot's process record (through any wrapping transports); after close, its
+        # `members()` scan (session, group, descendants, ARENA_BOT_TOKEN) must come back empty.
+        proc = getattr(seats[0].transport, "_proc", None) if seats and seats[0].transport is not None else None
         for s in seats:
             close_seat(s)
         if seats and not manifest.is_service and any(r.name == "handshake" for r in results):
             time.sleep(0.05)
-            left = leftover_pids(token, pid)
+            left = sorted(proc.members()) if proc is not None else []
             results.append(CheckResult(
                 "no leftover processes", not left,
                 "nothing of the bot runs after close" if not left
@@ -326,4 +292,4 @@ def _check_quit(manifest: BotManifest, seat: Seat, report: CheckReport, ev: _Evi
         results.append(CheckResult("exit on quit", True, f"exit code 0 within {wait_s:g} s"))
 
 
-__all__ = ["CheckResult", "CheckReport", "check_bot", "percentile", "leftover_pids", "DEFAULT_GAMES"]
+__all__ = ["CheckResult", "CheckReport", "check_bot", "percentile", "DEFAULT_GAMES"]

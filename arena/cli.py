@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from arena import cli_bot, cli_tournament
 from arena.cli_common import UsageError, console, fail, parse_rule_options, stop_on_sigterm
 from arena.game import GameError, Rules
 
@@ -111,21 +112,9 @@ def _rules_from(options: dict[str, str]) -> Rules:
         fail(str(exc))
 
 
-def _register_subcommands() -> None:
-    """Command groups that live in their own modules (kept small, one responsibility each)."""
-    import importlib
-
-    for module_name in ("arena.cli_tournament", "arena.cli_bot"):
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        module.register(app)
-
-
-_register_subcommands()
+# Command groups that live in their own modules (kept small, one responsibility each).
+cli_tournament.register(app)
+cli_bot.register(app)
 
 
 def main() -> None:

@@ -19,8 +19,8 @@ from arena.game import Event, Game, Rules
 from arena.game.scoring import MatchScore, first_dealer
 from arena.game.seeds import derive_seed
 from arena.manifest import BotManifest
-from arena.referee import FaultKind, GameRecord, Seat, TimeLimits, play_game, send_lines
-from arena.transport.base import MAX_LINE_BYTES, Transport, TransportError
+from arena.referee import GameRecord, Seat, TimeLimits, play_game, send_lines
+from arena.transport.base import Transport, TransportError
 from arena.transport.pipe import PipeTransport
 
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
@@ -247,5 +247,3 @@ def play_match(
                 seat.outbox = []
     return MatchResult(tuple(records), tuple(score.totals), winners, start_faults)
 
-
-__all__ = ["BotSettings", "MatchResult", "FaultKind", "open_table", "play_match", "connect_bot", "close_seat", "MAX_LINE_BYTES"]

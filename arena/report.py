@@ -10,12 +10,11 @@ from rich.table import Table
 from arena.game import EventKind, pretty_card
 from arena.game.events import Event
 from arena.referee import GameRecord
-from arena.report_standings import place_name
+from arena.report_standings import places_table
 from arena.selfplay import SelfplaySummary
 
 
 def render_selfplay(summary: SelfplaySummary, console: Console) -> None:
-    n = summary.rules.num_players
     head = Table(title="Selfplay: random players", show_header=False)
     head.add_row("games", str(summary.games))
     head.add_row("mean moves per game", f"{summary.mean_moves:.1f}")
@@ -23,13 +22,7 @@ def render_selfplay(summary: SelfplaySummary, console: Console) -> None:
     head.add_row("capped games (R51)", f"{summary.capped_games} ({share:.1f}%)")
     head.add_row("rule options", ", ".join(f"{k}={v}" for k, v in summary.rules.changed_options().items()) or "defaults")
     console.print(head)
-    places = Table(title="Finishing places by seat")
-    places.add_column("seat", justify="right")
-    for place in range(1, n + 1):
-        places.add_column(place_name(place, n), justify="right")
-    for seat, counts in enumerate(summary.places_by_seat):
-        places.add_row(str(seat), *(str(c) for c in counts))
-    console.print(places)
+    console.print(places_table(summary.places_by_seat))
 
 
 def render_game_record(record: GameRecord, console: Console) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 from rich.console import Console, Group
 from rich.table import Table
@@ -64,15 +65,20 @@ def head_to_head_renderable(standings: Standings) -> Table:
     return table
 
 
-def places_by_seat_renderable(standings: Standings) -> Table:
-    n = max((len(row) for row in standings.places_by_seat), default=0)
+def places_table(places_by_seat: Sequence[Sequence[int]]) -> Table:
+    """Counts of each finishing place per seat ([seat][place - 1]); selfplay uses it too."""
+    n = max((len(row) for row in places_by_seat), default=0)
     table = Table(title="Finishing places by seat")
     table.add_column("seat", justify="right")
     for place in range(1, n + 1):
         table.add_column(place_name(place, n), justify="right")
-    for seat, counts in enumerate(standings.places_by_seat):
+    for seat, counts in enumerate(places_by_seat):
         table.add_row(str(seat), *(str(c) for c in counts))
     return table
+
+
+def places_by_seat_renderable(standings: Standings) -> Table:
+    return places_table(standings.places_by_seat)
 
 
 def faults_renderable(standings: Standings) -> Table:

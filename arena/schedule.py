@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass
-from math import comb
 
 from arena.game.seeds import derive_seed
 
@@ -126,10 +125,6 @@ def pair_meetings(tables: list[TableSpec]) -> dict[tuple[str, str], int]:
         for pair in itertools.combinations(sorted(table.entries), 2):
             counts[pair] = counts.get(pair, 0) + 1
     return counts
-
-
-def round_robin_size(entries: int, table_size: int) -> int:
-    return comb(entries, table_size)
 
 
 def _check(entries: list[str], table_size: int, deals: int) -> None:

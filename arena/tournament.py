@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import math
+import os
 import multiprocessing as mp
 import queue
 import signal
@@ -209,8 +210,6 @@ def _stop_workers(procs: Sequence[mp.Process], wait_s: float = 0.0) -> None:
 
 
 def _cpus() -> list[int]:
-    import os
-
     if hasattr(os, "sched_getaffinity"):
         return sorted(os.sched_getaffinity(0))
     return []

@@ -30,6 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 from arena.game import Game, Rules  # noqa: E402
 from arena.manifest import load_manifest  # noqa: E402
 from arena.match import BotSettings, open_table, play_match  # noqa: E402
+from arena.transport.pipe import PipeTransport  # noqa: E402
+from arena.transport.zmq import ZmqTransport  # noqa: E402
 
 PIPE_ECHO = r"""
 import sys
@@ -98,6 +100,21 @@ def raw_zmq_rtt_s(line: bytes, trips: int) -> float:
     return elapsed / trips
 
 
+def transport_rtt_s(transport, line: bytes, trips: int) -> float:
+    """The same round trip through a Transport object (its own cost, without the referee's)."""
+    text = line.decode().rstrip("\n")
+    for _ in range(200):
+        transport.send(text)
+        transport.receive(5.0)
+    started = time.perf_counter()
+    for _ in range(trips):
+        transport.send(text)
+        transport.receive(5.0)
+    elapsed = time.perf_counter() - started
+    transport.close()
+    return elapsed / trips
+
+
 def match_figures(bot: str, games: int) -> dict[str, float]:
     manifest = load_manifest(bot)
     rules = Rules()
@@ -118,8 +135,13 @@ def main() -> None:
     os.sched_setaffinity(0, {core})  # children inherit it: referee and bots share one core
     line = sample_request()
     print(f"pinned to core {core}; request line {len(line)} bytes; {games} games per match")
+    transports = {
+        "pipe": lambda: PipeTransport.start([sys.executable, "-c", PIPE_ECHO]),
+        "zmq ipc": lambda: ZmqTransport.start([sys.executable, "-c", ZMQ_ECHO], endpoint_kind="ipc"),
+    }
     for label, bot, raw in (("pipe", "random_bot", raw_pipe_rtt_s), ("zmq ipc", "zmq_bot", raw_zmq_rtt_s)):
         raw_s = raw(line, 5000)
+        through_s = transport_rtt_s(transports[label](), line, 5000)
         fig = match_figures(bot, games)
         per_move = fig["wall"] / fig["moves"]
         arena_cpu = fig["cpu"] / fig["moves"]
@@ -127,6 +149,7 @@ def main() -> None:
         print(f"  games/s: {fig['games'] / fig['wall']:.1f}   moves/s: {fig['moves'] / fig['wall']:,.0f}   faults: {fig['faults']}")
         print(f"  wall time per move:          {per_move * 1e6:7.1f} µs")
         print(f"  raw round trip (same line):  {raw_s * 1e6:7.1f} µs")
+        print(f"  through the transport class: {through_s * 1e6:7.1f} µs  (the transport's own cost)")
         print(f"  arena CPU per move:          {arena_cpu * 1e6:7.1f} µs  = {arena_cpu / raw_s:.2f} x raw round trip "
               f"(goal <= 0.50: the arena adds at most 50%)")
         print(f"  per move / raw round trip:   {per_move / raw_s:.2f} x (includes the bot's own work)")

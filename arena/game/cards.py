@@ -98,13 +98,3 @@ SORT_KEY_HIGH: tuple[int, ...] = tuple(VALUE_ACE_HIGH[c] * 4 + c // 13 for c in 
 
 def sort_key_for(values: tuple[int, ...]) -> tuple[int, ...]:
     return SORT_KEY_HIGH if values is VALUE_ACE_HIGH else SORT_KEY_LOW
-
-
-def order_key(values: tuple[int, ...]):
-    """Sort key for the documented stable card order: by R2 value, then suit c < d < h < s (R52)."""
-    return lambda c: (values[c], c // 13)
-
-
-def sort_cards(cards, values: tuple[int, ...]) -> list[Card]:
-    """Cards in the stable order: low to high by R2, suit c < d < h < s among equal ranks."""
-    return sorted(cards, key=lambda c: values[c] * 4 + c // 13)

@@ -7,7 +7,7 @@ rejects an unknown name or a bad value with a message that lists what is allowed
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, Mapping
 
@@ -222,8 +222,3 @@ def _check_ranges(rules: Rules) -> None:
             raise RulesError(f"rule option {name} is not implemented yet; only the default is")
     if rules.two_player_removed_cards and rules.num_players != 2:
         raise RulesError("rule option two_player_removed_cards needs num_players = 2 (R5)")
-
-
-def default_rules(**changes: Any) -> Rules:
-    """Defaults with some options changed (a convenience for tests and tools)."""
-    return replace(Rules(), **changes) if changes else Rules()
