@@ -11,8 +11,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.report_standings import leaderboard_renderable
 from arena.standings import compute_standings
 
-# Standings are recomputed from the database; at most this often, so the display never slows the run.
+# Standings are recomputed from the database at most this often, and never more often than ten
+# times their own cost: on a very large database (2-4 s at a million games) the display slows
+# down instead of the run.
 REFRESH_EVERY_S = 1.0
+REFRESH_COST_FACTOR = 10.0
 
 
 class LiveBoard:
@@ -26,7 +29,8 @@ class LiveBoard:
         )
         self.task = self.progress.add_task(config.name, total=None)
         self._last_refresh = 0.0
-        self._board = leaderboard_renderable(compute_standings(store, list(config.bots)), f"{config.name}: standings")
+        self._interval_s = REFRESH_EVERY_S
+        self._refresh_board()
         self.live = Live(self._group(), console=console, refresh_per_second=4, transient=False)
 
     def _group(self) -> Group:
@@ -44,10 +48,13 @@ class LiveBoard:
     def update(self, progress) -> None:
         self.progress.update(self.task, total=progress.total, completed=progress.done)
         now = time.monotonic()
-        if now - self._last_refresh >= REFRESH_EVERY_S or progress.done == progress.total:
+        if now - self._last_refresh >= self._interval_s or progress.done == progress.total:
             self._refresh_board()
             self.live.update(self._group())
 
     def _refresh_board(self) -> None:
+        started = time.monotonic()
+        standings = compute_standings(self.store, list(self.config.bots))
+        self._board = leaderboard_renderable(standings, f"{self.config.name}: standings")
         self._last_refresh = time.monotonic()
-        self._board = leaderboard_renderable(compute_standings(self.store, list(self.config.bots)), f"{self.config.name}: standings")
+        self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))
