@@ -49,8 +49,11 @@ class PipeTransport:
         assert proc.stdin_fd is not None and proc.stdout_fd is not None
         self._in_fd = proc.stdin_fd
         self._out_fd = proc.stdout_fd
-        fl = fcntl.fcntl(self._in_fd, fcntl.F_GETFL)
-        fcntl.fcntl(self._in_fd, fcntl.F_SETFL, fl | os.O_NONBLOCK)
+        for fd in (self._in_fd, self._out_fd):
+            # Non-blocking both ways: writes never stall the arena, and `receive` can try a
+            # read before paying for a poll (on one core the reply is usually already there).
+            fl = fcntl.fcntl(fd, fcntl.F_GETFL)
+            fcntl.fcntl(fd, fcntl.F_SETFL, fl | os.O_NONBLOCK)
         self._rpoll = select.poll()
         self._rpoll.register(self._out_fd, _POLLIN_ANY)
         self._wpoll = select.poll()
@@ -152,11 +155,28 @@ class PipeTransport:
     def receive(self, timeout_s: float) -> str:
         if self._closed:
             raise BotExited(f"{self.name}: transport already closed")
+        fd = self._out_fd
+        if not self._buf:
+            # Fast path (once per move): one read, no poll, and when the chunk is exactly one
+            # short line, no buffering. Anything else goes through the general path below.
+            try:
+                chunk = os.read(fd, _READ_CHUNK)
+            except (BlockingIOError, InterruptedError):
+                chunk = None
+            except OSError:
+                raise self._exited("closed its stdout") from None
+            if chunk is not None:
+                if not chunk:
+                    raise self._exited("closed its stdout")
+                end = len(chunk) - 1
+                if (chunk.find(b"\n") == end and end < self.max_line_bytes
+                        and not self._discarding and chunk[end - 1:end] != b"\r"):
+                    return chunk[:end].decode("utf-8", errors="replace")
+                self._buf += chunk
         line = self._take_line()
         if line is not None:
             return line
         deadline = time.monotonic() + timeout_s
-        fd = self._out_fd
         poll = self._rpoll.poll
         while True:
             remaining = deadline - time.monotonic()
@@ -170,7 +190,7 @@ class PipeTransport:
                 continue
             try:
                 chunk = os.read(fd, _READ_CHUNK)
-            except InterruptedError:
+            except (BlockingIOError, InterruptedError):
                 continue
             except OSError:
                 raise self._exited("closed its stdout") from None
