@@ -19,12 +19,15 @@ from arena.game import Event, Game, Rules
 from arena.game.scoring import MatchScore, first_dealer
 from arena.game.seeds import derive_seed
 from arena.manifest import BotManifest
-from arena.referee import GameRecord, Seat, TimeLimits, play_game, send_lines
+from arena.referee import GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
 from arena.transport.base import Transport, TransportError
 from arena.transport.pipe import PipeTransport
 
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
 QUIT_GRACE_S = 0.5
+# A bot lost in a game is started afresh before the next one; after this many failed starts in a
+# row it stays out for the rest of the table (each failed start can cost the start-up limit).
+MAX_FAILED_RESTARTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +68,8 @@ class LoggedTransport:
         self._log.write(f"< {line}\n")
         return line
 
-    def close(self) -> None:
-        self.inner.close()
+    def close(self, grace_s: float = QUIT_GRACE_S) -> None:
+        close_transport(self.inner, grace_s)
         with contextlib.suppress(OSError):
             self._log.close()
 
@@ -163,14 +166,37 @@ def close_seat(seat: Seat) -> None:
         with contextlib.suppress(TransportError, OSError):
             send_lines(transport, seat.outbox + [protocol.format_quit()])
     seat.outbox = []
-    close = getattr(transport, "close")
-    try:
-        close(grace_s=QUIT_GRACE_S)  # type: ignore[call-arg]
-    except TypeError:
-        close()
-    except Exception:  # noqa: BLE001 - closing must never raise into the arena
-        pass
+    close_transport(transport, QUIT_GRACE_S)
     seat.alive = False
+
+
+def revive_seats(seats: Sequence[Seat], match_line: str | None) -> None:
+    """Before a game: give every bot lost in an earlier game (crash, hang, flood) a fresh process.
+
+    As cutechess-cli restarts a crashed engine, one game's fault costs that game only. It also
+    keeps resumed tournaments exact: a table resumed mid-way starts fresh bots, so an
+    uninterrupted run must give a lost bot a fresh start before each game too.
+    """
+    for seat in seats:
+        if seat.alive or seat.restart is None or seat.failed_restarts >= MAX_FAILED_RESTARTS:
+            continue
+        if seat.transport is not None:
+            close_transport(seat.transport, 0.0)  # it already failed: no grace to wait out
+        fresh = seat.restart()
+        seat.transport = fresh.transport
+        seat.outbox = []
+        seat.next_request_id = 1
+        seat.timeouts_in_a_row = 0
+        if not fresh.alive:
+            seat.failed_restarts += 1
+            seat.dead_reason = f"restart {seat.failed_restarts} failed: {fresh.dead_reason}"
+            continue
+        seat.alive, seat.dead_reason = True, ""
+        seat.failed_restarts = 0
+        seat.restarts += 1
+        if match_line is not None:
+            with contextlib.suppress(TransportError):
+                send_lines(seat.transport, [match_line])
 
 
 @contextlib.contextmanager
@@ -193,10 +219,19 @@ def open_table(manifests: Sequence[BotManifest], settings: BotSettings, labels: 
             seats.append(start_bot(manifest, settings, label))
         for seat, deadline in zip(seats, deadlines):
             await_hello(seat, deadline, timeout_s)
+        for seat, manifest, label in zip(seats, manifests, labels):
+            seat.restart = _restarter(manifest, settings, label)
         yield seats
     finally:
         for seat in seats:
             close_seat(seat)
+
+
+def _restarter(manifest: BotManifest, settings: BotSettings, label: str) -> Callable[[], Seat]:
+    def restart() -> Seat:
+        return connect_bot(manifest, settings, label)[0]
+
+    return restart
 
 
 def handshake_faults(seats: Sequence[Seat]) -> list[tuple[int, str]]:
@@ -224,16 +259,18 @@ def play_match(
 ) -> MatchResult:
     """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games."""
     start_faults = tuple(handshake_faults(seats))
+    match_line = protocol.format_match_start(rules, games)
     for seat in seats:
         if seat.alive:
             with contextlib.suppress(TransportError):
-                send_lines(seat.transport, [protocol.format_match_start(rules, games)])
+                send_lines(seat.transport, [match_line])
     score = MatchScore(rules, first_dealer(seed, rules.num_players))
     records = []
     number = 0
     while (games is None and not score.is_over) or (games is not None and number < games):
         number += 1
         game = Game.new(rules, derive_seed(seed, "game", number), score.dealer)
+        revive_seats(seats, match_line)
         record = play_game(game, seats, number=number, limits=limits, on_event=on_event)
         score.record(record.outcome)
         records.append(record)

@@ -31,8 +31,16 @@ class FaultKind(str, Enum):
     DEAD = "dead"  # the bot was already gone: the referee decided for it
 
 
-# Faults after which the stream cannot be trusted: the bot is dropped for the rest of the match.
+# Faults after which the stream cannot be trusted: the bot is dropped for the rest of the game
+# (the match layer starts a fresh process before the next one: arena/match.py, revive_seats).
 FATAL_FAULTS = frozenset({FaultKind.EXITED, FaultKind.OVERLONG, FaultKind.NO_HELLO})
+
+# This many requests in a row without an answer and the bot counts as hung: it is killed and
+# dropped for the rest of the game. Without this a bot stuck in a loop would cost the full move
+# limit at every one of its decisions (about 75 a game), and a tournament table would take hours.
+HUNG_AFTER_TIMEOUTS = 3
+# How long a dropped bot gets between SIGTERM and SIGKILL: it has already failed to answer.
+KILL_GRACE_S = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,12 +61,24 @@ class Seat:
     dead_reason: str = ""
     next_request_id: int = 1
     outbox: list[str] = field(default_factory=list)  # event lines waiting for the bot's next turn
+    timeouts_in_a_row: int = 0
+    # Set by the match layer: starts a fresh process for this seat (None: the seat cannot be revived).
+    restart: Callable[[], Seat] | None = None
+    failed_restarts: int = 0  # in a row; the match layer gives up after a few
+    restarts: int = 0
 
     def drop(self, reason: str) -> None:
-        """Stop talking to this bot for the rest of the match (its stream can't be trusted)."""
+        """Stop talking to this bot for the rest of the game (its stream can't be trusted)."""
         self.alive = False
         self.dead_reason = reason
         self.outbox.clear()
+
+    def kill(self, reason: str) -> None:
+        """Drop the bot and end its process now: a hung bot would otherwise keep burning the
+        CPU that its table's other bots share."""
+        self.drop(reason)
+        if self.transport is not None:
+            close_transport(self.transport, KILL_GRACE_S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +143,9 @@ def play_game(
             _send(seat, [protocol.format_fault(seat.next_request_id - 1, kind.value, detail)])
         if kind in FATAL_FAULTS:
             seat.drop(detail)
+        elif seat.timeouts_in_a_row >= HUNG_AFTER_TIMEOUTS and seat.alive:
+            seat.kill(f"hung: {seat.timeouts_in_a_row} requests in a row got no answer "
+                      f"within {limits.move_timeout_s:g} s")
         if rules.fault_policy is FaultPolicy.FORFEIT:
             game.forfeit(seat_no, f"{kind.value}: {detail}")  # R53
         else:
@@ -176,6 +199,19 @@ def _send(seat: Seat, lines: list[str]) -> bool:
         return False
 
 
+def close_transport(transport: Transport, grace_s: float) -> None:
+    """Close a bot's transport (quit grace, then terminate and kill its tree); never raises."""
+    try:
+        transport.close(grace_s=grace_s)  # type: ignore[call-arg]
+    except TypeError:  # a transport whose close() takes no grace
+        try:
+            transport.close()
+        except Exception:  # noqa: BLE001 - closing must never raise into the arena
+            pass
+    except Exception:  # noqa: BLE001
+        pass
+
+
 def send_lines(transport: Transport, lines: list[str]) -> None:
     """Several lines in one go where the transport can (one write for a pipe), else one by one."""
     send_many = getattr(transport, "send_many", None)
@@ -202,6 +238,7 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
         try:
             reply_line = transport.receive(max(remaining, 0.0))
         except BotTimeout:
+            seat.timeouts_in_a_row += 1
             return None, (FaultKind.TIMEOUT, f"no move within {timeout_s:g} s"), None
         except LineTooLong as exc:
             return None, (FaultKind.OVERLONG, str(exc)), None
@@ -210,6 +247,7 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
         except TransportError as exc:
             return None, (FaultKind.EXITED, str(exc)), None
         elapsed = time.perf_counter() - started
+        seat.timeouts_in_a_row = 0  # it answered something: slow perhaps, but not hung
         try:
             reply = protocol.parse_move_reply(reply_line)
         except protocol.ProtocolError as exc:

@@ -20,12 +20,14 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from arena import protocol
 from arena.game import Game
 from arena.manifest import BotManifest
-from arena.match import BotSettings, open_table
-from arena.referee import GameRecord, TimeLimits, play_game
+from arena.match import BotSettings, open_table, revive_seats
+from arena.referee import GameRecord, TimeLimits, play_game, send_lines
 from arena.schedule import GameSpec, TableSpec, balanced_schedule, round_robin
 from arena.store import ResultStore
+from arena.transport.base import TransportError
 from arena.tournament_config import TournamentConfig
 
 PR_SET_PDEATHSIG = 1
@@ -116,10 +118,17 @@ def _worker(tasks, results, manifests: dict[str, BotManifest], config: Tournamen
         settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
                                sandbox_limits=config.sandbox or None)
         with open_table([manifests[name] for name in table.entries], settings) as seats:
+            # A table is one match for its bots (protocol.md section 4), of the games still to play.
+            match_line = protocol.format_match_start(config.rules, len(table.games))
+            for seat in seats:
+                if seat.alive:
+                    with contextlib.suppress(TransportError):
+                        send_lines(seat.transport, [match_line])
             by_name = dict(zip(table.entries, seats))
             for spec in table.games:
                 game = Game.new(config.rules, spec.seed, spec.dealer)
                 number = game_number(spec, config.deals, seatings)
+                revive_seats(seats, match_line)
                 record = play_game(game, [by_name[name] for name in spec.bots], number=number, limits=limits)
                 results.put(("game", spec, record))
         results.put(("table", table.index, None))

@@ -73,11 +73,15 @@ def main():
     if MODE == "ignore_term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     requests = 0
+    game = 0  # the number of the game in progress (from its `game` line)
+    in_game = 0  # requests answered in this game
     for line in sys.stdin:
         t = line.split()
         if not t:
             continue
-        if t[0] == "hello":
+        if t[0] == "game":
+            game, in_game = int(t[1]), 0
+        elif t[0] == "hello":
             if MODE == "hello_noise":
                 out("Loading model...")
             out("hello name=hostile_" + MODE)
@@ -86,8 +90,15 @@ def main():
                 forever()
         elif t[0] == "request":
             requests += 1
+            in_game += 1
             rid, moves = t[1], t[3:3 + int(t[2])]
             move = moves[0]
+            # Faults that depend only on the game, not on the process's history: a fresh
+            # process replaying the same game faults the same way (resume tests rely on it).
+            if MODE == "crash_even_games" and game % 2 == 0 and in_game == 2:
+                os._exit(7)
+            if MODE == "hang_odd_games" and game % 2 == 1 and in_game == 2:
+                forever()
             if MODE == "forker" and requests == 1:
                 fork_children()
                 time.sleep(1.5)  # the watchdog acts before this answer

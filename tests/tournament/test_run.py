@@ -23,18 +23,18 @@ from arena.tournament_config import load_config
 REPO = Path(__file__).resolve().parents[2]
 
 
+CRASHER = REPO / "tests" / "bots" / "crash_even_games" / "bot.toml"
+
+
 def write_config(tmp_path: Path, name: str, deals: int = 2) -> Path:
-    """Four deterministic entries (their play depends only on each game), so runs can be compared."""
-    twin = tmp_path / "random_two"
-    twin.mkdir(exist_ok=True)
-    (twin / "bot.toml").write_text(
-        'name = "random_two"\nlanguage = "python"\ntransport = "pipe"\n'
-        f'command = ["{{python}}", "{REPO / "bots" / "random_bot" / "bot.py"}"]\n'
-    )
+    """Four deterministic entries (their play depends only on each game), so runs can be compared.
+
+    One of them crashes in every even-numbered game: a resumed table starts it afresh, so the
+    arena must restart it after each crash in an uninterrupted run too for the results to agree."""
     config = tmp_path / f"{name}.toml"
     config.write_text(
         f'name = "{name}"\nseed = 77\ntable_size = 3\ndeals = {deals}\n'
-        f'bots = ["heuristic_bot", "random_bot", "shell_bot", "{twin / "bot.toml"}"]\n'
+        f'bots = ["heuristic_bot", "random_bot", "shell_bot", "{CRASHER}"]\n'
         "[limits]\nmove_timeout_s = 5.0\n"
     )
     return config
@@ -50,11 +50,17 @@ def run_in_process(config_path: Path, workers: int):
     store = ResultStore(config.database)
     try:
         summary = run_tournament(config, manifests, store, workers=workers)
-        results = {row.key: (row.finishing_order, row.points) for row in store.rows()}
+        results = game_results(store)
         standings = compute_standings(store, list(config.bots))
     finally:
         store.close()
     return summary, results, standings
+
+
+def game_results(store: ResultStore) -> dict:
+    """Per game: the finishing order, the points, and who faulted how."""
+    return {row.key: (row.finishing_order, row.points, tuple((f["seat"], f["kind"]) for f in row.faults))
+            for row in store.rows(with_transcripts=False)}
 
 
 def standings_key(standings):
@@ -97,6 +103,36 @@ def test_a_second_run_plays_nothing_more(tmp_path):
     assert first.played == 24
     assert second.played == 0 and second.already_done == 24
     assert results == results_again
+
+
+def forget_games_after(database: Path, table_no: int, keep: int) -> int:
+    """Delete all but the first `keep` stored games of one table: what a kill mid-table leaves."""
+    with sqlite3.connect(database) as db:
+        ids = [i for (i,) in db.execute("SELECT id FROM games WHERE table_no = ? ORDER BY key", (table_no,))][keep:]
+        for table in ("seat_results", "faults"):
+            db.executemany(f"DELETE FROM {table} WHERE game_id = ?", [(i,) for i in ids])
+        db.executemany("DELETE FROM transcripts WHERE game_id = ?", [(i,) for i in ids])
+        db.executemany("DELETE FROM games WHERE id = ?", [(i,) for i in ids])
+    return len(ids)
+
+
+def test_a_table_resumed_mid_way_with_a_crashing_bot_matches_the_uninterrupted_run(tmp_path):
+    """The crasher faults in games 2, 4, ... of its tables. A resumed table starts fresh processes, so
+    only a run that restarts a crashed bot before its next game can agree with the resumed one."""
+    reference_dir, resumed_dir = tmp_path / "reference", tmp_path / "resumed"
+    reference_dir.mkdir()
+    resumed_dir.mkdir()
+    _, reference_results, reference_standings = run_in_process(write_config(reference_dir, "t"), workers=1)
+    crasher_tables = {int(key[1:5]) for key, (_, _, faults) in reference_results.items() if faults}
+    assert crasher_tables, "the crashing bot never crashed: the test proves nothing"
+
+    config = write_config(resumed_dir, "t")
+    run_in_process(config, workers=1)
+    forgotten = sum(forget_games_after(resumed_dir / "t.sqlite", table, keep=3) for table in crasher_tables)
+    summary, results, standings = run_in_process(config, workers=1)
+    assert summary.played == forgotten > 0
+    assert results == reference_results
+    assert standings_key(standings) == standings_key(reference_standings)
 
 
 def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path):
@@ -142,7 +178,7 @@ def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     store = ResultStore(database)
     try:
-        results = {row.key: (row.finishing_order, row.points) for row in store.rows()}
+        results = game_results(store)
         standings = compute_standings(store, [b.bot for b in reference_standings.bots])
     finally:
         store.close()

@@ -1,0 +1,106 @@
+"""A bot lost in one game (crash, hang) costs that game only: it is killed, and a fresh process plays the
+next game. Hung bots are cut off after a few silent requests instead of costing the move limit at every
+decision (R52 still decides each move it failed to make)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.game import EndReason, Game, Rules
+from arena.manifest import load_manifest
+from arena.match import MAX_FAILED_RESTARTS, BotSettings, open_table, play_match
+from arena.referee import HUNG_AFTER_TIMEOUTS, FaultKind, Seat, TimeLimits, play_game
+from tests.fakes import ScriptedTransport, random_policy, timeout_error
+
+HOSTILE = Path(__file__).resolve().parent / "bots"
+
+
+def hostile(mode: str):
+    return load_manifest(HOSTILE / mode / "bot.toml")
+
+
+def random_bot():
+    return load_manifest("random_bot")
+
+
+def gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+def test_a_silent_bot_is_killed_after_a_few_timeouts_not_asked_all_game():
+    silent = ScriptedTransport(lambda n, tokens: timeout_error(), "silent")
+    seats = [Seat("silent", silent), Seat("b", ScriptedTransport(random_policy(2))),
+             Seat("c", ScriptedTransport(random_policy(3)))]
+    record = play_game(Game.new(Rules(), seed=4, dealer=0), seats)
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    assert kinds[:HUNG_AFTER_TIMEOUTS] == [FaultKind.TIMEOUT] * HUNG_AFTER_TIMEOUTS
+    assert set(kinds[HUNG_AFTER_TIMEOUTS:]) == {FaultKind.DEAD}  # R52 decides the rest at once
+    assert silent.requests == HUNG_AFTER_TIMEOUTS
+    assert silent.closed and not seats[0].alive and seats[0].dead_reason.startswith("hung:")
+    assert record.outcome.reason is EndReason.NORMAL
+
+
+def test_an_answer_resets_the_count_so_a_slow_bot_is_not_called_hung():
+    good = random_policy(1)
+
+    def sometimes_slow(n, tokens):  # every other request times out: never three in a row
+        return timeout_error() if n % 2 == 0 else good(n, tokens)
+
+    transport = ScriptedTransport(sometimes_slow, "slow")
+    seats = [Seat("slow", transport), Seat("b", ScriptedTransport(random_policy(2))),
+             Seat("c", ScriptedTransport(random_policy(3)))]
+    record = play_game(Game.new(Rules(), seed=4, dealer=0), seats)
+    assert seats[0].alive and not transport.closed
+    assert {f.kind for f in record.faults} == {FaultKind.TIMEOUT}
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to inspect the process table")
+def test_a_crashed_bot_plays_the_next_game_as_a_fresh_process():
+    with open_table([hostile("crash_even_games"), random_bot(), random_bot()], BotSettings()) as seats:
+        first_pid = seats[0].transport.pid
+        result = play_match(seats, Rules(), seed=5, games=4)
+        assert seats[0].restarts == 1  # before game 3; it crashed again in game 4, the last
+        last_pid = seats[0].transport.pid
+    by_game = {r.number: [f.kind for f in r.faults if f.seat == 0] for r in result.records}
+    assert by_game[1] == [] and by_game[3] == []  # fresh processes, no fault
+    for number in (2, 4):
+        assert by_game[number][0] is FaultKind.EXITED
+        assert set(by_game[number][1:]) <= {FaultKind.DEAD}
+    assert first_pid != last_pid and gone(first_pid) and gone(last_pid)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to inspect the process table")
+def test_a_hung_bot_is_killed_and_replaced_for_the_next_game():
+    move_timeout_s = 0.3
+    settings = BotSettings(limits=TimeLimits(move_timeout_s=move_timeout_s))
+    started = time.monotonic()
+    with open_table([hostile("hang_odd_games"), random_bot(), random_bot()], settings) as seats:
+        hung_pid = seats[0].transport.pid
+        result = play_match(seats, Rules(), seed=5, games=2, limits=settings.limits)
+        assert gone(hung_pid), "the hung bot was not killed"
+        assert seats[0].alive and seats[0].restarts == 1
+    game1, game2 = result.records
+    kinds = [f.kind for f in game1.faults if f.seat == 0]
+    assert kinds[:HUNG_AFTER_TIMEOUTS] == [FaultKind.TIMEOUT] * HUNG_AFTER_TIMEOUTS
+    assert set(kinds[HUNG_AFTER_TIMEOUTS:]) == {FaultKind.DEAD}
+    assert [f for f in game2.faults if f.seat == 0] == []
+    # The hang cost a few move limits, not one per remaining decision (dozens).
+    assert time.monotonic() - started < 30 * move_timeout_s
+
+
+def test_a_bot_that_never_starts_is_given_up_after_a_few_tries(tmp_path):
+    (tmp_path / "bot.toml").write_text('name = "ghost"\ncommand = ["./does-not-exist"]\ntransport = "pipe"\n')
+    ghost = load_manifest(tmp_path / "bot.toml")
+    with open_table([ghost, random_bot(), random_bot()], BotSettings()) as seats:
+        result = play_match(seats, Rules(), seed=3, games=MAX_FAILED_RESTARTS + 2)
+        assert seats[0].failed_restarts == MAX_FAILED_RESTARTS and seats[0].restarts == 0
+        assert "cannot start" in seats[0].dead_reason
+    assert all(r.outcome.reason is EndReason.NORMAL for r in result.records)
