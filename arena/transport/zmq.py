@@ -111,11 +111,16 @@ class ZmqTransport:
         self._ever_connected = False
         self._connected = False
         self._failure: str | None = None
-        # The monitor costs nothing per message; it is only read to explain a timeout.
         self._monitor = sock.get_monitor_socket(_MONITOR_EVENTS)
         # A long-lived Poller: Socket.poll() would build a new one on every call.
         self._inpoll = zmq.Poller()
         self._inpoll.register(sock, zmq.POLLIN)
+        if proc is None:
+            # A service has no process to watch, so its monitor is polled with the socket: a
+            # service that goes away mid-game ends the wait at once, not at the move limit.
+            # (An arena-started bot's death is seen through its process; its monitor is read
+            # only to explain a timeout.)
+            self._inpoll.register(self._monitor, zmq.POLLIN)
         procs.register(self)
 
     @staticmethod
@@ -282,8 +287,17 @@ class ZmqTransport:
             if remaining <= 0:
                 raise self._stalled(f"no reply within {timeout_s:g}s")
             wait = remaining if proc is None else min(remaining, _EXIT_CHECK_S)
-            if poll(wait * 1000.0):
-                break
+            ready = poll(wait * 1000.0)
+            if ready:
+                if len(ready) == 1 and ready[0][0] is sock:
+                    break  # the common case: a reply, and nothing from the monitor
+                if any(s is sock for s, _ in ready):
+                    break  # a reply that arrived before the peer left is still read
+                self._read_monitor()
+                if self._ever_connected and not self._connected:
+                    raise BotExited(f"{self.name} dropped the connection (the service stopped, "
+                                    f"or its network went away)")
+                continue
             if proc is not None and proc.returncode is not None and not poll(0):
                 self._check_alive()
         msg = sock.recv(zmq.NOBLOCK)

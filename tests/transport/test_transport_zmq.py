@@ -113,6 +113,21 @@ def test_service_two_concurrent_conversations(service: str) -> None:
         a.close()
 
 
+def test_service_that_goes_away_mid_game_is_seen_at_once(service: str) -> None:
+    """No process to watch: the connection monitor ends the wait, not the move limit."""
+    t = ZmqTransport.connect(service)
+    try:
+        t.send("warmup")
+        assert t.receive(10.0) == "1 warmup"
+        t.send("crash")  # the service process exits
+        t0 = time.monotonic()
+        with pytest.raises(BotExited, match="dropped the connection"):
+            t.receive(30.0)
+        assert time.monotonic() - t0 < 5.0
+    finally:
+        t.close()
+
+
 def test_non_loopback_requires_curve() -> None:
     with pytest.raises(BotUnreachable, match="CurveZMQ"):
         ZmqTransport.connect("tcp://192.0.2.10:5555")
