@@ -26,7 +26,8 @@ from arena.transport.pipe import PipeTransport
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
 QUIT_GRACE_S = 0.5
 # A bot lost in a game is started afresh before the next one; after this many failed starts in a
-# row it stays out for the rest of the table (each failed start can cost the start-up limit).
+# row (the table's first start included) it stays out for the rest of the table: each failed
+# start can cost the whole start-up limit.
 MAX_FAILED_RESTARTS = 3
 
 
@@ -221,6 +222,7 @@ def open_table(manifests: Sequence[BotManifest], settings: BotSettings, labels: 
             await_hello(seat, deadline, timeout_s)
         for seat, manifest, label in zip(seats, manifests, labels):
             seat.restart = _restarter(manifest, settings, label)
+            seat.failed_restarts = 0 if seat.alive else 1  # a failed first start counts as one
         yield seats
     finally:
         for seat in seats:

@@ -97,10 +97,13 @@ def test_a_hung_bot_is_killed_and_replaced_for_the_next_game():
 
 
 def test_a_bot_that_never_starts_is_given_up_after_a_few_tries(tmp_path):
-    (tmp_path / "bot.toml").write_text('name = "ghost"\ncommand = ["./does-not-exist"]\ntransport = "pipe"\n')
-    ghost = load_manifest(tmp_path / "bot.toml")
-    with open_table([ghost, random_bot(), random_bot()], BotSettings()) as seats:
-        result = play_match(seats, Rules(), seed=3, games=MAX_FAILED_RESTARTS + 2)
-        assert seats[0].failed_restarts == MAX_FAILED_RESTARTS and seats[0].restarts == 0
-        assert "cannot start" in seats[0].dead_reason
+    # Each start leaves a line in starts.txt, then the bot exits without a hello.
+    (tmp_path / "bot.toml").write_text(
+        'name = "dud"\ncommand = ["sh", "-c", "echo start >> starts.txt; exit 1"]\ntransport = "pipe"\n')
+    dud = load_manifest(tmp_path / "bot.toml")
+    with open_table([dud, random_bot(), random_bot()], BotSettings()) as seats:
+        result = play_match(seats, Rules(), seed=3, games=MAX_FAILED_RESTARTS + 3)
+        assert not seats[0].alive and seats[0].restarts == 0
+    # The table's first start counts among the tries; after the last one it stays out.
+    assert (tmp_path / "starts.txt").read_text().count("start") == MAX_FAILED_RESTARTS
     assert all(r.outcome.reason is EndReason.NORMAL for r in result.records)
