@@ -189,6 +189,9 @@ def revive_seats(seats: Sequence[Seat], match_line: str | None) -> None:
         seat.next_request_id = 1
         seat.timeouts_in_a_row = 0
         if not fresh.alive:
+            if fresh.transport is not None:  # e.g. alive but silent: it must not idle on the table's core
+                close_transport(fresh.transport, 0.0)
+                seat.transport = None
             seat.failed_restarts += 1
             seat.dead_reason = f"restart {seat.failed_restarts} failed: {fresh.dead_reason}"
             continue
