@@ -50,18 +50,22 @@ def test_endpoint_token_substituted_in_argv() -> None:
         t.close()
 
 
-def test_bot_crash_detected_quickly() -> None:
-    t = ZmqTransport.start([sys.executable, BOT])
+def assert_crash_seen_quickly(t: ZmqTransport, message: str) -> None:
+    """Make the echo bot exit mid-conversation: BotExited well before the 30 s deadline."""
     try:
         t.send("warmup")
         assert t.receive(10.0) == "1 warmup"
         t.send("crash")
         t0 = time.monotonic()
-        with pytest.raises(BotExited, match="exit code 3"):
+        with pytest.raises(BotExited, match=message):
             t.receive(30.0)
         assert time.monotonic() - t0 < 5.0
     finally:
         t.close()
+
+
+def test_bot_crash_detected_quickly() -> None:
+    assert_crash_seen_quickly(ZmqTransport.start([sys.executable, BOT]), "exit code 3")
 
 
 def test_silent_bot_times_out() -> None:
@@ -115,17 +119,7 @@ def test_service_two_concurrent_conversations(service: str) -> None:
 
 def test_service_that_goes_away_mid_game_is_seen_at_once(service: str) -> None:
     """No process to watch: the connection monitor ends the wait, not the move limit."""
-    t = ZmqTransport.connect(service)
-    try:
-        t.send("warmup")
-        assert t.receive(10.0) == "1 warmup"
-        t.send("crash")  # the service process exits
-        t0 = time.monotonic()
-        with pytest.raises(BotExited, match="dropped the connection"):
-            t.receive(30.0)
-        assert time.monotonic() - t0 < 5.0
-    finally:
-        t.close()
+    assert_crash_seen_quickly(ZmqTransport.connect(service), "dropped the connection")
 
 
 def test_non_loopback_requires_curve() -> None:
