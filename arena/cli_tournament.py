@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -55,24 +54,12 @@ def new(
 
 def _prepare(config_path: Path):
     """Load the config and the bots; resolve entries to bot names. Clean errors only."""
-    from arena.manifest import ManifestError, load_manifest
-    from arena.tournament_config import ConfigError, load_config
+    from arena.tournament_config import ConfigError, load_config, load_entries
 
     try:
-        config = load_config(config_path)
+        return load_entries(load_config(config_path))
     except ConfigError as exc:
         fail(str(exc))
-    manifests = {}
-    for ref in config.bots:
-        try:
-            manifest = load_manifest(ref)
-        except ManifestError as exc:
-            fail(f"{config_path}: key 'bots': {exc}")
-        if manifest.name in manifests:
-            fail(f"{config_path}: key 'bots': the bot {manifest.name!r} is listed twice")
-        manifests[manifest.name] = manifest
-    config = dataclasses.replace(config, bots=tuple(manifests))
-    return config, manifests
 
 
 def _open_store(config, manifests, *, create: bool):
@@ -90,11 +77,8 @@ def _open_store(config, manifests, *, create: bool):
 
 
 def _versions(manifests) -> dict[str, str]:
-    from arena import manifest as manifest_module
+    from arena.manifest import content_hash
 
-    content_hash = getattr(manifest_module, "content_hash", None)
-    if content_hash is None:
-        return {}
     return {name: content_hash(m) for name, m in manifests.items()}
 
 

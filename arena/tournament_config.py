@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
 from arena.game import GameError, Rules
+from arena.manifest import BotManifest, ManifestError, load_manifest
 
 TOP_KEYS = {
     "name": "a text", "seed": "a whole number", "bots": "a list of bot names or manifest paths",
@@ -84,6 +85,21 @@ def load_config(path: Path) -> TournamentConfig:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     return config_from_dict(data, path)
+
+
+def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, BotManifest]]:
+    """Load every entry's manifest; the config comes back with its entries as bot names.
+    ConfigError names the config file when an entry cannot be loaded or names a bot twice."""
+    manifests: dict[str, BotManifest] = {}
+    for ref in config.bots:
+        try:
+            manifest = load_manifest(ref)
+        except ManifestError as exc:
+            raise ConfigError(f"{config.path}: key 'bots': {exc}") from None
+        if manifest.name in manifests:
+            raise ConfigError(f"{config.path}: key 'bots': the bot {manifest.name!r} is listed twice")
+        manifests[manifest.name] = manifest
+    return replace(config, bots=tuple(manifests)), manifests
 
 
 def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:

@@ -14,7 +14,6 @@ Usage: python benchmarks/tournament.py [--deals N] [--standings-games N]
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import multiprocessing as mp
 import os
 import subprocess
@@ -26,10 +25,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from arena.manifest import load_manifest  # noqa: E402
 from arena.store import ResultStore  # noqa: E402
 from arena.tournament import run_tournament  # noqa: E402
-from arena.tournament_config import load_config  # noqa: E402
+from arena.tournament_config import load_config, load_entries  # noqa: E402
 
 ECHO = r"""
 import sys
@@ -55,12 +53,7 @@ def make_config(folder: Path, deals: int, workers: int) -> Path:
 
 
 def tournament_rate(folder: Path, deals: int, workers: int) -> tuple[float, float, int]:
-    config = load_config(make_config(folder, deals, workers))
-    manifests = {}
-    for ref in config.bots:
-        m = load_manifest(ref)
-        manifests[m.name] = m
-    config = dataclasses.replace(config, bots=tuple(manifests))
+    config, manifests = load_entries(load_config(make_config(folder, deals, workers)))
     store = ResultStore(config.database)
     started = time.perf_counter()
     summary = run_tournament(config, manifests, store, workers=workers)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import signal
 import sqlite3
@@ -14,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import load_manifest
 from arena.standings import compute_standings
 from arena.store import ResultStore
 from arena.tournament import run_tournament
-from arena.tournament_config import load_config
+from arena.tournament_config import load_config, load_entries
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,12 +39,7 @@ def write_config(tmp_path: Path, name: str, deals: int = 2) -> Path:
 
 
 def run_in_process(config_path: Path, workers: int):
-    config = load_config(config_path)
-    manifests = {}
-    for ref in config.bots:
-        manifest = load_manifest(ref)
-        manifests[manifest.name] = manifest
-    config = dataclasses.replace(config, bots=tuple(manifests))
+    config, manifests = load_entries(load_config(config_path))
     store = ResultStore(config.database)
     try:
         summary = run_tournament(config, manifests, store, workers=workers)
