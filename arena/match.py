@@ -171,7 +171,15 @@ def close_seat(seat: Seat) -> None:
     seat.alive = False
 
 
-def revive_seats(seats: Sequence[Seat], match_line: str | None) -> None:
+def tell_match_start(seats: Sequence[Seat], match_line: str) -> None:
+    """Send `match` (protocol.md section 4) to every bot still there."""
+    for seat in seats:
+        if seat.alive:
+            with contextlib.suppress(TransportError):
+                send_lines(seat.transport, [match_line])
+
+
+def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
     """Before a game: give every bot lost in an earlier game (crash, hang, flood) a fresh process.
 
     As cutechess-cli restarts a crashed engine, one game's fault costs that game only. It also
@@ -198,9 +206,7 @@ def revive_seats(seats: Sequence[Seat], match_line: str | None) -> None:
         seat.alive, seat.dead_reason = True, ""
         seat.failed_restarts = 0
         seat.restarts += 1
-        if match_line is not None:
-            with contextlib.suppress(TransportError):
-                send_lines(seat.transport, [match_line])
+        tell_match_start([seat], match_line)
 
 
 @contextlib.contextmanager
@@ -265,10 +271,7 @@ def play_match(
     """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games."""
     start_faults = tuple(handshake_faults(seats))
     match_line = protocol.format_match_start(rules, games)
-    for seat in seats:
-        if seat.alive:
-            with contextlib.suppress(TransportError):
-                send_lines(seat.transport, [match_line])
+    tell_match_start(seats, match_line)
     score = MatchScore(rules, first_dealer(seed, rules.num_players))
     records = []
     number = 0

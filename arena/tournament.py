@@ -23,11 +23,10 @@ from typing import Callable, Sequence
 from arena import protocol
 from arena.game import Game
 from arena.manifest import BotManifest
-from arena.match import BotSettings, open_table, revive_seats
-from arena.referee import GameRecord, TimeLimits, play_game, send_lines
+from arena.match import BotSettings, open_table, revive_seats, tell_match_start
+from arena.referee import GameRecord, TimeLimits, play_game
 from arena.schedule import GameSpec, TableSpec, balanced_schedule, round_robin
 from arena.store import ResultStore
-from arena.transport.base import TransportError
 from arena.tournament_config import TournamentConfig
 
 PR_SET_PDEATHSIG = 1
@@ -120,10 +119,7 @@ def _worker(tasks, results, manifests: dict[str, BotManifest], config: Tournamen
         with open_table([manifests[name] for name in table.entries], settings) as seats:
             # A table is one match for its bots (protocol.md section 4), of the games still to play.
             match_line = protocol.format_match_start(config.rules, len(table.games))
-            for seat in seats:
-                if seat.alive:
-                    with contextlib.suppress(TransportError):
-                        send_lines(seat.transport, [match_line])
+            tell_match_start(seats, match_line)
             by_name = dict(zip(table.entries, seats))
             for spec in table.games:
                 game = Game.new(config.rules, spec.seed, spec.dealer)
