@@ -169,16 +169,21 @@ def _seat_list(text: str) -> tuple[int, ...]:
     return () if text == "-" else tuple(_int(p) for p in text.split(","))
 
 
-def _duel(text: str) -> tuple[tuple[int, int], ...]:
+def _seat_items(text: str, item_sep: str, parse_value: Callable[[str], object], expected: str) -> tuple:
+    """`seat:value` items joined by `item_sep`, or "-" for none."""
     if text == "-":
         return ()
     out = []
-    for item in text.split(","):
-        seat, sep, card = item.partition(":")
+    for item in text.split(item_sep):
+        seat, sep, value = item.partition(":")
         if not sep:
-            raise ViewFieldError(f"expected seat:card, got {item!r}")
-        out.append((_int(seat), _card(card)))
+            raise ViewFieldError(f"expected {expected}, got {item!r}")
+        out.append((_int(seat), parse_value(value)))
     return tuple(out)
+
+
+def _duel(text: str) -> tuple[tuple[int, int], ...]:
+    return _seat_items(text, ",", _card, "seat:card")
 
 
 def _trick(text: str) -> tuple[tuple[int, int, bool], ...]:
@@ -195,15 +200,7 @@ def _trick(text: str) -> tuple[tuple[int, int, bool], ...]:
 
 
 def _table(text: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    if text == "-":
-        return ()
-    out = []
-    for item in text.split("/"):
-        seat, sep, cards = item.partition(":")
-        if not sep:
-            raise ViewFieldError(f"expected seat:cards, got {item!r}")
-        out.append((_int(seat), _card_list(cards)))
-    return tuple(out)
+    return _seat_items(text, "/", _card_list, "seat:cards")
 
 
 def _won(text: str) -> tuple[tuple[int, ...], ...] | None:
