@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from arena.sandbox_cgroup import CGROUP_PREFIX, CGROUP_ROOT, _Cgroup, cgroup_available, cleanup_stale_cgroups  # noqa: F401
+from arena.sandbox_cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
 
 CLONE_NEWNET = 0x40000000
 WATCH_INTERVAL_S = 0.2

@@ -18,6 +18,7 @@ from arena.game.moves import Move, MoveKind, play
 from arena.game.outcome import EndReason, Outcome, rank_remaining
 from arena.game.rules import Rules
 from arena.game.transcript import Transcript
+from arena.game.view import SeatView, build_view
 
 
 class Game:
@@ -179,10 +180,8 @@ class Game:
         reason = self.outcome.forfeit_reason if self.outcome else ""
         return Transcript(self.rules, self.seed, self.dealer, tuple(self.moves), forfeit, reason)
 
-    def view(self, seat: int):
+    def view(self, seat: int) -> SeatView:
         """What `seat` may know under R8-R10, and nothing more."""
-        from arena.game.view import build_view
-
         return build_view(self, seat)
 
 

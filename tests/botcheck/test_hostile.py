@@ -136,7 +136,7 @@ def test_forker_without_cgroup_is_killed_by_the_watchdog(monkeypatch):
 
 
 def test_cgroups_are_removed_after_the_match():
-    from arena.sandbox import CGROUP_PREFIX, CGROUP_ROOT
+    from arena.sandbox_cgroup import CGROUP_PREFIX, CGROUP_ROOT
 
     play_hostile("forker", move_timeout=3.0, sandbox_limits={"processes": 32})
     mine = f"{CGROUP_PREFIX}{os.getpid()}-"
