@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from arena import cli_bot, cli_tournament
 from arena.cli_common import UsageError, console, fail, parse_rule_options, stop_on_sigterm
@@ -77,7 +78,8 @@ def play(
         with open_table(manifests, settings) as seats:
             for seat_no, seat in enumerate(seats):
                 if not seat.alive:
-                    console.print(f"[red]seat {seat_no} ({seat.name}) could not start:[/red] {seat.dead_reason}")
+                    console.print(f"[red]seat {seat_no} ({escape(seat.name)}) could not start:[/red] {escape(seat.dead_reason)}",
+                                  highlight=False)
             result = play_match(seats, rules, seed, games=games, limits=limits, on_game=on_game, on_event=on_event)
     except KeyboardInterrupt:
         fail("interrupted: every bot was stopped", code=130)

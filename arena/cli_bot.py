@@ -140,7 +140,7 @@ def list_(dir: DirOption = None) -> None:
     if not bots:
         console.print(f"no bots in {escape(str(_bots_dir(dir)))}", highlight=False)
         return
-    table = Table(title=f"bots in {_bots_dir(dir)}")
+    table = Table(title=f"bots in {escape(str(_bots_dir(dir)))}")
     for col in ("name", "language", "transport", "version", "last check"):
         table.add_column(col)
     for b in bots:

@@ -7,6 +7,7 @@ import sys
 from typing import NoReturn, Sequence
 
 from rich.console import Console
+from rich.markup import escape
 
 console = Console()
 err_console = Console(stderr=True)
@@ -18,7 +19,8 @@ class UsageError(Exception):
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print an error that names the problem, and exit non-zero (never a traceback)."""
-    err_console.print(f"[bold red]error:[/bold red] {message}", highlight=False)
+    # escape: a message quotes paths and bot output, and "[/x]" in them is not Rich markup
+    err_console.print(f"[bold red]error:[/bold red] {escape(message)}", highlight=False)
     raise SystemExit(code)
 
 

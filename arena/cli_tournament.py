@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from arena.cli_common import UsageError, console, fail, parse_rule_options, stop_on_sigterm
 
@@ -49,7 +50,7 @@ def new(
                      rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
     except (UsageError, GameError, ConfigError) as exc:
         fail(str(exc))
-    console.print(f"wrote {path}; run it with: arena tournament run {path}")
+    console.print(f"wrote {escape(str(path))}; run it with: arena tournament run {escape(str(path))}", highlight=False)
 
 
 def _prepare(config_path: Path):
@@ -111,7 +112,7 @@ def run(
         store.close()
         console.print()
         console.print(f"[yellow]stopped[/yellow]: {stored} games are stored and kept; every bot was stopped.")
-        console.print(f"resume with: arena tournament run {config_path}")
+        console.print(f"resume with: arena tournament run {escape(str(config_path))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
     except RuntimeError as exc:
         store.close()
@@ -121,7 +122,7 @@ def run(
         console.print(f"nothing to play: all {summary.total} games are already stored")
     console.print()
     console.print(f"done: {summary.total} games stored ({summary.played} played now). "
-                  f"Report: arena standings {config_path} --format html -o standings.html")
+                  f"Report: arena standings {escape(str(config_path))} --format html -o standings.html", highlight=False)
 
 
 def standings(
@@ -164,7 +165,7 @@ def standings(
             console.out(content, highlight=False)
             return
         output.write_text(content, encoding="utf-8")
-    console.print(f"wrote {output}")
+    console.print(f"wrote {escape(str(output))}", highlight=False)
 
 
 def replay(
@@ -187,4 +188,4 @@ def replay(
     if seat is not None and seat >= len(row.bots):
         fail(f"--seat must be below {len(row.bots)} for this game")
     for line in replay_lines(row, seat):
-        console.print(line, highlight=False)
+        console.print(escape(line), highlight=False)  # lines quote bot output

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arena.game import EventKind, pretty_card
@@ -31,9 +32,11 @@ def render_game_record(record: GameRecord, console: Console) -> None:
     order = " > ".join(record.bots[s] for s in outcome.finishing_order)
     points = " ".join(f"{record.bots[s]}={p}" for s, p in enumerate(record.points))
     reason = "" if outcome.reason.value == "normal" else f" [{outcome.reason.value}]"
-    console.print(f"game {record.number}: {order}{reason}  points {points}  ({record.moves} moves)")
+    console.print(escape(f"game {record.number}: {order}{reason}  points {points}  ({record.moves} moves)"), highlight=False)
     for fault in record.faults[:5]:
-        console.print(f"  [red]fault[/red] seat {fault.seat} ({record.bots[fault.seat]}): {fault.kind.value}: {fault.detail}")
+        # the detail quotes the bot's own line: escaped, so "[/x]" from a bot is text, not Rich markup
+        console.print(f"  [red]fault[/red] seat {fault.seat} ({escape(record.bots[fault.seat])}): "
+                      f"{fault.kind.value}: {escape(fault.detail)}", highlight=False)
     if len(record.faults) > 5:
         console.print(f"  ... and {len(record.faults) - 5} more faults")
 

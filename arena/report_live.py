@@ -6,6 +6,7 @@ import time
 
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from arena.report_standings import leaderboard_renderable
@@ -27,7 +28,7 @@ class LiveBoard:
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("games"), TimeRemainingColumn(), console=console,
         )
-        self.task = self.progress.add_task(config.name, total=None)
+        self.task = self.progress.add_task(escape(config.name), total=None)  # shown through markup
         self._last_refresh = 0.0
         self._interval_s = REFRESH_EVERY_S
         self._refresh_board()

@@ -6,6 +6,7 @@ import math
 from typing import Sequence
 
 from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
 
 from arena.standings import BotStanding, Standings
@@ -29,7 +30,7 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
 
     Bot versions (content hashes) make the table too wide for an 80-column terminal, so they
     are shown only on request; the JSON, CSV, Markdown and HTML reports always carry them."""
-    table = Table(title=f"{title} ({standings.games} games)",
+    table = Table(title=f"{escape(title)} ({standings.games} games)",
                   caption="per game: points per game ± the 95% confidence interval over deal sets")
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
     table.add_column("bot", no_wrap=True)
