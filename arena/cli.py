@@ -68,8 +68,8 @@ def play(
     names = [m.name for m in manifests]
     on_event = (lambda event: console.print("  " + describe_event(event, names), highlight=False)) if show else None
 
-    def on_game(record) -> None:
-        render_game_record(record, console)
+    def on_game(record, score) -> None:
+        render_game_record(record, console, score)
         if log is not None:
             (log / f"game-{record.number:04d}.transcript.txt").write_text(record.transcript.to_text())
 

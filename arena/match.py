@@ -265,7 +265,7 @@ def play_match(
     *,
     games: int | None = None,
     limits: TimeLimits = TimeLimits(),
-    on_game: Callable[[GameRecord], None] | None = None,
+    on_game: Callable[[GameRecord, MatchScore], None] | None = None,
     on_event: Callable[[Event], None] | None = None,
 ) -> MatchResult:
     """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games."""
@@ -283,7 +283,7 @@ def play_match(
         score.record(record.outcome)
         records.append(record)
         if on_game is not None:
-            on_game(record)
+            on_game(record, score)  # the score as it stands after this game
     winners = score.winners
     for seat in seats:
         if seat.alive:

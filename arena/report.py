@@ -10,6 +10,8 @@ from rich.table import Table
 
 from arena.game import EventKind, pretty_card
 from arena.game.events import Event
+from arena.game.rules import Scoring
+from arena.game.scoring import MatchScore
 from arena.referee import GameRecord
 from arena.report_standings import places_table
 from arena.selfplay import SelfplaySummary
@@ -26,16 +28,34 @@ def render_selfplay(summary: SelfplaySummary, console: Console) -> None:
     console.print(places_table(summary.places_by_seat))
 
 
-def render_game_record(record: GameRecord, console: Console) -> None:
-    """One line per game: finishing order with names, points, faults."""
+def seat_labels(names: Sequence[str]) -> list[str]:
+    """Names as shown at a table: a bot seated twice is told apart by its seat (`random_bot#1`)."""
+    return [f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
+
+
+def render_game_record(record: GameRecord, console: Console, score: MatchScore | None = None) -> None:
+    """One line per game: finishing order with names, points, faults.
+
+    With the match `score` after this game (`arena play`), the points are the match's own
+    change, pot included (R55), followed by the running totals and any pot left on the table."""
+    labels = seat_labels(record.bots)
     outcome = record.outcome
-    order = " > ".join(record.bots[s] for s in outcome.finishing_order)
-    points = " ".join(f"{record.bots[s]}={p}" for s, p in enumerate(record.points))
+    order = " > ".join(labels[s] for s in outcome.finishing_order)
     reason = "" if outcome.reason.value == "normal" else f" [{outcome.reason.value}]"
-    console.print(escape(f"game {record.number}: {order}{reason}  points {points}  ({record.moves} moves)"), highlight=False)
+    console.print(escape(f"game {record.number}: {order}{reason}  ({record.moves} moves)"), highlight=False)
+    if score is None:
+        line = "points " + " ".join(f"{labels[s]}={p}" for s, p in enumerate(record.points))
+    else:
+        signed = score.rules.scoring is not Scoring.PLACEMENT  # chips and penalties go down as well as up
+        line = "points " + " ".join(f"{labels[s]}={p:+d}" if signed else f"{labels[s]}={p}"
+                                    for s, p in enumerate(score.last_change))
+        line += "\n  match  " + " ".join(f"{labels[s]}={t}" for s, t in enumerate(score.totals))
+        if score.pot:
+            line += f"\n  nobody went out: the pot of {score.pot} chips carries over to the next game"
+    console.print(escape("  " + line), highlight=False)
     for fault in record.faults[:5]:
         # the detail quotes the bot's own line: escaped, so "[/x]" from a bot is text, not Rich markup
-        console.print(f"  [red]fault[/red] seat {fault.seat} ({escape(record.bots[fault.seat])}): "
+        console.print(f"  [red]fault[/red] seat {fault.seat} ({escape(labels[fault.seat])}): "
                       f"{fault.kind.value}: {escape(fault.detail)}", highlight=False)
     if len(record.faults) > 5:
         console.print(f"  ... and {len(record.faults) - 5} more faults")
@@ -46,7 +66,7 @@ def render_match_totals(names: Sequence[str], totals: Sequence[int], winners: Se
     table.add_column("seat", justify="right")
     table.add_column("bot")
     table.add_column("points", justify="right")
-    for seat, (name, total) in enumerate(zip(names, totals)):
+    for seat, (name, total) in enumerate(zip(seat_labels(names), totals)):
         mark = " (winner)" if seat in winners else ""
         table.add_row(str(seat), name + mark, str(total))
     console.print(table)

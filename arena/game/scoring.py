@@ -55,7 +55,8 @@ class MatchScore:
     dealer: int
     totals: list[int] = field(default_factory=list)
     games_played: int = 0
-    pot: int = 0
+    pot: int = 0  # chips on the table, carried over from games that nobody won (R55)
+    last_change: tuple[int, ...] = ()  # each seat's change from the latest game, pot included
 
     def __post_init__(self) -> None:
         if not self.totals:
@@ -75,6 +76,7 @@ class MatchScore:
             delta = list(game_points(outcome, rules))
         for seat in range(n):
             self.totals[seat] += delta[seat]
+        self.last_change = tuple(delta)
         if rules.next_dealer is NextDealer.LOSER:
             self.dealer = outcome.skitgubbe
         else:

@@ -1,0 +1,46 @@
+"""What `arena play` prints after each game: the match's own change (pot included, R55), the
+running totals, and bots seated twice told apart by seat."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from arena.game import Rules
+from arena.match import play_match
+from arena.referee import Seat
+from arena.report import render_game_record, seat_labels
+from tests.fakes import ScriptedTransport, random_policy
+
+
+def test_a_bot_seated_twice_is_told_apart_by_seat():
+    assert seat_labels(["random_bot", "c_bot", "random_bot"]) == ["random_bot#0", "c_bot", "random_bot#2"]
+    assert seat_labels(["a", "b", "c"]) == ["a", "b", "c"]
+
+
+def test_pot_games_show_the_carried_pot_and_totals_that_add_up():
+    # A low R51 cap stops some games before anybody goes out: their pot carries over (R55).
+    rules = Rules.from_options({"scoring": "pot", "max_phase2_actions": "30"})
+    seats = [Seat(name=n, transport=ScriptedTransport(random_policy(i), n)) for i, n in enumerate("abc")]
+    lines: list[str] = []
+    totals = [0, 0, 0]
+    carried_seen = False
+
+    def on_game(record, score):
+        nonlocal carried_seen
+        console = Console(file=io.StringIO(), width=300, color_system=None)
+        render_game_record(record, console, score)
+        text = console.file.getvalue()
+        lines.append(text)
+        for seat in range(3):
+            totals[seat] += score.last_change[seat]
+        assert list(score.totals) == totals  # the printed changes add up to the printed totals
+        assert "match  a=%d b=%d c=%d" % tuple(score.totals) in text
+        if score.pot:
+            carried_seen = True
+            assert f"the pot of {score.pot} chips carries over" in text
+
+    result = play_match(seats, rules, seed=3, games=12, on_game=on_game)
+    assert len(lines) == 12 and list(result.totals) == totals
+    assert carried_seen, "no game left the pot unwon: raise the cap's bite"
