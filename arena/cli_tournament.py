@@ -92,6 +92,7 @@ def run(
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.manifest import ManifestError, build_bot
     from arena.report_live import LiveBoard
+    from arena.store import StoreError
     from arena.tournament import run_tournament
 
     config, manifests = _prepare(config_path)
@@ -101,6 +102,11 @@ def run(
         except ManifestError as exc:
             fail(str(exc))
     store = _open_store(config, manifests, create=True)
+    try:
+        store.lock_for_run()
+    except StoreError as exc:
+        store.close()
+        fail(str(exc), code=1)
     stop_on_sigterm()
     board = LiveBoard(config, store, console)
     try:

@@ -29,7 +29,9 @@ Schema (version 1):
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import time
 import zlib
@@ -218,6 +220,33 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
         self._bot_ids: dict[str, int] = {}
+        self._run_lock_fd: int | None = None
+
+    def lock_for_run(self) -> None:
+        """Claim these results for one run; a second run of the same tournament is refused.
+
+        Two runs at once would each play every missing game (the UNIQUE key keeps one row, but
+        the other's work is thrown away) and each show its own board. The claim is an flock on
+        `<database>.run-lock`: the kernel drops it when the run ends in any way, SIGKILL
+        included, so a killed run never leaves a stale claim behind. Readers (standings,
+        replay) do not take it."""
+        if self._run_lock_fd is not None:
+            return
+        lock_path = self.path.with_name(self.path.name + ".run-lock")
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StoreError(f"{lock_path}: cannot create the run lock ({exc.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode("utf-8", errors="replace").strip() or "another process"
+            os.close(fd)
+            raise StoreError(f"{self.path} is being written by another run of this tournament ({holder}); "
+                             "wait for it to end or stop it (arena standings works meanwhile)") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {os.uname().nodename}\n".encode(), 0)
+        self._run_lock_fd = fd
 
     # ---- transactions ------------------------------------------------------------------------
 
@@ -367,6 +396,9 @@ class ResultStore:
             self._db.close()
         except sqlite3.Error:
             pass
+        if self._run_lock_fd is not None:
+            os.close(self._run_lock_fd)  # releases the run lock
+            self._run_lock_fd = None
 
     def __enter__(self) -> "ResultStore":
         return self
