@@ -194,6 +194,11 @@ def run_tournament(
                 on_progress(Progress(already + played, total, played, started, record))
         finished = True
     finally:
+        if not finished:
+            # Tables the workers never took may still sit in the queue's feeder thread (a
+            # schedule can pickle to more than a pipe holds); without this, exiting would wait
+            # for that thread forever after a Ctrl-C.
+            tasks.cancel_join_thread()
         _stop_workers(procs, wait_s=5.0 if finished else 0.0)
     return RunSummary(total, already, played, False)
 

@@ -181,7 +181,9 @@ def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path):
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="needs Linux")
 def test_ctrl_c_stops_cleanly_keeps_games_and_says_how_to_resume(tmp_path):
-    config = write_config(tmp_path, "t", deals=4)
+    # A long schedule on purpose: the tables still queued for the worker pickle to more than a
+    # pipe holds, which once left the arena hanging after "stopped" (only 4 games are played).
+    config = write_config(tmp_path, "t", deals=300)
     marker = uuid.uuid4().hex
     env = {**os.environ, "ARENA_TEST_MARKER": marker}
     command = [sys.executable, "-m", "arena", "tournament", "run", str(config), "--workers", "1"]
