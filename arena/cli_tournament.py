@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli_common import UsageError, console, fail, parse_rule_options, stop_on_sigterm
+from arena.cli_common import UsageError, console, err_console, fail, parse_rule_options, stop_on_sigterm
 
 tournament_app = typer.Typer(help="Create and run round-robin tournaments.", no_args_is_help=True)
 
@@ -64,16 +64,31 @@ def _prepare(config_path: Path):
 
 
 def _open_store(config, manifests, *, create: bool):
+    """The results of `config`: to write (`create`: a run) or only to read (reports, replays)."""
     from arena.store import ResultStore, StoreError
     from arena.tournament import fingerprint
 
     if not create and not config.database.exists():
         fail(f"no results yet for {config.path}: {config.database} does not exist (run: arena tournament run {config.path})")
+    print_ = fingerprint(config, manifests, _versions(manifests))
     try:
-        store = ResultStore(config.database)
-        store.check_fingerprint(fingerprint(config, manifests, _versions(manifests)))
+        if create:
+            store = ResultStore(config.database)
+            store.check_fingerprint(print_)
+            return store
+        store = ResultStore(config.database, read_only=True)
+        changed = store.fingerprint_changes(print_)
     except StoreError as exc:
-        fail(f"{config.database}: {exc}")
+        fail(f"{exc} (config key 'database' of {config.path})")
+    if set(changed) == {"bot_versions"}:
+        # Bots change after a tournament (their authors go on working): the stored games still
+        # are what they are, so reports show them, with a word about it.
+        err_console.print(escape(f"note: bot files changed since these results were stored ({changed['bot_versions']}); "
+                                 "showing the stored games"), highlight=False)
+    elif changed:
+        store.close()
+        fail(f"{config.database} holds results of a different tournament ({', '.join(changed)} changed): "
+             + "; ".join(changed.values()) + ". Restore the old settings to read them.")
     return store
 
 
@@ -154,12 +169,14 @@ def standings(
             render_standings_table(result, console, title=config.name)
             render_standings_details(result, console)
             return
+        import io
+
         from rich.console import Console
 
-        with open(output, "w", encoding="utf-8") as handle:
-            file_console = Console(file=handle, width=120, color_system=None)
-            render_standings_table(result, file_console, title=config.name)
-            render_standings_details(result, file_console)
+        file_console = Console(file=io.StringIO(), width=120, color_system=None)
+        render_standings_table(result, file_console, title=config.name)
+        render_standings_details(result, file_console)
+        _write_report(output, file_console.file.getvalue(), config)
     else:
         text = {
             "markdown": report_export.to_markdown,
@@ -170,8 +187,24 @@ def standings(
         if output is None:
             console.out(content, highlight=False)
             return
-        output.write_text(content, encoding="utf-8")
+        _write_report(output, content, config)
     console.print(f"wrote {escape(str(output))}", highlight=False)
+
+
+def _write_report(output: Path, content: str, config) -> None:
+    """Write a report file, but never over the tournament's own config or results."""
+    database = config.database
+    own = {config.path: "config", database: "results database"}
+    own.update({database.with_name(database.name + suffix): "results database"
+                for suffix in ("-wal", "-shm", "-journal", ".run-lock")})
+    target = output.resolve()
+    for path, what in own.items():
+        if path.resolve() == target:
+            fail(f"-o {output} is this tournament's own {what}; write the report to another file")
+    try:
+        output.write_text(content, encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot write the report to -o {output}: {exc.strerror or exc}")
 
 
 def replay(

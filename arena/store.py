@@ -34,6 +34,7 @@ import json
 import os
 import sqlite3
 import time
+import urllib.parse
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,9 +198,25 @@ def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *
 class ResultStore:
     """The results journal of one tournament (see the module docstring for durability and schema)."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
+        """Open (and on first use create) a results file. `read_only` is for the report commands:
+        they must never change the file, nor turn some other SQLite file into a results file."""
         self.path = Path(path)
+        self.read_only = read_only
+        self._run_lock_fd: int | None = None
         try:
+            if read_only:
+                self._db = sqlite3.connect(f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro", uri=True,
+                                           timeout=30.0, isolation_level=None, check_same_thread=False)
+                self._check_is_results_file()
+                self._bot_ids: dict[str, int] = {}
+                return
+            folder = self.path.parent
+            if not folder.is_dir():
+                raise StoreError(f"{self.path}: the folder {folder} does not exist")
+            if not os.access(folder, os.W_OK | os.X_OK) or (self.path.exists() and not os.access(self.path, os.W_OK)):
+                # SQLite would say only "unable to open" or fail at the first write, after a game.
+                raise StoreError(f"{self.path}: cannot write there (no permission); results need a writable file and folder")
             self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA busy_timeout = 30000")
             mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -220,7 +237,17 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
         self._bot_ids: dict[str, int] = {}
-        self._run_lock_fd: int | None = None
+
+    def _check_is_results_file(self) -> None:
+        try:
+            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
+        if not {"meta", "games"} <= tables:
+            raise StoreError(f"{self.path} is not an arena results database (it has no games table)")
+        version = self._meta("schema_version")
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: results schema version {version}, this arena reads version {SCHEMA_VERSION}")
 
     def lock_for_run(self) -> None:
         """Claim these results for one run; a second run of the same tournament is refused.
@@ -284,15 +311,21 @@ class ResultStore:
             if stored is None:
                 self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(new, sort_keys=True),))
                 return
-        old = json.loads(stored)
-        changed = [key for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)]
+        changed = self.fingerprint_changes(new)
         if changed:
-            parts = [f"{key}: was {_show(old.get(key, '(absent)'))}, now {_show(new.get(key, '(absent)'))}" for key in changed]
-            raise StoreError(
-                f"{self.path} holds results of a different tournament ({', '.join(changed)} changed): "
-                + "; ".join(parts)
-                + ". Use a new results file, or restore the old settings to resume."
-            )
+            raise StoreError(f"{self.path} holds results of a different tournament ({', '.join(changed)} changed): "
+                             + "; ".join(changed.values())
+                             + ". Use a new results file, or restore the old settings to resume.")
+
+    def fingerprint_changes(self, fingerprint: dict[str, object]) -> dict[str, str]:
+        """What differs from the stored fingerprint: key -> 'key: was X, now Y' (empty if none is stored)."""
+        stored = self._meta("fingerprint")
+        if stored is None:
+            return {}
+        old = json.loads(stored)
+        new = json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
+        return {key: f"{key}: was {_show(old.get(key, '(absent)'))}, now {_show(new.get(key, '(absent)'))}"
+                for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)}
 
     def fingerprint(self) -> dict | None:
         stored = self._meta("fingerprint")
@@ -364,11 +397,13 @@ class ResultStore:
 
     def get_game(self, key_or_id: str | int) -> GameRow:
         text = str(key_or_id).strip()
+        if not text.isprintable() or text.encode("utf-8", errors="replace").decode("utf-8") != text:
+            raise StoreError(f"no game {text!r} in {self.path} (give a game key like t0000-d0000-s00 or a game number)")
         columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
         base = f"SELECT {columns}, t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id WHERE "
         with self._read() as db:
             row = db.execute(base + "g.key = ?", (text,)).fetchone()
-            if row is None and text.isdigit():
+            if row is None and text.isascii() and text.isdigit() and len(text) < 19:  # an SQLite integer
                 row = db.execute(base + "g.id = ?", (int(text),)).fetchone()
         if row is None:
             raise StoreError(f"no game {text!r} in {self.path} (give a game key like t0000-d0000-s00 or a game number)")

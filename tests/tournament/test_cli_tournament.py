@@ -7,6 +7,7 @@ import io
 import json
 import tomllib
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -156,3 +157,47 @@ def test_a_second_run_of_a_running_tournament_is_refused_and_plays_nothing(tmp_p
     result = invoke("tournament", "run", str(config))
     assert result.exit_code == 0, result.output
     assert "6 games stored" in result.output.replace("\n", " ")
+
+
+def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
+    import shutil
+    import sqlite3
+
+    # A bot of our own (a copy of shell_bot), so that we can change its files afterwards.
+    shutil.copytree(Path(__file__).resolve().parents[2] / "bots" / "shell_bot", tmp_path / "mine")
+    config = tmp_path / "own.toml"
+    config.write_text('name = "own"\nseed = 5\ndeals = 1\nworkers = 1\n'
+                      f'bots = ["heuristic_bot", "random_bot", "{tmp_path / "mine" / "bot.toml"}"]\n')
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+    database = tmp_path / "own.sqlite"
+
+    # -o onto the tournament's own files is refused; both stay as they were.
+    for target in (database, config):
+        kept = target.read_bytes()
+        refused = invoke("standings", str(config), "--format", "csv", "-o", str(target))
+        assert refused.exit_code == 2 and "own" in refused.output
+        assert target.read_bytes() == kept
+    unwritable = invoke("standings", str(config), "-o", str(tmp_path / "no" / "such" / "dir.txt"))
+    assert unwritable.exit_code == 2 and "cannot write the report" in unwritable.output.replace("\n", " ")
+
+    # A report on some other SQLite file refuses it and leaves it untouched.
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE x (a)")
+    foreign = tmp_path / "foreign.toml"
+    foreign.write_text(f'bots = ["heuristic_bot", "random_bot", "shell_bot"]\ndatabase = "{other}"\n')
+    result = invoke("standings", str(foreign))
+    assert result.exit_code == 2 and "not an arena results database" in result.output.replace("\n", " ")
+    with sqlite3.connect(other) as db:
+        assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("x",)]
+
+    # A bot edited after the tournament: its stored games can still be read, with a note.
+    (tmp_path / "mine" / "bot.sh").write_text((tmp_path / "mine" / "bot.sh").read_text() + "\n# edited\n")
+    edited = invoke("standings", str(config), "--format", "json")
+    assert edited.exit_code == 0, edited.output
+    assert "bot files changed" in edited.output
+    assert invoke("replay", str(config), "1").exit_code == 0
+    assert invoke("replay", str(config), "99999999999999999999999").exit_code == 2
+    # ...but a run refuses to mix new games with the old ones.
+    rerun = invoke("tournament", "run", str(config))
+    assert rerun.exit_code == 2 and "bot_versions" in rerun.output
