@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from arena import cli_bot, cli_tournament
-from arena.cli_common import UsageError, console, fail, parse_rule_options, stop_on_sigterm
+from arena.cli_common import MoveTimeout, StartupTimeout, UsageError, console, fail, parse_rule_options, stop_on_sigterm
 from arena.game import GameError, Rules
 
 app = typer.Typer(
@@ -47,8 +47,8 @@ def play(
     rule: RuleOption = None,
     show: Annotated[bool, typer.Option("--show", help="Render every game move by move.")] = False,
     log: Annotated[Optional[Path], typer.Option(help="Directory for transcripts, protocol lines and bot stderr.")] = None,
-    move_timeout: Annotated[float, typer.Option(min=0.01, help="Seconds a bot has for each move.")] = 2.0,
-    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds a bot has to answer hello.")] = 10.0,
+    move_timeout: MoveTimeout = 2.0,
+    startup_timeout: StartupTimeout = 10.0,
 ) -> None:
     """Play a match at one table and print each game's result, the points and any faults."""
     from arena.match import BotSettings, open_table, play_match

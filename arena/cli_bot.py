@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli_common import console, fail
+from arena.cli_common import MoveTimeout, StartupTimeout, console, fail
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
@@ -74,8 +74,6 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
 
 
 Games = Annotated[int, typer.Option("--games", min=1, max=200, help="Games to play against the bundled bots.")]
-MoveTimeout = Annotated[float, typer.Option(min=0.01, help="Seconds per move.")]
-StartupTimeout = Annotated[float, typer.Option(min=0.1, help="Seconds to answer hello.")]
 
 
 @bot_app.command("check")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import signal
 import sys
-from typing import NoReturn, Sequence
+from typing import Annotated, NoReturn, Sequence
 
+import typer
 from rich.console import Console
 from rich.markup import escape
+
+from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 
 console = Console()
 err_console = Console(stderr=True)
@@ -42,3 +45,18 @@ def stop_on_sigterm() -> None:
 
     if sys.platform != "win32":
         signal.signal(signal.SIGTERM, handler)
+
+
+def _seconds_within(bounds_s: tuple[float, float]):
+    def check(value: float) -> float:
+        problem = time_limit_problem(value, bounds_s)  # also refuses nan and inf, which click lets through
+        if problem:
+            raise typer.BadParameter(problem)
+        return value
+    return check
+
+
+MoveTimeout = Annotated[float, typer.Option(callback=_seconds_within(MOVE_TIMEOUT_RANGE_S),
+                                            help="Seconds a bot has for each move.")]
+StartupTimeout = Annotated[float, typer.Option(callback=_seconds_within(STARTUP_TIMEOUT_RANGE_S),
+                                               help="Seconds a bot has to answer hello.")]

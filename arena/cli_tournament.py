@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli_common import UsageError, console, err_console, fail, parse_rule_options, stop_on_sigterm
+from arena.cli_common import MoveTimeout, StartupTimeout, UsageError, console, err_console, fail, parse_rule_options, stop_on_sigterm
 
 tournament_app = typer.Typer(help="Create and run round-robin tournaments.", no_args_is_help=True)
 
@@ -31,8 +31,8 @@ def new(
     deals: Annotated[int, typer.Option(min=1, help="Deals per table, each played in every seating.")] = 2,
     rule: Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option OPTION=VALUE (repeatable).")] = None,
     workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: the number of cores).")] = None,
-    move_timeout: Annotated[float, typer.Option(min=0.01, help="Seconds per move.")] = 2.0,
-    startup_timeout: Annotated[float, typer.Option(min=0.1, help="Seconds to answer hello.")] = 10.0,
+    move_timeout: MoveTimeout = 2.0,
+    startup_timeout: StartupTimeout = 10.0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write a tournament config from options."""

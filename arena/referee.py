@@ -95,6 +95,21 @@ class GameRecord:
     moves: int
 
 
+# The time limits a match or tournament may set, in seconds. The upper bound keeps what a hung
+# bot can cost finite (an infinite limit would disable the hung-bot cut-off above); the lower one
+# is still far above a pipe round trip.
+MOVE_TIMEOUT_RANGE_S = (0.01, 600.0)
+STARTUP_TIMEOUT_RANGE_S = (0.1, 600.0)
+
+
+def time_limit_problem(value: object, bounds_s: tuple[float, float]) -> str | None:
+    """Why `value` cannot be a time limit within `bounds_s` (None if it can)."""
+    low, high = bounds_s
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        return f"expected a number of seconds from {low:g} to {high:g}, got {value!r}"
+    return None  # NaN fails both comparisons above, so it is refused too
+
+
 @dataclass(frozen=True, slots=True)
 class TimeLimits:
     """Defaults documented in protocol.md."""

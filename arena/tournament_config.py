@@ -34,6 +34,7 @@ import tomli_w
 
 from arena.game import GameError, Rules
 from arena.manifest import BotManifest, ManifestError, load_manifest
+from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 
 TOP_KEYS = {
     "name": "a text", "seed": "a whole number", "bots": "a list of bot names or manifest paths",
@@ -44,7 +45,7 @@ TOP_KEYS = {
     "limits": "a table with move_timeout_s and startup_timeout_s",
     "sandbox": "a table of bot resource limits (docs/sandbox.md)",
 }
-LIMIT_KEYS = {"move_timeout_s": "seconds per move (a number > 0)", "startup_timeout_s": "seconds for hello (a number > 0)"}
+LIMIT_KEYS = {"move_timeout_s": MOVE_TIMEOUT_RANGE_S, "startup_timeout_s": STARTUP_TIMEOUT_RANGE_S}
 
 
 class ConfigError(Exception):
@@ -147,8 +148,9 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     timeouts = {}
     for key in LIMIT_KEYS:
         value = limits.get(key, 2.0 if key == "move_timeout_s" else 10.0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise ConfigError(f"{path}: key 'limits.{key}': expected {LIMIT_KEYS[key]}, got {value!r}")
+        problem = time_limit_problem(value, LIMIT_KEYS[key])
+        if problem:
+            raise ConfigError(f"{path}: key 'limits.{key}': {problem}")
         timeouts[key] = float(value)
     sandbox = data.get("sandbox", {})
     if not isinstance(sandbox, dict):

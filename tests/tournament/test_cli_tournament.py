@@ -54,6 +54,10 @@ def test_tournament_new_rejects_bad_options(tmp_path, args, message):
     ('bots = ["heuristic_bot", "random_bot", "no_such_bot"]\n', "no_such_bot"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[rules]\npickup = "maybe"\n', "pickup"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nmove_timeout_s = -1\n', "limits.move_timeout_s"),
+    # nan slipped past a "> 0" check into a worker's traceback; inf would disable the hung-bot cut-off.
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nmove_timeout_s = nan\n', "limits.move_timeout_s"),
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nstartup_timeout_s = inf\n', "from 0.1 to 600"),
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nmove_timeout_s = 1e-9\n', "from 0.01 to 600"),
     ('bots = [heuristic_bot\n', "not valid TOML"),
 ])
 def test_tournament_run_names_the_file_and_key_of_a_bad_config(tmp_path, body, message):
@@ -201,3 +205,15 @@ def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
     # ...but a run refuses to mix new games with the old ones.
     rerun = invoke("tournament", "run", str(config))
     assert rerun.exit_code == 2 and "bot_versions" in rerun.output
+
+
+@pytest.mark.parametrize("command", [["play", "random_bot", "random_bot", "random_bot"],
+                                     ["tournament", "new", "unused.toml", "-b", "a", "-b", "b", "-b", "c"],
+                                     ["bot", "check", "random_bot"]])
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "601"])
+def test_time_limit_options_must_be_finite_and_bounded(tmp_path, command, value):
+    command = [str(tmp_path / part) if part == "unused.toml" else part for part in command]
+    result = invoke(*command, "--move-timeout", value)
+    assert result.exit_code == 2
+    assert "from 0.01 to 600" in " ".join(result.output.replace("│", " ").split())  # unboxed, unwrapped
+    assert not (tmp_path / "unused.toml").exists()
