@@ -6,6 +6,8 @@ Three layers, each best effort, all reported by `describe()`:
    size, open files, no core dumps, and (only when not root: root ignores it) RLIMIT_NPROC.
 2. **no network**: `unshare(CLONE_NEWNET)` in the child (needs root / CAP_SYS_ADMIN; silently
    skipped otherwise). Skipped for ZeroMQ bots on tcp endpoints (they need loopback).
+   **own process ids**: `unshare(CLONE_NEWPID)` (same permission), so that a bot cannot signal
+   the arena, its worker or the other bots, and nothing it starts outlives it (`_keep_namespace`).
 3. **a guard per bot** (`BotGuard`): a cgroup (v2, or v1 `pids` + `memory` hierarchies) with
    pids.max / memory limit when /sys/fs/cgroup is writable, plus a watchdog thread that counts the
    bot's processes (cgroup counter, else a /proc scan by session/descendants/ARENA_BOT_TOKEN) and
@@ -33,6 +35,9 @@ from typing import Any, Callable, Mapping
 from arena.sandbox_cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
 
 CLONE_NEWNET = 0x40000000
+CLONE_NEWPID = 0x20000000
+PR_SET_PDEATHSIG = 1
+_FD_CEILING = 1 << 20  # above any descriptor a process here can hold
 WATCH_INTERVAL_S = 0.2
 
 
@@ -94,15 +99,15 @@ def _libc():
     return ctypes.CDLL(None, use_errno=True)
 
 
-def can_unshare_net() -> bool:
-    """Probe once (in a forked child) whether unshare(CLONE_NEWNET) is permitted."""
-    if "net" not in _probe_cache:
+def _can_unshare(flag: int, key: str) -> bool:
+    """Probe once (in a forked child) whether unshare(flag) is permitted."""
+    if key not in _probe_cache:
         ok = False
         try:
             pid = os.fork()
             if pid == 0:  # pragma: no cover - child
                 try:
-                    code = 0 if _libc().unshare(CLONE_NEWNET) == 0 else 1
+                    code = 0 if _libc().unshare(flag) == 0 else 1
                 except Exception:
                     code = 1
                 os._exit(code)
@@ -110,8 +115,16 @@ def can_unshare_net() -> bool:
             ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
         except OSError:
             ok = False
-        _probe_cache["net"] = ok
-    return _probe_cache["net"]
+        _probe_cache[key] = ok
+    return _probe_cache[key]
+
+
+def can_unshare_net() -> bool:
+    return _can_unshare(CLONE_NEWNET, "net")
+
+
+def can_unshare_pid() -> bool:
+    return _can_unshare(CLONE_NEWPID, "pid")
 
 
 def _uid_tasks(uid: int) -> int:
@@ -153,7 +166,8 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
         # RLIMIT_NPROC counts every thread of the user, not just this bot's: allow the ones that exist.
         rl.append((resource.RLIMIT_NPROC, _uid_tasks(uid) + limits.processes))
     unshare = limits.no_network and not network and can_unshare_net()
-    libc = _libc() if unshare else None
+    own_pids = can_unshare_pid()
+    libc = _libc() if unshare or own_pids else None
 
     def preexec() -> None:
         if extra is not None:
@@ -175,10 +189,51 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
                 resource.setrlimit(which, (value, new_hard))
             except (ValueError, OSError):
                 pass
-        if libc is not None:
+        if unshare:
             libc.unshare(CLONE_NEWNET)
+        if own_pids and libc.unshare(CLONE_NEWPID) == 0:
+            _keep_namespace(libc)  # returns only in the process that goes on to exec the bot
 
     return preexec
+
+
+def _keep_namespace(libc) -> None:
+    """Run in the bot's child right after unshare(CLONE_NEWPID).
+
+    That call puts only this process's *next* child into the new namespace, so fork once more:
+    the child returns and execs the bot as process 1 of its own namespace. There it cannot see,
+    let alone signal, the arena, its worker or the other bots; and when it ends, the kernel ends
+    everything it started, even processes that left its session and cgroup.
+
+    This process stays outside as the bot's keeper: it is what the arena started (its pid, its
+    process group), it exits with the bot's status, and if it is killed the bot gets SIGKILL
+    (PR_SET_PDEATHSIG). It holds no descriptor, so the bot's pipes and Popen's exec-error pipe
+    end when the bot's end. It ignores SIGTERM/SIGINT/SIGHUP: the arena's signals reach the bot
+    itself through the process group, and the keeper must not die (taking the bot along with
+    SIGKILL) before the bot had its grace. As process 1 the bot gets SIGTERM only if it handles
+    it; SIGKILL always arrives.
+    """
+    bot = os.fork()
+    if bot == 0:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        return
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    os.closerange(0, _FD_CEILING)
+    while True:
+        try:
+            _, status = os.waitpid(bot, 0)
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            os._exit(1)
+    if os.WIFSIGNALED(status):  # die the same way, so the arena reports the bot's own signal
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
 def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = None) -> dict[str, Any]:
@@ -193,6 +248,7 @@ def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = 
         "memory_mb": limits.memory_mb,
         "rlimit_nproc": "not set (root ignores it)" if root else "set",
         "no_network": bool(limits.no_network and not network and can_unshare_net()),
+        "own_pid_namespace": can_unshare_pid(),
     }
     if limits.no_network and network:
         info["no_network_skipped"] = "zmq tcp endpoint needs the network"

@@ -60,6 +60,47 @@ def grandchild():
     os._exit(0)  # the bot itself leaves; its grandchild keeps the pipe
 
 
+def kill_others():
+    """SIGKILL every process that carries this test's ARENA_TEST_VICTIM mark (the arena and the
+    other bots all do: they inherit the test's environment), except this one."""
+    mark = ("ARENA_TEST_VICTIM=" + os.environ.get("ARENA_TEST_VICTIM", "")).encode()
+    hit = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid() or mark == b"ARENA_TEST_VICTIM=":
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if mark not in f.read().split(b"\0"):
+                    continue
+            os.kill(int(name), signal.SIGKILL)
+            hit += 1
+        except OSError:
+            continue
+    print(f"kill_others: {hit} processes killed", file=sys.stderr, flush=True)
+
+
+def escape():
+    """Leave every way the arena could find us: own session, out of every cgroup, no arena token
+    in the environment; then live on as a process whose command line carries ESCAPE_MARK."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            for procs in ("/sys/fs/cgroup/cgroup.procs", "/sys/fs/cgroup/pids/cgroup.procs",
+                          "/sys/fs/cgroup/memory/cgroup.procs"):
+                try:
+                    with open(procs, "w") as f:
+                        f.write(str(os.getpid()))
+                except OSError:
+                    pass
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            code = "import time; time.sleep(60)"
+            os.execve(sys.executable, [sys.executable, "-c", code, os.environ.get("ESCAPE_MARK", "escaped")], {})
+        os._exit(0)
+    os.wait()
+
+
 def illegal_move(moves):
     for cand in ("pickup", "draw", "chance", "2c", "3c", "4c", "5c", "6c", "7c", "8c", "Kd", "Ks"):
         if cand not in moves:
@@ -115,6 +156,10 @@ def main():
                 forever()
             elif MODE == "grandchild" and requests == 1:
                 grandchild()
+            elif MODE == "kill_others" and requests == 1:
+                kill_others()
+            elif MODE == "escape" and requests == 1:
+                escape()
             elif MODE == "noise" and requests == 2:
                 out("debug: thinking about " + move)
             elif MODE == "late" and requests in (2, 3):
