@@ -45,12 +45,19 @@ class BotSettings:
     sandbox_limits: Mapping[str, Any] | None = None
 
 
+# What the protocol log keeps of the bot's own lines. The arena's lines are bounded by the games,
+# the bot's are not: a bot flooding duplicate answers once wrote 157 MB in one game. A normal bot
+# sends well under 1 MB per table.
+LOG_FROM_BOT_CAP_BYTES = 10_000_000
+
+
 class LoggedTransport:
     """Wraps a transport and writes every line with a direction marker (`>` to bot, `<` from bot)."""
 
-    def __init__(self, inner: Transport, path: Path) -> None:
+    def __init__(self, inner: Transport, path: Path, from_bot_cap_bytes: int = LOG_FROM_BOT_CAP_BYTES) -> None:
         self.inner = inner
         self._log = open(path, "a", encoding="utf-8", buffering=1)
+        self._from_bot_cap = self._from_bot_left = from_bot_cap_bytes
 
     def send(self, line: str) -> None:
         self._log.write(f"> {line}\n")
@@ -66,7 +73,11 @@ class LoggedTransport:
         except TransportError as exc:
             self._log.write(f"! {type(exc).__name__}: {exc}\n")
             raise
-        self._log.write(f"< {line}\n")
+        if self._from_bot_left > 0:
+            self._from_bot_left -= len(line) + 1
+            self._log.write(f"< {line}\n" if self._from_bot_left > 0 else
+                            "! the bot's further lines are not logged: it sent more than "
+                            f"{self._from_bot_cap} bytes\n")
         return line
 
     def close(self, grace_s: float = QUIT_GRACE_S) -> None:

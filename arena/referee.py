@@ -62,6 +62,11 @@ class Seat:
     next_request_id: int = 1
     outbox: list[str] = field(default_factory=list)  # event lines waiting for the bot's next turn
     timeouts_in_a_row: int = 0
+    # Requests ended by a timeout or a fault before the bot answered them: only these ids make a
+    # late answer (dropped silently, once). Any other old id (never issued, or answered already) is
+    # a stale fault: a bot repeating an old id must not pass for alive (see HUNG_AFTER_TIMEOUTS),
+    # and one stray line must not put every later answer one step behind.
+    awaiting_late: set[int] = field(default_factory=set)
     # Set by the match layer: starts a fresh process for this seat (None: the seat cannot be revived).
     restart: Callable[[], Seat] | None = None
     failed_restarts: int = 0  # in a row; the match layer gives up after a few
@@ -254,6 +259,7 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
             reply_line = transport.receive(max(remaining, 0.0))
         except BotTimeout:
             seat.timeouts_in_a_row += 1
+            _await_late(seat, request_id)
             return None, (FaultKind.TIMEOUT, f"no move within {timeout_s:g} s"), None
         except LineTooLong as exc:
             return None, (FaultKind.OVERLONG, str(exc)), None
@@ -262,16 +268,31 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
         except TransportError as exc:
             return None, (FaultKind.EXITED, str(exc)), None
         elapsed = time.perf_counter() - started
-        seat.timeouts_in_a_row = 0  # it answered something: slow perhaps, but not hung
         try:
             reply = protocol.parse_move_reply(reply_line)
         except protocol.ProtocolError as exc:
+            seat.timeouts_in_a_row = 0  # it answered something: broken perhaps, but not hung
+            _await_late(seat, request_id)  # a garbled line is no answer: the real one may follow
             return None, (FaultKind.MALFORMED, f"{exc} (line: {_clip(reply_line)})"), elapsed
-        if reply.request_id < request_id:
-            continue  # a late answer to an earlier request (after a timeout): dropped, keep waiting
-        if reply.request_id != request_id:
-            return None, (FaultKind.STALE, f"answered request {reply.request_id}, but the request was {request_id}"), elapsed
-        return reply.move, None, elapsed
+        if reply.request_id == request_id:
+            seat.timeouts_in_a_row = 0
+            return reply.move, None, elapsed
+        if reply.request_id in seat.awaiting_late:
+            # A late answer to a request that timed out: dropped, keep waiting. It shows the bot
+            # is slow, not hung.
+            seat.awaiting_late.discard(reply.request_id)
+            seat.timeouts_in_a_row = 0
+            continue
+        _await_late(seat, request_id)  # its real answer may still come: it will be dropped, not misread
+        return None, (FaultKind.STALE, f"answered request {reply.request_id}, but the request was {request_id}"
+                      + (" (that one was answered already)" if reply.request_id < request_id else "")), elapsed
+
+
+def _await_late(seat: Seat, request_id: int) -> None:
+    late = seat.awaiting_late
+    late.add(request_id)
+    if len(late) > HUNG_AFTER_TIMEOUTS * 4:  # only recent ones matter; keep the set small
+        late.discard(min(late))
 
 
 def _clip(text: str, limit: int = 120) -> str:

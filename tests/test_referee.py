@@ -119,6 +119,48 @@ def test_late_answer_to_an_old_request_is_dropped_not_a_fault():
     assert [f.kind for f in record.faults] == [FaultKind.TIMEOUT]
 
 
+def test_old_ids_that_are_not_late_answers_are_stale_and_do_not_hide_a_hang():
+    """Found by a hostile bot answering `move 0 ...` to everything: every old id used to be taken
+    for a late answer, dropped, and counted as a sign of life, so the bot was never called hung
+    and cost the full move limit at each decision. Only a request that timed out (and is still
+    unanswered) can get a late answer; any other old id is stale, at once."""
+    answered = {}
+
+    def repeats_old_answers(n, tokens):
+        moves = legal_moves_of(tokens)
+        if n == 1:
+            answered["first"] = f"move {tokens[1]} {moves[0]}"
+            return answered["first"]
+        return "move 0 " + moves[0] if n % 2 else answered["first"]  # never-issued id, or a repeat
+
+    game = Game.new(Rules(), seed=8, dealer=0)
+    seats = seats_with(repeats_old_answers, random_policy(2), random_policy(3))
+    record = play_game(game, seats)
+    kinds = {f.kind for f in record.faults if f.seat == 0}
+    assert kinds == {FaultKind.STALE}  # no timeout: each bad line is judged as it arrives
+    assert any("answered already" in f.detail for f in record.faults)
+    assert seats[0].alive
+
+
+def test_a_late_answer_is_dropped_only_once():
+    """A request that timed out can get one late answer; a second copy of it is stale."""
+    state = {"late": None}
+
+    def policy(n, tokens):
+        moves = legal_moves_of(tokens)
+        if n == 3:
+            state["late"] = f"move {tokens[1]} {moves[0]}"
+            return timeout_error()
+        if n == 4:
+            seats[0].transport.pending.extend([state["late"], state["late"]])
+        return f"move {tokens[1]} {moves[-1]}"
+
+    game = Game.new(Rules(), seed=8, dealer=0)
+    seats = seats_with(policy, random_policy(2), random_policy(3))
+    record = play_game(game, seats)
+    assert [f.kind for f in record.faults] == [FaultKind.TIMEOUT, FaultKind.STALE]
+
+
 def test_a_bot_already_gone_is_played_by_the_fallback():
     game = Game.new(Rules(), seed=4, dealer=0)
     seats = seats_with(random_policy(1), random_policy(2), random_policy(3))
@@ -127,3 +169,20 @@ def test_a_bot_already_gone_is_played_by_the_fallback():
     assert record.outcome.reason is EndReason.NORMAL
     assert {f.kind for f in record.faults if f.seat == 2} == {FaultKind.DEAD}
     assert not any(f.seat != 2 for f in record.faults)
+
+
+def test_the_protocol_log_keeps_a_capped_share_of_the_bots_lines(tmp_path):
+    from arena.match import LoggedTransport
+
+    log = tmp_path / "p.log"
+    flood = ScriptedTransport(lambda n, tokens: None)
+    flood.pending.extend([f"move 1 {'x' * 90}"] * 50)
+    logged = LoggedTransport(flood, log, from_bot_cap_bytes=1000)
+    logged.send("request 1")
+    for _ in range(50):
+        logged.receive(1.0)
+    logged.close()
+    lines = log.read_text().splitlines()
+    assert lines[0] == "> request 1"
+    assert sum(line.startswith("< ") for line in lines) == 10  # 10 x 99 bytes, then the cap
+    assert lines[-1].startswith("! the bot's further lines are not logged")
