@@ -19,7 +19,7 @@ from arena.game import Event, Game, Rules
 from arena.game.scoring import MatchScore, first_dealer
 from arena.game.seeds import derive_seed
 from arena.manifest import BotManifest
-from arena.referee import GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
+from arena.referee import FaultKind, GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
 from arena.transport.base import Transport, TransportError
 from arena.transport.pipe import PipeTransport
 
@@ -135,7 +135,7 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     try:
         transport = _start_transport(manifest, settings, label)
     except (TransportError, OSError) as exc:
-        seat.drop(f"cannot start: {exc}")
+        seat.drop(f"cannot start: {exc}", FaultKind.NO_HELLO)
         return seat
     if settings.log_dir is not None:
         transport = LoggedTransport(transport, settings.log_dir / f"{label}.protocol.log")
@@ -143,7 +143,7 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     try:
         transport.send(protocol.format_hello(__version__))
     except TransportError as exc:
-        seat.drop(f"cannot send hello: {exc}")
+        seat.drop(f"cannot send hello: {exc}", FaultKind.NO_HELLO)
     return seat
 
 
@@ -155,9 +155,9 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
         line = seat.transport.receive(max(0.0, deadline - time.monotonic()))
         return protocol.parse_bot_hello(line).name
     except TransportError as exc:
-        seat.drop(f"no hello within {timeout_s:g} s: {exc}")
+        seat.drop(f"no hello within {timeout_s:g} s: {exc}", FaultKind.NO_HELLO)
     except protocol.ProtocolError as exc:
-        seat.drop(f"bad hello: {exc}")
+        seat.drop(f"bad hello: {exc}", FaultKind.NO_HELLO)
     return ""
 
 
@@ -213,6 +213,7 @@ def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
                 seat.transport = None
             seat.failed_restarts += 1
             seat.dead_reason = f"restart {seat.failed_restarts} failed: {fresh.dead_reason}"
+            seat.dead_kind = fresh.dead_kind
             continue
         seat.alive, seat.dead_reason = True, ""
         seat.failed_restarts = 0

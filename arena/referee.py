@@ -31,6 +31,11 @@ class FaultKind(str, Enum):
     DEAD = "dead"  # the bot was already gone: the referee decided for it
 
 
+# Fault kinds kept in the record but not counted as faults in standings: `dead` marks each move
+# the referee made for a bot that was already gone, whose loss is counted once, by its own kind
+# (exited, overlong, the timeouts of a hang, or no_hello for a bot that could not start).
+NOT_COUNTED_FAULTS = frozenset({FaultKind.DEAD.value})
+
 # Faults after which the stream cannot be trusted: the bot is dropped for the rest of the game
 # (the match layer starts a fresh process before the next one: arena/match.py, revive_seats).
 FATAL_FAULTS = frozenset({FaultKind.EXITED, FaultKind.OVERLONG, FaultKind.NO_HELLO})
@@ -59,6 +64,7 @@ class Seat:
     transport: Transport | None
     alive: bool = True
     dead_reason: str = ""
+    dead_kind: FaultKind = FaultKind.EXITED  # how it was lost: recorded once per game it misses
     next_request_id: int = 1
     outbox: list[str] = field(default_factory=list)  # event lines waiting for the bot's next turn
     timeouts_in_a_row: int = 0
@@ -72,10 +78,11 @@ class Seat:
     failed_restarts: int = 0  # in a row; the match layer gives up after a few
     restarts: int = 0
 
-    def drop(self, reason: str) -> None:
+    def drop(self, reason: str, kind: FaultKind = FaultKind.EXITED) -> None:
         """Stop talking to this bot for the rest of the game (its stream can't be trusted)."""
         self.alive = False
         self.dead_reason = reason
+        self.dead_kind = kind
         self.outbox.clear()
 
     def kill(self, reason: str) -> None:
@@ -136,7 +143,13 @@ def play_game(
     faults: list[Fault] = []
     think: list[list[float]] = [[] for _ in seats]
     for seat_no, seat in enumerate(seats):
-        _send(seat, [protocol.format_game_start(number, seat_no, game.dealer, rules)])
+        # A bot that misses this game from its start (it could not be started, or is gone since
+        # its game line could not be sent) is charged once, by the kind of its loss; the moves
+        # made for it afterwards are `dead` records, not counted as faults again.
+        if not seat.alive:
+            faults.append(Fault(seat_no, seat.dead_kind, f"out of this game: {seat.dead_reason}", 0))
+        elif not _send(seat, [protocol.format_game_start(number, seat_no, game.dealer, rules)]):
+            faults.append(Fault(seat_no, FaultKind.EXITED, seat.dead_reason, 0))
     events_sent = 0
     while game.outcome is None:
         events_sent = _queue_events(game, seats, events_sent, on_event)

@@ -30,6 +30,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from arena.referee import NOT_COUNTED_FAULTS
+
 # two-sided 95% t quantiles t(0.975, df) for df = 1..29 (k = 2..30 deal sets)
 T975 = (
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
@@ -155,8 +157,10 @@ def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None) ->
         agg.n = max(agg.n, n)
         fault_count = [0] * n
         for f in row.faults:
-            fault_count[f["seat"]] += 1
             kind = f["kind"]
+            if kind in NOT_COUNTED_FAULTS:
+                continue
+            fault_count[f["seat"]] += 1
             agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + 1
             per_bot = agg.bot(bots[f["seat"]]).faults_by_kind
             per_bot[kind] = per_bot.get(kind, 0) + 1
@@ -213,6 +217,8 @@ def compute_standings(store, entries: Sequence[str] | None = None) -> Standings:
         for bots, order, count in db.execute("SELECT bots, finishing_order, COUNT(*) FROM games GROUP BY bots, finishing_order"):
             agg.add_order(bots.split(","), [int(x) for x in order.split(",")], count)
         for bot, kind, count in db.execute("SELECT bot, kind, COUNT(*) FROM faults GROUP BY bot, kind"):
+            if kind in NOT_COUNTED_FAULTS:
+                continue
             b = agg.bot(names[bot])
             b.faults_by_kind[kind] = count
             agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + count

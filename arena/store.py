@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from arena.game import Transcript
-from arena.referee import GameRecord
+from arena.referee import NOT_COUNTED_FAULTS, GameRecord
 from arena.schedule import GameSpec
 
 SCHEMA_VERSION = "1"
@@ -172,8 +172,9 @@ def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *
     fault_list = [{"seat": f.seat, "kind": getattr(f.kind, "value", str(f.kind)), "detail": f.detail, "move": f.move_number}
                   for f in record.faults]
     faults_per_seat = [0] * n
-    for f in record.faults:
-        faults_per_seat[f.seat] += 1
+    for f in fault_list:
+        if f["kind"] not in NOT_COUNTED_FAULTS:
+            faults_per_seat[f["seat"]] += 1
     means, maxes = [], []
     for seat in range(n):
         times = record.think_times_s[seat] if seat < len(record.think_times_s) else ()

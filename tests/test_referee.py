@@ -164,10 +164,13 @@ def test_a_late_answer_is_dropped_only_once():
 def test_a_bot_already_gone_is_played_by_the_fallback():
     game = Game.new(Rules(), seed=4, dealer=0)
     seats = seats_with(random_policy(1), random_policy(2), random_policy(3))
-    seats[2].drop("cannot start: no such file")
+    seats[2].drop("cannot start: no such file", FaultKind.NO_HELLO)
     record = play_game(game, seats)
     assert record.outcome.reason is EndReason.NORMAL
-    assert {f.kind for f in record.faults if f.seat == 2} == {FaultKind.DEAD}
+    kinds = [f.kind for f in record.faults if f.seat == 2]
+    # Charged once, by the kind of its loss; then each move made for it is a `dead` record.
+    assert kinds[0] is FaultKind.NO_HELLO and "no such file" in record.faults[0].detail
+    assert set(kinds[1:]) == {FaultKind.DEAD} and len(kinds) > 10
     assert not any(f.seat != 2 for f in record.faults)
 
 

@@ -148,3 +148,22 @@ def test_sql_standings_equal_python_standings(tmp_path):
     assert sql.timeline == py.timeline
     assert sql.bot("a").version == "v2"
     store.close()
+
+
+def test_moves_made_for_a_gone_bot_are_not_counted_as_more_faults(tmp_path):
+    """A crash is one fault: the `dead` records of the fallback moves that follow are kept in the
+    game but not counted (a bot crashing once per game used to show ~170 faults a game)."""
+    rules = Rules()
+    store = ResultStore(tmp_path / "r.db")
+    for t in round_robin(["a", "b", "c"], 3, 1, seed=5):
+        for spec in t.games:
+            g = play_random_game(rules, spec.seed, spec.dealer)
+            faults = (Fault(0, FaultKind.EXITED, "crashed", 3),) + tuple(Fault(0, FaultKind.DEAD, "gone", m) for m in range(4, 24))
+            record = GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, rules), faults,
+                                ((0.001,),) * 3, len(g.moves))
+            store.add_game(spec, record, {})
+    for standings in (compute_standings(store, ["a", "b", "c"]), standings_from_rows(store.rows(), ["a", "b", "c"])):
+        assert standings.faults_by_kind == {"exited": 6}
+        assert sum(b.faults for b in standings.bots) == 6
+    assert sum(len(r.faults) for r in store.rows()) == 6 * 21  # every record is still stored
+    store.close()
