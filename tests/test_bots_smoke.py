@@ -91,6 +91,39 @@ def test_pipe_bot_plays_legal_moves_and_quits(name: str, requests, built) -> Non
         bot.close()
 
 
+def _answers_in_game(bot: LineBot, number: int, seat: int, requests) -> list[str]:
+    bot.send(f"game {number} seat={seat} players=3 dealer=2 ace_high=false")
+    answers = []
+    for line, _ in requests:
+        bot.send(line)
+        answers.append(bot.receive())
+    bot.send(f"gameover {number} reason=normal order=1/0/2 skitgubbe=2 points=1/2/0")
+    return answers
+
+
+@pytest.mark.parametrize("name", PIPE_BOTS)
+def test_pipe_bot_plays_a_game_the_same_way_whatever_came_before(name: str, requests, built) -> None:
+    """A resumed tournament starts a table's bots afresh in the middle of its games; it equals an
+    uninterrupted run only if a bot's play depends on the game (number, seat), not on history.
+    js_bot and zmq_bot once seeded from the clock and c_bot once per process."""
+    missing = [tool for tool in NEEDS.get(name, ()) if shutil.which(tool) is None]
+    if missing:
+        pytest.skip(f"{name} needs {', '.join(missing)}, not installed on this machine")
+    m = load_manifest(name)
+    runs = []
+    for history in ((), ((1, 0), (2, 1))):  # a fresh process, and one that played two games first
+        bot = LineBot(m.argv(), cwd=m.directory)
+        try:
+            bot.send("hello protocol=1 arena=0.1.0")
+            bot.receive()
+            for number, seat in history:
+                _answers_in_game(bot, number, seat, requests)
+            runs.append(_answers_in_game(bot, 7, 2, requests))
+        finally:
+            bot.close()
+    assert runs[0] == runs[1]
+
+
 def test_pipe_bot_exits_on_eof(built) -> None:
     m = load_manifest("random_bot")
     bot = LineBot(m.argv(), cwd=m.directory)
@@ -234,3 +267,19 @@ def test_zmq_bot_service_with_curve_serves_several_conversations(tmp_path: Path)
         proc.terminate()
         proc.wait(5)
         proc.stderr.close()
+
+
+def test_zmq_bot_plays_a_game_the_same_way_whatever_came_before(requests) -> None:
+    spec = importlib.util.spec_from_file_location("zmq_bot", BOTS_DIR / "zmq_bot" / "bot.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def answers(conversation, number, seat):
+        conversation.handle(f"game {number} seat={seat} players=3 dealer=2")
+        return [conversation.handle(line) for line, _ in requests]
+
+    fresh = module.Conversation(None, 1)
+    seasoned = module.Conversation(None, 2)  # another conversation number, two games played before
+    answers(seasoned, 1, 0)
+    answers(seasoned, 2, 1)
+    assert answers(fresh, 7, 2) == answers(seasoned, 7, 2)

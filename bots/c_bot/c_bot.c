@@ -1,9 +1,11 @@
 /* c_bot: a legal-move Skitgubbe bot in C99 (protocol v1, stdin/stdout).
  *
  * Answers `hello ...` with `hello name=c_bot ...`, answers
- * `request <id> <count> <move_1> ... <move_count> <fields...>` with a random legal move
- * (a fixed-seed generator: seed from the BOT_SEED environment variable, default 1),
+ * `request <id> <count> <move_1> ... <move_count> <fields...>` with a random legal move,
  * ignores every other message, and exits 0 on `quit` or end of input.
+ * The generator is reseeded at every `game <number> seat=<s> ...` line from the game's number,
+ * the seat and BOT_SEED (default 1): the same game is played the same way whatever this
+ * process played before, so a resumed tournament equals an uninterrupted one.
  * Lines of any length are read with getline(); stdout is flushed after every answer.
  * Diagnostics go to stderr only.
  */
@@ -13,6 +15,23 @@
 #include <string.h>
 
 static unsigned long rng_state = 1;
+static unsigned long base_seed = 1;
+
+static unsigned long long splitmix64(unsigned long long z) {
+    z += 0x9E3779B97F4A7C15ULL;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* game <number> seat=<s> ...: a fresh, reproducible stream for this game and seat */
+static void reseed_for_game(const char *line) {
+    unsigned long long number = strtoull(line + 5, NULL, 10), seat = 0;
+    const char *s = strstr(line, " seat=");
+    if (s) seat = strtoull(s + 6, NULL, 10);
+    rng_state = (unsigned long)splitmix64(splitmix64(base_seed ^ (number << 8) ^ seat));
+    if (rng_state == 0) rng_state = 1;
+}
 
 static unsigned long next_random(void) {
     /* xorshift64*: small, fixed, the same on every platform */
@@ -64,8 +83,8 @@ int main(void) {
     size_t cap = 0;
     ssize_t len;
     const char *seed = getenv("BOT_SEED");
-    if (seed && *seed) rng_state = strtoul(seed, NULL, 10);
-    if (rng_state == 0) rng_state = 1;
+    if (seed && *seed) base_seed = strtoul(seed, NULL, 10);
+    rng_state = base_seed ? base_seed : 1;
     while ((len = getline(&line, &cap, stdin)) != -1) {
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
         if (starts_with_word(line, "hello")) {
@@ -73,10 +92,12 @@ int main(void) {
             fflush(stdout);
         } else if (starts_with_word(line, "request")) {
             answer_request(line);
+        } else if (starts_with_word(line, "game")) {
+            reseed_for_game(line);
         } else if (starts_with_word(line, "quit")) {
             break;
         }
-        /* match, game, event, fault, gameover, matchover and unknown lines: ignored */
+        /* match, event, fault, gameover, matchover and unknown lines: ignored */
     }
     free(line);
     return 0;

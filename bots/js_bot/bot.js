@@ -4,13 +4,26 @@
 // Answers `hello ...` with `hello name=js_bot ...`, answers
 // `request <id> <count> <move_1> ... <move_count> <fields...>` with a random legal move,
 // ignores every other message, and exits 0 on `quit` or end of input.
-// The generator is seeded from BOT_SEED when set (mulberry32), else from Math.random.
+// The generator (mulberry32) is reseeded at every `game <number> seat=<s> ...` line from the
+// game's number, the seat and BOT_SEED: the same game is played the same way whatever this
+// process played before, so a resumed tournament equals an uninterrupted one.
 // Diagnostics go to stderr only.
 'use strict';
 
 const readline = require('readline');
 
-let state = process.env.BOT_SEED ? (parseInt(process.env.BOT_SEED, 10) >>> 0) : (Math.random() * 2 ** 32) >>> 0;
+const baseSeed = process.env.BOT_SEED || '';
+let state = 1;
+function reseed(text) {
+  // FNV-1a over the text: the same string gives the same stream on every platform
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  state = h;
+}
+reseed(baseSeed);
 function random() {
   // mulberry32
   state = (state + 0x6d2b79f5) >>> 0;
@@ -44,12 +57,17 @@ rl.on('line', (raw) => {
       send(`move ${id} ${moves[Math.floor(random() * moves.length)]}`);
       break;
     }
+    case 'game': {
+      const seat = tokens.find((t) => t.startsWith('seat=')) || '';
+      reseed(`${baseSeed}/${tokens[1] || ''}/${seat}`);
+      break;
+    }
     case 'quit':
       rl.close();
       process.exit(0);
       break;
     default:
-      break; // match, game, event, fault, gameover, matchover, unknown: ignored
+      break; // match, event, fault, gameover, matchover, unknown: ignored
   }
 });
 

@@ -23,7 +23,8 @@ Two ways to run it:
       (zmq.auth.create_certificates) and only the client public keys found in the allow
       folder may connect (a ZAP authenticator checks every handshake).
 
-Options: --seed N (or $BOT_SEED) makes the moves reproducible; --exit-on-quit forces (a)'s exit.
+Moves are reproducible: each game's are drawn from its number and seat (and --seed N or
+$BOT_SEED, which changes them). --exit-on-quit forces (a)'s exit.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ class Conversation:
     """One DEALER peer: its own handshake, rule options and random generator."""
 
     def __init__(self, seed: str | None, number: int) -> None:
-        self.rng = random.Random(f"{seed}:{number}" if seed is not None else None)
+        self.seed = seed or ""
+        self.rng = random.Random(f"{self.seed}:{number}")
         self.greeted = False
         self.options: dict[str, str] = {}
 
@@ -67,6 +69,10 @@ class Conversation:
                 key, sep, value = token.partition("=")
                 if sep:
                     self.options[key] = value
+            if kind == "game":
+                # A fresh, reproducible stream for this game and seat: the same game is played
+                # the same way whatever came before, so a resumed tournament equals an uninterrupted one.
+                self.rng.seed(f"{self.seed}/{tokens[1] if len(tokens) > 1 else ''}/{self.options.get('seat', '')}")
             return None
         if kind == "request":
             try:
