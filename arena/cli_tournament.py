@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -191,6 +192,18 @@ def standings(
     console.print(f"wrote {escape(str(output))}", highlight=False)
 
 
+def _game_key(game: str, config) -> str:
+    """A tournament game number (as bots and logs see it, stable across resumed runs) to its key."""
+    from arena.tournament import build_schedule, game_key_of_number
+
+    if game.isascii() and game.isdigit() and len(game) < 19:
+        total = sum(len(t.games) for t in build_schedule(config))
+        if not 1 <= int(game) <= total:
+            fail(f"no game {game}: the games of {config.path} are numbered 1 to {total}")
+        return game_key_of_number(int(game), config.deals, math.factorial(config.table_size))
+    return game
+
+
 def _write_report(output: Path, content: str, config) -> None:
     """Write a report file, but never over the tournament's own config or results."""
     database = config.database
@@ -209,7 +222,7 @@ def _write_report(output: Path, content: str, config) -> None:
 
 def replay(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
-    game: Annotated[str, typer.Argument(help="The game: its number in the database or its key (e.g. t0001-d0000-s02).")],
+    game: Annotated[str, typer.Argument(help="The game: its tournament game number (the one bots are sent) or its key (e.g. t0001-d0000-s02).")],
     seat: Annotated[Optional[int], typer.Option(min=0, max=4, help="Show the game as this seat saw it.")] = None,
 ) -> None:
     """Show a stored game move by move, as the referee saw it or as one seat saw it."""
@@ -219,12 +232,16 @@ def replay(
     config, manifests = _prepare(config_path)
     store = _open_store(config, manifests, create=False)
     try:
-        row = store.get_game(game)
+        key = _game_key(game.strip(), config)
+        row = store.get_game(key)
     except StoreError as exc:
-        fail(str(exc))
+        fail(f"game {game} ({key}) is not stored yet in {config.database}" if key != game.strip() else str(exc))
     finally:
         store.close()
     if seat is not None and seat >= len(row.bots):
         fail(f"--seat must be below {len(row.bots)} for this game")
-    for line in replay_lines(row, seat):
+    from arena.tournament import game_number
+
+    number = game_number(row, config.deals, math.factorial(config.table_size))
+    for line in replay_lines(row, seat, number):
         console.print(escape(line), highlight=False)  # lines quote bot output

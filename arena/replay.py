@@ -23,8 +23,9 @@ def _label(names: Sequence[str], seat: int) -> str:
     return f"seat {seat} ({names[seat]})"
 
 
-def replay_lines(row, seat: int | None = None) -> list[str]:
-    """Text lines of one stored game (`GameRow`); `seat` None for the referee's view."""
+def replay_lines(row, seat: int | None = None, number: int | None = None) -> list[str]:
+    """Text lines of one stored game (`GameRow`); `seat` None for the referee's view; `number`
+    the tournament game number, as the bots were told it."""
     transcript = row.transcript
     names = list(row.bots)
     n = len(names)
@@ -33,7 +34,7 @@ def replay_lines(row, seat: int | None = None) -> list[str]:
     game = Game.new(transcript.rules, transcript.seed, transcript.dealer)
     view_name = "referee's view" if seat is None else f"as seen by {_label(names, seat)}"
     lines = [
-        f"game {row.key} (#{row.id}), {view_name}",
+        (f"game {number} ({row.key})" if number is not None else f"game {row.key}") + f", {view_name}",
         "seats: " + ", ".join(f"{s} {name}" for s, name in enumerate(names)),
         f"seed {transcript.seed}, dealer seat {transcript.dealer} ({names[transcript.dealer]})",
     ]

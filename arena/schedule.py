@@ -44,6 +44,11 @@ class ScheduleError(ValueError):
     """A schedule that cannot be built from these entries and sizes."""
 
 
+def game_key(table: int, deal: int, seating: int) -> str:
+    """The stable key of a game: table, deal and seating (e.g. t0003-d0001-s02)."""
+    return f"t{table:04d}-d{deal:04d}-s{seating:02d}"
+
+
 def seatings(entries: tuple[str, ...]) -> list[tuple[str, ...]]:
     """Every seating of a table's bots, in a fixed order (itertools order of permutations)."""
     return list(itertools.permutations(entries))
@@ -57,7 +62,7 @@ def table_games(index: int, entries: tuple[str, ...], deals: int, seed: int) -> 
         deal_seed = derive_seed(seed, "table", table_id, "deal", deal)
         dealer = deal % n  # every seat deals equally often over n deals
         for s, seating in enumerate(seatings(entries)):
-            key = f"t{index:04d}-d{deal:04d}-s{s:02d}"
+            key = game_key(index, deal, s)
             games.append(GameSpec(key, index, deal, s, seating, deal_seed, dealer))
     return tuple(games)
 

@@ -25,7 +25,7 @@ from arena.game import Game
 from arena.manifest import BotManifest
 from arena.match import BotSettings, open_table, revive_seats, tell_match_start
 from arena.referee import GameRecord, TimeLimits, play_game
-from arena.schedule import GameSpec, TableSpec, balanced_schedule, round_robin
+from arena.schedule import GameSpec, TableSpec, balanced_schedule, game_key, round_robin
 from arena.store import ResultStore
 from arena.tournament_config import TournamentConfig
 
@@ -84,6 +84,15 @@ def game_number(spec: GameSpec, deals: int, seatings: int) -> int:
     """A stable game number (1-based position in the schedule), the same in every run, so a bot
     that seeds itself from the `game` line plays the same way after a resume."""
     return (spec.table * deals + spec.deal) * seatings + spec.seating + 1
+
+
+def game_key_of_number(number: int, deals: int, seatings: int) -> str | None:
+    """The key of the game with this tournament game number (the inverse of game_number)."""
+    if number < 1:
+        return None
+    index, seating = divmod(number - 1, seatings)
+    table, deal = divmod(index, deals)
+    return game_key(table, deal, seating)
 
 
 def pending_tables(tables: list[TableSpec], done: set[str]) -> list[TableSpec]:

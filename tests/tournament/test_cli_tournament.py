@@ -116,6 +116,12 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
 
     replay = invoke("replay", str(config), "1")
     assert replay.exit_code == 0 and "skitgubbe" in replay.output
+    # Game numbers are the tournament's own (the ones bots are sent), not the order of storing.
+    fourth = invoke("replay", str(config), "4")
+    assert fourth.exit_code == 0 and fourth.output.startswith("game 4 (t0000-d0000-s03)")
+    assert invoke("replay", str(config), "t0000-d0000-s03").output == fourth.output
+    beyond = invoke("replay", str(config), "7")
+    assert beyond.exit_code == 2 and "numbered 1 to 6" in beyond.output
     seat_view = invoke("replay", str(config), "1", "--seat", "0")
     assert seat_view.exit_code == 0
     missing = invoke("replay", str(config), "999")
