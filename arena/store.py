@@ -29,6 +29,7 @@ Schema (version 1):
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import json
 import os
@@ -325,7 +326,7 @@ class ResultStore:
             return {}
         old = json.loads(stored)
         new = json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
-        return {key: f"{key}: was {_show(old.get(key, '(absent)'))}, now {_show(new.get(key, '(absent)'))}"
+        return {key: _describe_change(key, old.get(key, "(absent)"), new.get(key, "(absent)"))
                 for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)}
 
     def fingerprint(self) -> dict | None:
@@ -452,6 +453,21 @@ def _decode(row: tuple) -> GameRow:
         faults=tuple(json.loads(faults)), think_mean_ms=_floats(think_mean), think_max_ms=_floats(think_max),
         extra=json.loads(extra), finished_at=finished_at, transcript_data=row[18] if len(row) > 18 and row[18] else b"",
     )
+
+
+def _describe_change(key: str, old: object, new: object) -> str:
+    """'key: was X, now Y'; for the rules only the options that changed (the whole list is long
+    enough to be cut off before the difference)."""
+    if key == "rules":
+        try:
+            before, after = dict(ast.literal_eval(str(old))), dict(ast.literal_eval(str(new)))
+        except (ValueError, SyntaxError, TypeError):
+            pass
+        else:
+            return "rules: " + ", ".join(
+                f"{name} was {before.get(name, '(absent)')}, now {after.get(name, '(absent)')}"
+                for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name))
+    return f"{key}: was {_show(old)}, now {_show(new)}"
 
 
 def _show(value: object, limit: int = 200) -> str:

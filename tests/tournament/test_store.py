@@ -99,6 +99,26 @@ def test_fingerprint(tmp_path):
     store.close()
 
 
+def test_a_changed_rule_option_is_named_in_the_refusal(tmp_path):
+    """The fingerprint holds every option: the message must name the changed one, not print two
+    long lists cut off before their difference."""
+    from arena.game import Rules
+    from arena.tournament_config import TournamentConfig
+    from arena.tournament import fingerprint
+
+    def rules_print(**options):
+        config = TournamentConfig(name="t", path=tmp_path / "t.toml", seed=1, bots=("a", "b", "c"), table_size=3,
+                                  deals=1, rules=Rules(**options), workers=1)
+        return fingerprint(config, {}, {})
+
+    store = ResultStore(tmp_path / "r.db")
+    store.check_fingerprint(rules_print())
+    with pytest.raises(StoreError) as err:
+        store.check_fingerprint(rules_print(ace_high=True))
+    assert "rules: ace_high was False, now True" in str(err.value)
+    store.close()
+
+
 def test_not_a_database(tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not sqlite" * 100)
