@@ -136,6 +136,11 @@ def run(
         console.print(f"[yellow]stopped[/yellow]: {stored} games are stored and kept; every bot was stopped.")
         console.print(f"resume with: arena tournament run {escape(str(config_path))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
+    except StoreError as exc:  # the disk is full, say: what is stored stays whole and resumable
+        stored = store.game_count()
+        store.close()
+        fail(f"{exc}. Stopped with {stored} games stored and kept; every bot was stopped. "
+             f"Resume with: arena tournament run {config_path}", code=1)
     except RuntimeError as exc:
         store.close()
         fail(str(exc), code=1)

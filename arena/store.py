@@ -344,8 +344,13 @@ class ResultStore:
         return bot_id
 
     def add_game(self, spec: GameSpec, record: GameRecord, extra: dict | None = None) -> None:
-        """Store one finished game in one transaction; a key already stored is left as it is."""
-        self.add_encoded([encode_game(spec, record, extra)])
+        """Store one finished game in one transaction; a key already stored is left as it is.
+        Raises StoreError when the database cannot take it (disk full, file made read-only...):
+        the transaction is rolled back, so every game stored before stays whole."""
+        try:
+            self.add_encoded([encode_game(spec, record, extra)])
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot store game {spec.key}: {exc}") from None
 
     def add_encoded(self, games: Iterable[tuple[tuple, bytes, list[tuple], list[tuple]]]) -> int:
         """Store pre-encoded games (see `encode_game`) in ONE transaction; returns how many were new.

@@ -223,3 +223,31 @@ def test_time_limit_options_must_be_finite_and_bounded(tmp_path, command, value)
     assert result.exit_code == 2
     assert "from 0.01 to 600" in " ".join(result.output.replace("│", " ").split())  # unboxed, unwrapped
     assert not (tmp_path / "unused.toml").exists()
+
+
+def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, monkeypatch):
+    import sqlite3
+
+    from arena.store import ResultStore
+
+    real_add = ResultStore.add_encoded
+    calls = {"n": 0}
+
+    def add_until_full(self, games):
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise sqlite3.OperationalError("database or disk is full")
+        return real_add(self, games)
+
+    monkeypatch.setattr(ResultStore, "add_encoded", add_until_full)
+    config = tmp_path / "full.toml"
+    config.write_text('name = "full"\nseed = 3\ndeals = 2\nworkers = 1\n'
+                      'bots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    result = invoke("tournament", "run", str(config))
+    text = " ".join(result.output.split())
+    assert result.exit_code == 1
+    assert "database or disk is full" in text and "Stopped with 3 games stored" in text
+    assert "Resume with: arena tournament run" in text
+    monkeypatch.setattr(ResultStore, "add_encoded", real_add)
+    resumed = invoke("tournament", "run", str(config))
+    assert resumed.exit_code == 0 and "12 games stored (9 played now)" in " ".join(resumed.output.split())
