@@ -208,8 +208,12 @@ class ResultStore:
         self._run_lock_fd: int | None = None
         try:
             if read_only:
-                self._db = sqlite3.connect(f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro", uri=True,
-                                           timeout=30.0, isolation_level=None, check_same_thread=False)
+                uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
+                if not os.access(self.path.parent, os.W_OK):
+                    # SQLite cannot open a WAL file read-only in a folder it cannot write (no -shm
+                    # can be made). Nothing can be writing there either, so the file is read as is.
+                    uri += "&immutable=1"
+                self._db = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
                 self._check_is_results_file()
                 self._bot_ids: dict[str, int] = {}
                 return
@@ -261,7 +265,8 @@ class ResultStore:
         replay) do not take it."""
         if self._run_lock_fd is not None:
             return
-        lock_path = self.path.with_name(self.path.name + ".run-lock")
+        real = self.path.resolve()  # the same file under another name (a symlink) is the same tournament
+        lock_path = real.with_name(real.name + ".run-lock")
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:

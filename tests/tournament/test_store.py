@@ -193,3 +193,15 @@ def test_survives_sigkill_of_the_writer(tmp_path):
         assert game.outcome.finishing_order == row.finishing_order
         assert row.extra == {"pad": "x" * 3000}
     store.close()
+
+
+def test_the_run_lock_holds_under_another_name_of_the_same_file(tmp_path):
+    first = ResultStore(tmp_path / "r.db")
+    first.lock_for_run()
+    (tmp_path / "alias.db").symlink_to(tmp_path / "r.db")
+    second = ResultStore(tmp_path / "alias.db")
+    with pytest.raises(StoreError, match="another run of this tournament"):
+        second.lock_for_run()
+    first.close()
+    second.lock_for_run()  # free once the first run ends
+    second.close()
