@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.sandbox import LIMIT_KEYS, limit_problem  # the keys of the optional [limits] table
+
 MANIFEST_NAME = "bot.toml"
 DEFAULT_BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
@@ -44,9 +46,6 @@ ALLOWED_KEYS = (
     "name", "language", "command", "transport", "zmq_endpoint_kind", "endpoint",
     "server_public_key", "client_secret_key", "build", "description", "version", "limits",
 )
-# Keys of the optional [limits] table (mirrors arena.sandbox.Limits; validated there too).
-LIMIT_KEYS = ("address_space_mb", "cpu_seconds", "file_size_mb", "processes", "open_files", "memory_mb",
-              "no_network")
 VERSION_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 
 
@@ -255,11 +254,9 @@ def _limits(value: Any, path: Path) -> tuple[tuple[str, Any], ...]:
     for key, item in value.items():
         if key not in LIMIT_KEYS:
             raise ManifestError(f"{_where(path, 'limits.' + key)}: unknown limit; known: {', '.join(LIMIT_KEYS)}")
-        if key == "no_network":
-            if not isinstance(item, bool):
-                raise ManifestError(f"{_where(path, 'limits.' + key)}: expected true or false, got {_describe(item)}")
-        elif isinstance(item, bool) or not isinstance(item, int) or item <= 0:
-            raise ManifestError(f"{_where(path, 'limits.' + key)}: expected a positive integer, got {_describe(item)}")
+        problem = limit_problem(key, item)
+        if problem:
+            raise ManifestError(f"{_where(path, 'limits.' + key)}: {problem}")
         out.append((key, item))
     return tuple(out)
 

@@ -56,6 +56,19 @@ class Limits:
 
 
 LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
+# Largest value each numeric limit may take: far above any real need, and small enough that the
+# kernel can apply it (1e15 MB of address space overflowed setrlimit in every bot's start).
+LIMIT_MAX = {"address_space_mb": 1 << 22, "cpu_seconds": 10 ** 7, "file_size_mb": 1 << 22, "processes": 100_000,
+             "open_files": 1 << 20, "memory_mb": 1 << 22}
+
+
+def limit_problem(key: str, value: Any) -> str | None:
+    """What is wrong with one limit's value (None if nothing); the key must be in LIMIT_KEYS."""
+    if key == "no_network":
+        return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= LIMIT_MAX[key]:
+        return f"expected a whole number from 1 to {LIMIT_MAX[key]}, got {value!r}"
+    return None
 
 
 def limits_from(*layers: Mapping[str, Any] | None, base: Limits | None = None) -> Limits:
@@ -69,11 +82,9 @@ def limits_from(*layers: Mapping[str, Any] | None, base: Limits | None = None) -
             raise ValueError(f"unknown limit {unknown[0]!r}; known limits: {', '.join(LIMIT_KEYS)}")
         values = {}
         for key, value in layer.items():
-            if key == "no_network":
-                if not isinstance(value, bool):
-                    raise ValueError(f"limit 'no_network': expected true or false, got {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"limit {key!r}: expected a positive whole number, got {value!r}")
+            problem = limit_problem(key, value)
+            if problem:
+                raise ValueError(f"limit {key!r}: {problem}")
             values[key] = value
         result = dataclasses.replace(result, **values)
     return result
@@ -187,7 +198,7 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
                     new_hard = value if hard == resource.RLIM_INFINITY else min(hard, value)
                     value = new_hard
                 resource.setrlimit(which, (value, new_hard))
-            except (ValueError, OSError):
+            except (ValueError, OSError, OverflowError):
                 pass
         if unshare:
             libc.unshare(CLONE_NEWNET)
