@@ -9,7 +9,8 @@ import typer
 from rich.markup import escape
 
 from arena import cli_bot, cli_tournament
-from arena.cli_common import MoveTimeout, StartupTimeout, UsageError, console, fail, parse_rule_options, stop_on_sigterm
+from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, fail, parse_rule_options,
+                               stop_on_sigterm, usable_log_dir)
 from arena.game import GameError, Rules
 
 app = typer.Typer(
@@ -64,7 +65,7 @@ def play(
     rules = _rules_from(options)
     manifests = _load_bots(bots)
     limits = TimeLimits(move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
-    settings = BotSettings(limits=limits, log_dir=log)
+    settings = BotSettings(limits=limits, log_dir=usable_log_dir(log))
     names = [m.name for m in manifests]
     on_event = (lambda event: console.print("  " + describe_event(event, names), highlight=False)) if show else None
 

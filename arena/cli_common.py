@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+from pathlib import Path
 from typing import Annotated, NoReturn, Sequence
 
 import typer
@@ -34,6 +36,8 @@ def parse_rule_options(pairs: Sequence[str] | None) -> dict[str, str]:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"--rule takes OPTION=VALUE, got {pair!r}")
+        if name.strip() in options:
+            raise UsageError(f"--rule {name.strip()} is given twice ({options[name.strip()]} and {value.strip()})")
         options[name.strip()] = value.strip()
     return options
 
@@ -60,3 +64,18 @@ MoveTimeout = Annotated[float, typer.Option(callback=_seconds_within(MOVE_TIMEOU
                                             help="Seconds a bot has for each move.")]
 StartupTimeout = Annotated[float, typer.Option(callback=_seconds_within(STARTUP_TIMEOUT_RANGE_S),
                                                help="Seconds a bot has to answer hello.")]
+
+
+def usable_log_dir(log: Path | None) -> Path | None:
+    """Make the --log folder now, so that a bad one is a message before any bot starts, not a
+    traceback in the middle of a match (or in a tournament worker)."""
+    if log is None:
+        return None
+    try:
+        log.mkdir(parents=True, exist_ok=True)
+        probe = log / f".arena-log-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        fail(f"--log {log}: cannot write log files there ({exc.strerror or exc})")
+    return log

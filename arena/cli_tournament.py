@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli_common import MoveTimeout, StartupTimeout, UsageError, console, err_console, fail, parse_rule_options, stop_on_sigterm
+from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, err_console, fail,
+                               parse_rule_options, stop_on_sigterm, usable_log_dir)
 
 tournament_app = typer.Typer(help="Create and run round-robin tournaments.", no_args_is_help=True)
 
@@ -44,6 +45,8 @@ def new(
         fail(f"{path} exists; use --force to overwrite it")
     try:
         options = parse_rule_options(rule)
+        if options.get("num_players", str(table_size)) != str(table_size):
+            raise UsageError(f"--rule num_players={options['num_players']} does not match --table-size {table_size}")
         options["num_players"] = str(table_size)
         rules = Rules.from_options(options).changed_options()  # validated, with native TOML types
         rules.pop("num_players", None)
@@ -112,6 +115,7 @@ def run(
     from arena.tournament import run_tournament
 
     config, manifests = _prepare(config_path)
+    log = usable_log_dir(log)
     for manifest in manifests.values():
         try:
             build_bot(manifest)

@@ -92,8 +92,21 @@ def _where(path: Path, key: str | None = None) -> str:
 
 
 def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None) -> Path:
-    """A path to bot.toml, a path to a bot folder, or a bot name under bots_dir -> the bot.toml path."""
+    """A bot name under bots_dir, a path to bot.toml, or a path to a bot folder -> the bot.toml path.
+
+    A bare name means the bot under bots_dir first, whatever folders the current directory
+    holds: a stray ./random_bot must not change which bot a tournament plays."""
     bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
+    try:
+        return _resolve_manifest_path(ref, bots_dir)
+    except OSError as exc:  # e.g. a bot folder nobody may read
+        raise ManifestError(f"{ref}: cannot read the bot ({exc.strerror or exc})") from None
+
+
+def _resolve_manifest_path(ref: str | Path, bots_dir: Path) -> Path:
+    text = str(ref)
+    if NAME_RE.match(text) and "/" not in text and (bots_dir / text / MANIFEST_NAME).is_file():
+        return bots_dir / text / MANIFEST_NAME
     candidate = Path(ref).expanduser()
     if candidate.is_file():
         return candidate
@@ -102,7 +115,6 @@ def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None) -> Path
         if inner.is_file():
             return inner
         raise ManifestError(f"{inner}: no {MANIFEST_NAME} in the bot folder {candidate}")
-    text = str(ref)
     if NAME_RE.match(text) and "/" not in text:
         named = bots_dir / text / MANIFEST_NAME
         if named.is_file():

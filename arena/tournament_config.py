@@ -210,6 +210,18 @@ def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_siz
     if rule_table:
         data["rules"] = rule_table
     data["limits"] = {"move_timeout_s": move_timeout_s, "startup_timeout_s": startup_timeout_s}
-    config_from_dict(data, path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(tomli_w.dumps(data), encoding="utf-8")
+    load_entries(config_from_dict(data, path))  # also: every bot exists, none is listed twice
+    try:
+        text = tomli_w.dumps(data).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"{path}: a name or bot given is not valid UTF-8 text") from None
+    # Written whole or not at all: a failed write never leaves an empty or half config behind.
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(text)
+        os.replace(partial, path)
+    except OSError as exc:
+        if partial.parent.is_dir():
+            partial.unlink(missing_ok=True)
+        raise ConfigError(f"{path}: cannot write the config ({exc.strerror or exc})") from None

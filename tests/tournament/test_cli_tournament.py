@@ -254,3 +254,39 @@ def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, mo
     monkeypatch.setattr(ResultStore, "add_encoded", real_add)
     resumed = invoke("tournament", "run", str(config))
     assert resumed.exit_code == 0 and "12 games stored (9 played now)" in " ".join(resumed.output.split())
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["-b", "no_such_bot"], "no bot named 'no_such_bot'"),
+    (["-b", "random_bot"], "listed twice"),
+    (["-b", "shell_bot", "--rule", "ace_high=true", "--rule", "ace_high=false"], "given twice"),
+    (["-b", "shell_bot", "--rule", "num_players=2"], "does not match --table-size 3"),
+    (["-b", "shell_bot", "--name", "bad\udcff"], "not valid UTF-8"),
+])
+def test_tournament_new_writes_only_configs_that_can_run(tmp_path, extra, message):
+    path = tmp_path / "n.toml"
+    result = invoke("tournament", "new", str(path), "-b", "heuristic_bot", "-b", "random_bot", *extra)
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even an empty file
+
+
+def test_a_log_folder_that_cannot_be_made_is_a_message_before_any_bot_starts(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    played = invoke("play", "random_bot", "random_bot", "--log", str(blocker / "logs"))
+    assert played.exit_code == 2 and "cannot write log files" in " ".join(played.output.split())
+    config = tmp_path / "t.toml"
+    config.write_text('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    run = invoke("tournament", "run", str(config), "--log", str(blocker))
+    assert run.exit_code == 2 and "cannot write log files" in " ".join(run.output.split())
+    assert not (tmp_path / "t.sqlite").exists()
+
+
+def test_a_bare_bot_name_means_the_bundled_bot_whatever_the_current_folder_holds(tmp_path, monkeypatch):
+    from arena.manifest import DEFAULT_BOTS_DIR, resolve_manifest_path
+
+    (tmp_path / "random_bot").mkdir()
+    (tmp_path / "random_bot" / "bot.toml").write_text('name = "random_bot"\ncommand = ["false"]\n')
+    monkeypatch.chdir(tmp_path)
+    assert resolve_manifest_path("random_bot") == DEFAULT_BOTS_DIR / "random_bot" / "bot.toml"
+    assert resolve_manifest_path("./random_bot").resolve() == tmp_path / "random_bot" / "bot.toml"
