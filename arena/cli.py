@@ -85,6 +85,11 @@ def play(
     except KeyboardInterrupt:
         fail("interrupted: every bot was stopped", code=130)
     render_match_totals(names, result.totals, result.winners, len(result.records), console)
+    if result.start_faults:
+        # The match was played (and is shown), but with a bot that never played: a setup problem
+        # that a script running `arena play` must be able to see.
+        seat, reason = result.start_faults[0]
+        fail(f"seat {seat} ({names[seat]}) could not start, so its moves were the referee's: {reason}", code=1)
 
 
 def _load_bots(refs: list[str]):

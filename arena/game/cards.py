@@ -60,12 +60,10 @@ def pretty_card(c: Card) -> str:
 _PARSE: dict[str, Card] = {}
 for _c in ALL_CARDS:
     _text = format_card(_c)
-    for _variant in {_text, _text.upper(), _text[0] + _text[1].upper(), _text.lower()}:
-        _PARSE[_variant] = _c
-    _ten = "10" + _text[1]
-    if _text[0] == "T":
-        _PARSE[_ten] = _c
-        _PARSE[_ten.upper()] = _c
+    # Any case of rank and suit (protocol.md section 5): Kd KD kd kD, and 10 for T.
+    for _rank in {_text[0], _text[0].lower()} | ({"10"} if _text[0] == "T" else set()):
+        for _suit in (_text[1], _text[1].upper()):
+            _PARSE[_rank + _suit] = _c
 
 
 def parse_card(text: str) -> Card:

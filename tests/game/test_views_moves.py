@@ -128,3 +128,12 @@ def test_parse_examples():
     assert parse_move("4h,5h,6h").cards == tuple(cards("4h 5h 6h"))
     assert parse_move(" Pickup ") == PICKUP
     assert parse_card("Kd") == 1 * 13 + 12
+
+
+def test_cards_parse_in_any_case_of_rank_and_suit():
+    """protocol.md section 5 accepts any case; 'aD' (lower rank, upper suit) was refused."""
+    from arena.game.cards import format_card, parse_card
+
+    for text, canonical in [("Kd", "Kd"), ("KD", "Kd"), ("kd", "Kd"), ("kD", "Kd"), ("aD", "Ad"), ("tS", "Ts"),
+                            ("10h", "Th"), ("10H", "Th"), ("qC", "Qc")]:
+        assert format_card(parse_card(text)) == canonical

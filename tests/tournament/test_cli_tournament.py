@@ -290,3 +290,13 @@ def test_a_bare_bot_name_means_the_bundled_bot_whatever_the_current_folder_holds
     monkeypatch.chdir(tmp_path)
     assert resolve_manifest_path("random_bot") == DEFAULT_BOTS_DIR / "random_bot" / "bot.toml"
     assert resolve_manifest_path("./random_bot").resolve() == tmp_path / "random_bot" / "bot.toml"
+
+
+def test_play_exits_non_zero_when_a_bot_could_never_start(tmp_path):
+    bot = tmp_path / "ghost"
+    bot.mkdir()
+    (bot / "bot.toml").write_text('name = "ghost"\ncommand = ["./no-such-program"]\n')
+    result = invoke("play", str(bot), "random_bot", "--games", "1")
+    assert result.exit_code == 1
+    assert "Match result after 1 games" in result.output  # the match is still played and shown
+    assert "seat 0 (ghost) could not start" in " ".join(result.output.split())
