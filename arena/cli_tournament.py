@@ -74,14 +74,14 @@ def _open_store(config, manifests, *, create: bool):
 
     if not create and not config.database.exists():
         fail(f"no results yet for {config.path}: {config.database} does not exist (run: arena tournament run {config.path})")
-    print_ = fingerprint(config, manifests, _versions(manifests))
+    expected = fingerprint(config, manifests, _versions(manifests))
     try:
         if create:
             store = ResultStore(config.database)
-            store.check_fingerprint(print_)
+            store.check_fingerprint(expected)
             return store
         store = ResultStore(config.database, read_only=True)
-        changed = store.fingerprint_changes(print_)
+        changed = store.fingerprint_changes(expected)
     except StoreError as exc:
         fail(f"{exc} (config key 'database' of {config.path})")
     if set(changed) == {"bot_versions"}:
