@@ -1,0 +1,170 @@
+"""The child side of the bot sandbox (docs/sandbox.md): what runs between fork and exec.
+
+`make_preexec` builds the preexec_fn that sets the rlimits, joins the bot's cgroup, and makes
+the network and PID namespaces where permitted; the probes say once per arena whether those
+namespaces are permitted. Split from arena/sandbox.py, which keeps the limits and the parent
+side (the guard that watches a running bot). Stdlib only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from arena.sandbox import Limits
+    from arena.sandbox_cgroup import _Cgroup
+
+CLONE_NEWNET = 0x40000000
+CLONE_NEWPID = 0x20000000
+PR_SET_PDEATHSIG = 1
+_FD_CEILING = 1 << 20  # above any descriptor a process here can hold
+
+
+# ---------------------------------------------------------------- what is possible here
+
+_probe_cache: dict[str, bool] = {}
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _can_unshare(flag: int, key: str) -> bool:
+    """Probe once (in a forked child) whether unshare(flag) is permitted."""
+    if key not in _probe_cache:
+        ok = False
+        try:
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - child
+                try:
+                    code = 0 if _libc().unshare(flag) == 0 else 1
+                except Exception:
+                    code = 1
+                os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            ok = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        except OSError:
+            ok = False
+        _probe_cache[key] = ok
+    return _probe_cache[key]
+
+
+def can_unshare_net() -> bool:
+    return _can_unshare(CLONE_NEWNET, "net")
+
+
+def can_unshare_pid() -> bool:
+    return _can_unshare(CLONE_NEWPID, "pid")
+
+
+def _uid_tasks(uid: int) -> int:
+    """Threads currently owned by uid (RLIMIT_NPROC counts them all)."""
+    total = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{name}").st_uid != uid:
+                continue
+            with open(f"/proc/{name}/status", "rb") as f:
+                for line in f:
+                    if line.startswith(b"Threads:"):
+                        total += int(line.split()[1])
+                        break
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+# ---------------------------------------------------------------- the child side
+
+
+def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | None = None,
+                 extra: Callable[[], Any] | None = None) -> Callable[[], None]:
+    """A preexec_fn for the bot's child process. `network=True` keeps the network (zmq tcp).
+    Everything here is computed in the parent; the child only makes syscalls."""
+    mb = 1 << 20
+    rl = [
+        (resource.RLIMIT_AS, limits.address_space_mb * mb),
+        (resource.RLIMIT_CPU, limits.cpu_seconds),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_CORE, 0),
+    ]
+    uid = os.getuid()
+    if uid != 0 and hasattr(resource, "RLIMIT_NPROC"):
+        # RLIMIT_NPROC counts every thread of the user, not just this bot's: allow the ones that exist.
+        rl.append((resource.RLIMIT_NPROC, _uid_tasks(uid) + limits.processes))
+    unshare = limits.no_network and not network and can_unshare_net()
+    own_pids = can_unshare_pid()
+    libc = _libc() if unshare or own_pids else None
+
+    def preexec() -> None:
+        if extra is not None:
+            extra()
+        if cgroup is not None:
+            try:
+                cgroup.join_self()
+            except OSError:
+                pass
+        for which, value in rl:
+            try:
+                soft, hard = resource.getrlimit(which)
+                if which == resource.RLIMIT_CPU:
+                    new_hard = value + 5 if hard == resource.RLIM_INFINITY else min(hard, value + 5)
+                    value = min(value, new_hard)
+                else:
+                    new_hard = value if hard == resource.RLIM_INFINITY else min(hard, value)
+                    value = new_hard
+                resource.setrlimit(which, (value, new_hard))
+            except (ValueError, OSError, OverflowError):
+                pass
+        if unshare:
+            libc.unshare(CLONE_NEWNET)
+        if own_pids and libc.unshare(CLONE_NEWPID) == 0:
+            _keep_namespace(libc)  # returns only in the process that goes on to exec the bot
+
+    return preexec
+
+
+def _keep_namespace(libc) -> None:
+    """Run in the bot's child right after unshare(CLONE_NEWPID).
+
+    That call puts only this process's *next* child into the new namespace, so fork once more:
+    the child returns and execs the bot as process 1 of its own namespace. There it cannot see,
+    let alone signal, the arena, its worker or the other bots; and when it ends, the kernel ends
+    everything it started, even processes that left its session and cgroup.
+
+    This process stays outside as the bot's keeper: it is what the arena started (its pid, its
+    process group), it exits with the bot's status, and if it is killed the bot gets SIGKILL
+    (PR_SET_PDEATHSIG). It holds no descriptor, so the bot's pipes and Popen's exec-error pipe
+    end when the bot's end. It ignores SIGTERM/SIGINT/SIGHUP: the arena's signals reach the bot
+    itself through the process group, and the keeper must not die (taking the bot along with
+    SIGKILL) before the bot had its grace. As process 1 the bot gets SIGTERM only if it handles
+    it; SIGKILL always arrives.
+    """
+    bot = os.fork()
+    if bot == 0:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        return
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    os.closerange(0, _FD_CEILING)
+    while True:
+        try:
+            _, status = os.waitpid(bot, 0)
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            os._exit(1)
+    if os.WIFSIGNALED(status):  # die the same way, so the arena reports the bot's own signal
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
