@@ -34,16 +34,14 @@ import fcntl
 import json
 import os
 import sqlite3
-import time
 import urllib.parse
-import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from arena.game import Transcript
-from arena.referee import NOT_COUNTED_FAULTS, GameRecord
+from arena.referee import GameRecord
 from arena.schedule import GameSpec
+# How one game becomes rows and back; re-exported, as callers know them from here.
+from arena.store_rows import GameRow, StoreError, compress_transcript, decode_row, encode_game  # noqa: F401
 
 SCHEMA_VERSION = "1"
 
@@ -99,102 +97,6 @@ _GAME_COLUMNS = (
     "id, key, table_no, deal, seating, bots, seed, dealer, finishing_order, skitgubbe, reason, points, "
     "moves, faults, think_mean_ms, think_max_ms, extra, finished_at"
 )
-
-
-class StoreError(Exception):
-    """A results database that cannot be used as asked (incompatible run, missing game, bad file)."""
-
-
-def _ints(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.split(",")) if text else ()
-
-
-def _floats(text: str) -> tuple[float, ...]:
-    return tuple(float(x) for x in text.split(",")) if text else ()
-
-
-@dataclass(frozen=True)
-class GameRow:
-    """One stored game, decoded. ``transcript`` is decoded from ``transcript_data`` on first use."""
-
-    id: int
-    key: str
-    table: int
-    deal: int
-    bots: tuple[str, ...]
-    finishing_order: tuple[int, ...]
-    points: tuple[int, ...]
-    seating: int = 0
-    seed: int = 0
-    dealer: int = 0
-    reason: str = "normal"
-    moves: int = 0
-    faults: tuple[dict, ...] = ()  # {"seat", "kind", "detail", "move"}
-    think_mean_ms: tuple[float, ...] = ()
-    think_max_ms: tuple[float, ...] = ()
-    extra: dict = field(default_factory=dict)
-    finished_at: float = 0.0
-    transcript_data: bytes = field(default=b"", repr=False)
-
-    @property
-    def skitgubbe(self) -> int:
-        return self.finishing_order[-1]
-
-    def place_of(self, seat: int) -> int:
-        return self.finishing_order.index(seat) + 1
-
-    @property
-    def transcript(self) -> Transcript:
-        cached = self.__dict__.get("_transcript")
-        if cached is None:
-            if not self.transcript_data:
-                raise StoreError(f"game {self.key} has no stored transcript")
-            cached = Transcript.from_text(zlib.decompress(self.transcript_data).decode("utf-8"))
-            self.__dict__["_transcript"] = cached
-        return cached
-
-
-def compress_transcript(transcript: Transcript) -> bytes:
-    return zlib.compress(transcript.to_text().encode("utf-8"), 6)
-
-
-def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *, transcript_blob: bytes | None = None,
-                finished_at: float | None = None) -> tuple[tuple, bytes, list[tuple], list[tuple]]:
-    """The rows one game becomes: (games row without id, transcript blob, seat rows, fault rows).
-
-    Seat and fault rows carry bot *names* (resolved to ids on insert) and lack the game id.
-    """
-    outcome = record.outcome
-    n = len(record.bots)
-    if any("," in name for name in record.bots):
-        raise StoreError(f"game {spec.key}: bot names must not contain commas: {record.bots}")
-    if tuple(spec.bots) != tuple(record.bots):
-        raise StoreError(f"game {spec.key}: the record's bots {record.bots} differ from the schedule's {spec.bots}")
-    fault_list = [{"seat": f.seat, "kind": getattr(f.kind, "value", str(f.kind)), "detail": f.detail, "move": f.move_number}
-                  for f in record.faults]
-    faults_per_seat = [0] * n
-    for f in fault_list:
-        if f["kind"] not in NOT_COUNTED_FAULTS:
-            faults_per_seat[f["seat"]] += 1
-    means, maxes = [], []
-    for seat in range(n):
-        times = record.think_times_s[seat] if seat < len(record.think_times_s) else ()
-        means.append(f"{1000 * sum(times) / len(times):.3f}" if times else "0")
-        maxes.append(f"{1000 * max(times):.3f}" if times else "0")
-    order = outcome.finishing_order
-    game = (
-        spec.key, spec.table, spec.deal, spec.seating, ",".join(record.bots), spec.seed, spec.dealer,
-        ",".join(map(str, order)), order[-1], getattr(outcome.reason, "value", str(outcome.reason)),
-        ",".join(map(str, record.points)), record.moves, json.dumps(fault_list),
-        ",".join(means), ",".join(maxes), json.dumps(extra or {}, sort_keys=True),
-        time.time() if finished_at is None else finished_at,
-    )
-    blob = transcript_blob if transcript_blob is not None else compress_transcript(record.transcript)
-    places = {seat: place for place, seat in enumerate(order, start=1)}
-    seats = [(record.bots[s], s, spec.table, spec.deal, record.points[s], places[s], faults_per_seat[s],
-              int(places[s] == n)) for s in range(n)]
-    fault_rows = [(f["seat"], record.bots[f["seat"]], f["kind"], f["detail"], f["move"]) for f in fault_list]
-    return game, blob, seats, fault_rows
 
 
 class ResultStore:
@@ -404,7 +306,7 @@ class ResultStore:
             if not batch:
                 return
             for row in batch:
-                yield _decode(row)
+                yield decode_row(row)
             last = batch[-1][0]
 
     def get_game(self, key_or_id: str | int) -> GameRow:
@@ -419,7 +321,7 @@ class ResultStore:
                 row = db.execute(base + "g.id = ?", (int(text),)).fetchone()
         if row is None:
             raise StoreError(f"no game {text!r} in {self.path} (give a game key like t0000-d0000-s00 or a game number)")
-        return _decode(row)
+        return decode_row(row)
 
     def execute_read(self, sql: str, params: tuple = ()) -> list[tuple]:
         """One read-only query in its own short transaction (for standings)."""
@@ -452,17 +354,6 @@ class ResultStore:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
-
-
-def _decode(row: tuple) -> GameRow:
-    (id_, key, table_no, deal, seating, bots, seed, dealer, order, _skitgubbe, reason, points, moves, faults,
-     think_mean, think_max, extra, finished_at) = row[:18]
-    return GameRow(
-        id=id_, key=key, table=table_no, deal=deal, seating=seating, bots=tuple(bots.split(",")), seed=seed,
-        dealer=dealer, finishing_order=_ints(order), reason=reason, points=_ints(points), moves=moves,
-        faults=tuple(json.loads(faults)), think_mean_ms=_floats(think_mean), think_max_ms=_floats(think_max),
-        extra=json.loads(extra), finished_at=finished_at, transcript_data=row[18] if len(row) > 18 and row[18] else b"",
-    )
 
 
 def _describe_change(key: str, old: object, new: object) -> str:
