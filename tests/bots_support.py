@@ -90,3 +90,25 @@ class LineBot:
                 f.close()
             except OSError:
                 pass
+
+
+def live_processes_with(proc_file: str, item: str) -> list[int]:
+    """Pids of the live (not zombie) processes whose /proc/<pid>/<proc_file> (`environ` or
+    `cmdline`: NUL-separated) holds `item` as one of its entries: how the process-table checks
+    find what a bot, the arena or a test marked."""
+    wanted = item.encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/{proc_file}", "rb") as f:
+                if wanted not in f.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{name}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                    continue
+        except (OSError, IndexError):
+            continue
+        found.append(int(name))
+    return found

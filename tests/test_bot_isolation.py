@@ -21,6 +21,7 @@ from arena.manifest import load_manifest
 from arena.match import BotSettings, open_table, play_match
 from arena.referee import TimeLimits
 from arena.sandbox import can_unshare_pid
+from tests.bots_support import live_processes_with
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_BOTS = REPO / "tests" / "bots"
@@ -44,17 +45,7 @@ def test_a_bot_cannot_kill_the_arena_or_its_opponents():
 
 
 def _marked_processes(mark: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as f:
-                if mark.encode() in f.read().split(b"\0"):
-                    found.append(int(name))
-        except OSError:
-            continue
-    return found
+    return live_processes_with("cmdline", mark)
 
 
 def test_a_process_that_leaves_the_bots_session_cgroup_and_token_still_ends_with_it(monkeypatch):

@@ -13,6 +13,7 @@ from arena.manifest import load_manifest
 from arena.match import BotSettings, open_table, play_match
 from arena.referee import FaultKind, TimeLimits
 from arena.transport.procs import TOKEN_ENV
+from tests.bots_support import live_processes_with
 
 from pathlib import Path
 
@@ -20,21 +21,7 @@ TEST_BOTS = Path(__file__).resolve().parents[1] / "bots"
 
 
 def token_pids(token: str) -> list[int]:
-    needle = f"{TOKEN_ENV}={token}".encode()
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                if f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
-                    continue
-            with open(f"/proc/{name}/environ", "rb") as f:
-                if needle in f.read():
-                    found.append(int(name))
-        except (OSError, IndexError):
-            continue
-    return found
+    return live_processes_with("environ", f"{TOKEN_ENV}={token}")
 
 
 def play_hostile(mode: str, *, move_timeout: float = 0.3, games: int = 1, sandbox_limits=None):

@@ -17,6 +17,7 @@ from arena.standings import compute_standings
 from arena.store import ResultStore
 from arena.tournament import run_tournament
 from arena.tournament_config import load_config, load_entries
+from tests.bots_support import live_processes_with
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -61,20 +62,7 @@ def standings_key(standings):
 
 
 def marker_processes(marker: str) -> list[int]:
-    found = []
-    needle = f"ARENA_TEST_MARKER={marker}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                if needle in handle.read():
-                    with open(f"/proc/{entry}/stat") as stat:
-                        if stat.read().rsplit(")", 1)[1].split()[0] != "Z":
-                            found.append(int(entry))
-        except OSError:
-            continue
-    return found
+    return live_processes_with("environ", f"ARENA_TEST_MARKER={marker}")
 
 
 def test_two_workers_give_the_same_results_as_one(tmp_path):
