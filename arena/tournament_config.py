@@ -2,7 +2,8 @@
 
     name = "demo"
     seed = 42
-    bots = ["random_bot", "heuristic_bot", "bots/c_bot/bot.toml"]   # names under bots/ or manifest paths
+    bots = ["random_bot", "heuristic_bot", "../mybots/x"]  # names under bots/, or bot folders or
+                              # manifests; a relative path starts from the config's own folder
     table_size = 3
     deals = 2                 # deals per table; each is played in every seating (duplicate play)
     scoring = "placement"     # or "pot" (R54, R55); every game is scored on its own
@@ -33,7 +34,7 @@ from typing import Any
 import tomli_w
 
 from arena.game import GameError, Rules
-from arena.manifest import BotManifest, ManifestError, load_manifest
+from arena.manifest import DEFAULT_BOTS_DIR, MANIFEST_NAME, NAME_RE, BotManifest, ManifestError, load_manifest
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 
 TOP_KEYS = {
@@ -94,13 +95,48 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
     manifests: dict[str, BotManifest] = {}
     for ref in config.bots:
         try:
-            manifest = load_manifest(ref)
+            manifest = load_manifest(_entry_path(ref, config.path.parent))
         except ManifestError as exc:
             raise ConfigError(f"{config.path}: key 'bots': {exc}") from None
         if manifest.name in manifests:
             raise ConfigError(f"{config.path}: key 'bots': the bot {manifest.name!r} is listed twice")
         manifests[manifest.name] = manifest
     return replace(config, bots=tuple(manifests)), manifests
+
+
+def _is_bare_name(ref: str) -> bool:
+    return bool(NAME_RE.match(ref)) and "/" not in ref
+
+
+def _is_bundled_name(ref: str) -> bool:
+    return _is_bare_name(ref) and (DEFAULT_BOTS_DIR / ref / MANIFEST_NAME).is_file()
+
+
+def _entry_path(ref: str, config_dir: Path) -> str:
+    """A config's bot entry as a reference load_manifest resolves the same from any folder.
+
+    A relative path in a config starts from the config's folder, as the database path does:
+    the same config must play the same bots whichever folder the command runs from."""
+    if _is_bundled_name(ref):
+        return ref
+    path = Path(ref).expanduser()
+    if path.is_absolute():
+        return ref
+    if _is_bare_name(ref) and not (config_dir / path).exists():
+        return ref  # so the message lists the bots there are under bots/
+    # Lexical "..": the config's folder may not exist yet while `tournament new` checks the entry.
+    return os.path.normpath(config_dir.resolve() / path)
+
+
+def _entry_for_config(ref: str, config_dir: Path) -> str:
+    """A bot given on the command line (relative to the current folder) as a config entry
+    (relative to the config's folder), so the written config works from anywhere."""
+    if _is_bundled_name(ref):
+        return ref
+    path = Path(ref).expanduser()
+    if path.is_absolute() or (_is_bare_name(ref) and not path.exists()):
+        return ref
+    return os.path.relpath(path.resolve(), config_dir.resolve())
 
 
 def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
@@ -200,7 +236,8 @@ def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:
 def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,
                  rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float) -> None:
     """Write a config (validated first, so what is written always loads)."""
-    data: dict[str, Any] = {"name": name, "seed": seed, "bots": bots, "table_size": table_size, "deals": deals}
+    entries = [_entry_for_config(ref, path.parent) for ref in bots]
+    data: dict[str, Any] = {"name": name, "seed": seed, "bots": entries, "table_size": table_size, "deals": deals}
     if workers is not None:
         data["workers"] = workers
     rule_table = dict(rules)

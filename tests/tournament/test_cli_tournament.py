@@ -300,3 +300,44 @@ def test_play_exits_non_zero_when_a_bot_could_never_start(tmp_path):
     assert result.exit_code == 1
     assert "Match result after 1 games" in result.output  # the match is still played and shown
     assert "seat 0 (ghost) could not start" in " ".join(result.output.split())
+
+
+def _copy_of_random_bot(folder: Path, name: str) -> Path:
+    from arena.manifest import DEFAULT_BOTS_DIR
+
+    folder.mkdir(parents=True)
+    source = (DEFAULT_BOTS_DIR / "random_bot" / "bot.toml").read_text()
+    (folder / "bot.toml").write_text(source.replace('name = "random_bot"', f'name = "{name}"'))
+    for item in (DEFAULT_BOTS_DIR / "random_bot").iterdir():
+        if item.is_file() and item.name != "bot.toml":
+            (folder / item.name).write_bytes(item.read_bytes())
+    return folder
+
+
+def test_a_relative_bot_path_in_a_config_starts_from_the_configs_folder(tmp_path, monkeypatch):
+    from arena.tournament_config import load_config, load_entries
+
+    _copy_of_random_bot(tmp_path / "mybots" / "mine", "mine")
+    config = tmp_path / "tournaments" / "t.toml"
+    config.parent.mkdir()
+    config.write_text('bots = ["../mybots/mine", "random_bot", "heuristic_bot"]\n')
+    elsewhere = tmp_path / "else" / "where"  # where ../mybots/mine is no bot
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)  # the same config plays the same bots from any folder
+    _, manifests = load_entries(load_config(config))
+    assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
+
+
+def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkeypatch):
+    _copy_of_random_bot(tmp_path / "mybots" / "mine", "mine")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("tournament", "new", "tournaments/t.toml", "-b", "mybots/mine", "-b", "random_bot",
+                    "-b", "heuristic_bot")
+    assert result.exit_code == 0, result.output
+    assert tomllib.loads((tmp_path / "tournaments" / "t.toml").read_text())["bots"] == [
+        "../mybots/mine", "random_bot", "heuristic_bot"]
+    from arena.tournament_config import load_config, load_entries
+
+    monkeypatch.chdir(tmp_path / "tournaments")
+    _, manifests = load_entries(load_config(Path("t.toml")))  # from the config's own folder too
+    assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
