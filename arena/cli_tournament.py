@@ -127,6 +127,7 @@ def run(
     except StoreError as exc:
         store.close()
         fail(str(exc), code=1)
+    _note_changed_limits(store, config, manifests)
     stop_on_sigterm()
     board = LiveBoard(config, store, console)
     try:
@@ -154,6 +155,16 @@ def run(
     console.print()
     console.print(f"done: {summary.total} games stored ({summary.played} played now). "
                   f"Report: arena standings {escape(str(config_path))} --format html -o standings.html", highlight=False)
+
+
+def _note_changed_limits(store, config, manifests) -> None:
+    from arena.tournament import limits_changed, run_record
+
+    changes = limits_changed(store.last_extra(), run_record(config, manifests, _versions(manifests)))
+    if changes:
+        err_console.print(escape(f"note: limits changed since the last stored game: {'; '.join(changes)}. "
+                                 "Stored games keep the limits they were played with (each game records its own)."),
+                          highlight=False)
 
 
 def standings(

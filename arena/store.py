@@ -290,6 +290,12 @@ class ResultStore:
         with self._read() as db:
             return {row[0] for row in db.execute("SELECT key FROM games")}
 
+    def last_extra(self) -> dict | None:
+        """The `extra` record (limits in force, versions) of the game stored last, if any."""
+        with self._read() as db:
+            row = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        return None if row is None else json.loads(row[0])
+
     def game_count(self) -> int:
         with self._read() as db:
             return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]

@@ -68,6 +68,26 @@ def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], ver
     }
 
 
+def limits_changed(stored: dict | None, now: dict) -> list[str]:
+    """How the limits in `now` (a run_record) differ from a stored game's, one line per change.
+
+    Limits are not part of the fingerprint: an organiser may raise a time limit that proves too
+    tight on the machine at hand, and every game keeps the limits it was played with. A resumed
+    run says so rather than mixing conditions silently."""
+    if stored is None:
+        return []
+    changes = _changed_keys("", stored.get("time_limits") or {}, now["time_limits"])
+    old_sandbox = stored.get("sandbox") or {}
+    for name, limits in now["sandbox"].items():
+        changes += _changed_keys(f"{name}: ", old_sandbox.get(name) or {}, limits)
+    return changes
+
+
+def _changed_keys(prefix: str, old: dict, new: dict) -> list[str]:
+    return [f"{prefix}{key} was {old[key]}, now {value}" for key, value in new.items()
+            if key in old and old[key] != value]
+
+
 def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict:
     """What every stored game records about how it was played: bot versions and the limits in force."""
     from arena.sandbox import describe, network_needed, resolve_limits

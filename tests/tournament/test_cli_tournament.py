@@ -341,3 +341,15 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
     monkeypatch.chdir(tmp_path / "tournaments")
     _, manifests = load_entries(load_config(Path("t.toml")))  # from the config's own folder too
     assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
+
+
+def test_a_resumed_run_notes_limits_changed_since_the_stored_games(tmp_path):
+    config = tmp_path / "limits.toml"
+    base = 'seed = 4\ndeals = 1\nworkers = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n'
+    config.write_text(base)
+    first = invoke("tournament", "run", str(config))
+    assert first.exit_code == 0 and "note:" not in first.output
+    config.write_text(base + "[limits]\nmove_timeout_s = 3.5\n[sandbox]\nopen_files = 100\n")
+    again = " ".join(invoke("tournament", "run", str(config)).output.split())
+    assert "note: limits changed since the last stored game: move_timeout_s was 2.0, now 3.5" in again
+    assert "random_bot: open_files was 256, now 100" in again
