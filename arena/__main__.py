@@ -1,5 +1,5 @@
 """`python -m arena` runs the same CLI as the `arena` console script."""
 
-from arena.cli import main
+from arena.console import main
 
 main()

@@ -134,6 +134,7 @@ def _worker(tasks, results, manifests: dict[str, BotManifest], config: Tournamen
             log_dir) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us with SIGTERM
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since our start: see below
     signal.signal(signal.SIGTERM, _exit_on_signal)
     limits = TimeLimits(config.move_timeout_s, config.startup_timeout_s)
     seatings = math.factorial(config.table_size)
@@ -202,11 +203,10 @@ def run_tournament(
                     daemon=True, name=f"arena-worker-{i}")
         for i in range(n_workers)
     ]
-    for proc in procs:
-        proc.start()
     tables_left = len(todo)
     finished = False
     try:
+        _start_shielded_from_ctrl_c(procs)
         while tables_left:
             try:
                 kind, payload, record = results.get(timeout=0.5)
@@ -232,8 +232,24 @@ def run_tournament(
     return RunSummary(total, already, played, False)
 
 
+def _start_shielded_from_ctrl_c(procs: Sequence[mp.Process]) -> None:
+    """Start the workers with SIGINT blocked, a mask they inherit through exec.
+
+    Ctrl-C reaches the whole foreground process group. A worker still importing when it comes
+    would die with a traceback (or "Fatal Python error") before it can ignore SIGINT; blocked,
+    the signal waits and is dropped when the worker ignores it. Our own Ctrl-C is only held
+    back until every worker has started, then raised here as usual."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        for proc in procs:
+            proc.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _stop_workers(procs: Sequence[mp.Process], wait_s: float = 0.0) -> None:
     """Workers that finished exit by themselves (given `wait_s`); the rest get SIGTERM, then SIGKILL."""
+    procs = [proc for proc in procs if proc.pid is not None]  # a failed start leaves some unstarted
     deadline = time.monotonic() + wait_s
     for proc in procs:
         proc.join(max(0.0, deadline - time.monotonic()))

@@ -196,3 +196,25 @@ def test_ctrl_c_stops_cleanly_keeps_games_and_says_how_to_resume(tmp_path):
     while marker_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert marker_processes(marker) == []
+
+
+@pytest.mark.parametrize("delay_s", [0.1, 0.2, 0.3, 0.45, 0.6, 0.8])
+def test_ctrl_c_during_start_up_ends_quietly_and_leaves_nothing(tmp_path, delay_s):
+    # Ctrl-C reaches the whole foreground process group: the arena while it still imports, and
+    # workers still starting. Each used to die with a traceback or "Fatal Python error", and a
+    # KeyboardInterrupt swallowed by an import-lock callback once let the run go on to the end.
+    config = write_config(tmp_path, "t", deals=50)
+    marker = uuid.uuid4().hex
+    env = {**os.environ, "ARENA_TEST_MARKER": marker}
+    command = [sys.executable, "-m", "arena", "tournament", "run", str(config), "--workers", "2"]
+    proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    time.sleep(delay_s)
+    os.killpg(proc.pid, signal.SIGINT)
+    output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, output
+    assert "Traceback" not in output and "Fatal" not in output and "Exception ignored" not in output
+    deadline = time.monotonic() + 10
+    while marker_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker_processes(marker) == []
