@@ -114,10 +114,12 @@ def why_illegal(g: "Game", move: Move) -> str:
     if len(move.cards) != 1:
         return "phase 1 plays exactly one card (R11)"
     c = move.cards[0]
-    if c == g.trump_card and g.trump_holder == g.to_act:
-        return "the trump card may not be played in phase 1 (R18)"
     if c in g.won[g.to_act]:
         return "won-pile cards cannot be played in phase 1 (R18)"
+    if g.trump_holder == g.to_act:
+        # One text whether or not the card named is the trump card: a distinct one would let
+        # its holder probe guesses at a card hidden even from him until phase 2 (R9).
+        return "that card is not in your hand; the face-down trump card cannot be played in phase 1 (R8, R16, R18)"
     return "that card is not in your hand (R8, R16)"
 
 

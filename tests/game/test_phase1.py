@@ -257,6 +257,14 @@ def test_won_pile_and_trump_card_cannot_be_played_R18():
     assert "R18" in g2.why_illegal(parse_move("Kd"))
 
 
+def test_an_illegal_card_does_not_tell_the_trump_holder_which_card_is_trump_R9():
+    """R9: the trump card is hidden even from its holder until phase 2. The reason for an illegal
+    card goes back to the bot, so it must read the same for the trump card as for any other."""
+    g = deal_game(Rules(), C, ["Kd 4h 3d", "Jc 6d 3s", "2h 2s 7s"], "9s")  # A holds the trump slot: 9♠
+    assert g.trump_holder == A and g.trump_card == parse_card("9s") and g.to_act == A
+    assert g.why_illegal(parse_move("9s")) == g.why_illegal(parse_move("8s"))
+
+
 @pytest.mark.parametrize(
     "move, rule",
     [("pickup", "R36"), ("4h,5h", "R16"), ("Kd", "R16")],
