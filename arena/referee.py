@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Callable, Sequence
 
 from arena import protocol
-from arena.game import Event, Game, IllegalMove, Move, Outcome, Transcript
+from arena.game import Event, Game, IllegalMove, Move, MoveKind, Outcome, Transcript
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
 from arena.transport.base import BotExited, BotTimeout, LineTooLong, Transport, TransportError
@@ -39,6 +39,7 @@ NOT_COUNTED_FAULTS = frozenset({FaultKind.DEAD.value})
 # Faults after which the stream cannot be trusted: the bot is dropped for the rest of the game
 # (the match layer starts a fresh process before the next one: arena/match.py, revive_seats).
 FATAL_FAULTS = frozenset({FaultKind.EXITED, FaultKind.OVERLONG, FaultKind.NO_HELLO})
+DRAW_STEPS = frozenset({MoveKind.DRAW, MoveKind.CHANCE})  # a phase-1 turn's first step (R16)
 
 # This many requests in a row without an answer and the bot counts as hung: it is killed and
 # dropped for the rest of the game. Without this a bot stuck in a loop would cost the full move
@@ -182,9 +183,12 @@ def play_game(
         if rules.fault_policy is FaultPolicy.FORFEIT:
             game.forfeit(seat_no, f"{kind.value}: {detail}")  # R53
         else:
-            game.apply(game.fallback_move())  # R52
-            if game.phase == 1 and game.to_act == seat_no and game.outcome is None:
-                game.apply(game.fallback_move())  # R52 covers the whole turn: draw, then the lowest card
+            first = game.fallback_move()
+            game.apply(first)  # R52
+            if first.kind in DRAW_STEPS and game.to_act == seat_no and game.outcome is None:
+                # R52 covers the whole turn: after the draw step, the lowest card. Only then: a
+                # fallback card that wins the trick makes the seat lead the next one, unasked.
+                game.apply(game.fallback_move())
     _queue_events(game, seats, events_sent, on_event)
     outcome = game.outcome
     points = game_points(outcome, rules)

@@ -173,3 +173,30 @@ def test_the_protocol_log_keeps_a_capped_share_of_the_bots_lines(tmp_path):
     assert lines[0] == "> request 1"
     assert sum(line.startswith("< ") for line in lines) == 10  # 10 x 99 bytes, then the cap
     assert lines[-1].startswith("! the bot's further lines are not logged")
+
+
+@pytest.mark.parametrize("draw_timing, bad_answer_at", [("after", 1), ("before", 2)])
+def test_a_fallback_card_that_wins_the_trick_does_not_also_lead_the_next_one(draw_timing, bad_answer_at):
+    """R52: one fallback covers the faulting turn only. B's fallback 9♦ beats A's 2♣, so B leads the
+    next trick (A leads first: first_lead = forehand): that lead is B's own, asked for."""
+    from tests.game.helpers import deal_game, make_rules
+
+    def first_legal(n, tokens):
+        return f"move {tokens[1]} {legal_moves_of(tokens)[0]}"
+
+    def b_policy(n, tokens):  # under `before`, B draws, then garbles his card
+        return "garbage" if n == bad_answer_at else first_legal(n, tokens)
+
+    def new_game():
+        return deal_game(make_rules(draw_timing=draw_timing, first_lead="forehand"), 2, ["2c 3c 4c", "9d 9h 9s", "Kd Kh Ks"],
+                         "5d 6d 7d 8d Td Jd Qd 5h 6h 7h 8h Th Jh")
+
+    seats = seats_with(lambda n, t: first_legal(n, t), b_policy, lambda n, t: first_legal(n, t))
+    record = play_game(new_game(), seats)
+    assert [(f.seat, f.kind) for f in record.faults] == [(1, FaultKind.MALFORMED)]
+    again, b_moves = new_game(), 0
+    for move in record.transcript.moves:
+        b_moves += again.to_act == 1
+        again.apply(move)
+    b_requests = sum(line.startswith("request ") for line in seats[1].transport.sent)
+    assert b_moves == b_requests  # the garbled request's move was the fallback; every other was asked
