@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from arena.game.outcome import Outcome
+from arena.game.outcome import EndReason, Outcome
 from arena.game.rules import NextDealer, Rules, Scoring
 
 
@@ -21,8 +21,8 @@ def game_points(outcome: Outcome, rules: Rules) -> tuple[int, ...]:
     """Points per seat for one game under the rules' scoring, with no pot carried in.
 
     placement: n - k for the k-th out (R54); pot: net chips, the first out taking the
-    whole pot of n antes (R55; a game stopped before anybody went out refunds nobody:
-    every seat is down one ante and the pot carries over); loser_count: -1 for the
+    whole pot of n antes (R55; a capped game in which nobody went out refunds nobody: every
+    seat is down one ante and the pot carries over; see pot_is_won); loser_count: -1 for the
     skitgubbe (R56), so that more is always better.
     """
     n = rules.num_players
@@ -37,9 +37,11 @@ def game_points(outcome: Outcome, rules: Rules) -> tuple[int, ...]:
 
 
 def pot_is_won(outcome: Outcome) -> bool:
-    """R55: the pot goes to the first player to go out; a game stopped (R51 cap, R53 forfeit)
-    before anybody went out leaves the pot on the table."""
-    return outcome.went_out > 0
+    """R55: the pot goes to the first player to go out. A capped game (R51) in which nobody went
+    out leaves it on the table. A forfeited game (R53) pays it to the first of the finishing
+    order, by cards held if nobody went out (our decision, docs/rules.md section 7): otherwise
+    a fault would cost its bot no more than an ante, like everyone else at the table."""
+    return outcome.went_out > 0 or outcome.reason is EndReason.FORFEIT
 
 
 def first_dealer(match_seed: int, n: int) -> int:

@@ -229,6 +229,17 @@ def test_pot_R55_with_carry_over_on_capped_game():
     assert game_points(out([2, 0, 1]), rules) == (-2, -2, 4)
 
 
+def test_pot_R55_after_a_forfeit_goes_to_the_first_of_the_finishing_order_R53():
+    """Our decision (docs/rules.md section 7): a forfeited game pays the pot to the first placed,
+    even if nobody went out, so that under pot scoring a fault costs its bot more than an ante."""
+    rules = make_rules(scoring="pot", fault_policy="forfeit")
+    forfeited = Outcome((2, 0, 1), EndReason.FORFEIT, forfeited_seat=1, went_out=0)
+    assert game_points(forfeited, rules) == (-1, -1, 2)
+    m = MatchScore(rules, dealer=0)
+    m.record(out([1, 0, 2], EndReason.CAPPED, went_out=0))  # the pot carries over...
+    assert m.record(forfeited) == (-1, -1, 5) and m.pot == 0  # ...to the forfeited game's first
+
+
 def test_loser_count_R56():
     rules = make_rules(scoring="loser_count", games=2)
     m = MatchScore(rules, dealer=0)
