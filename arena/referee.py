@@ -151,6 +151,12 @@ def play_game(
             faults.append(Fault(seat_no, seat.dead_kind, f"out of this game: {seat.dead_reason}", 0))
         elif not _send(seat, [protocol.format_game_start(number, seat_no, game.dealer, rules)]):
             faults.append(Fault(seat_no, FaultKind.EXITED, seat.dead_reason, 0))
+    if rules.fault_policy is FaultPolicy.FORFEIT and faults:
+        # R53 at once: otherwise the game would go on until some other bot's first fault, or
+        # the missing bot's first turn, and could make a bot that played no move the winner.
+        # With two missing, the first in seat order is the skitgubbe, the other ranked by R51.
+        first = faults[0]
+        game.forfeit(first.seat, f"{first.kind.value}: {first.detail}")
     events_sent = 0
     while game.outcome is None:
         events_sent = _queue_events(game, seats, events_sent, on_event)

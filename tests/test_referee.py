@@ -145,6 +145,18 @@ def test_old_ids_that_are_not_late_answers_are_stale_and_do_not_hide_a_hang():
     assert seats[0].alive
 
 
+def test_under_forfeit_a_bot_missing_from_the_start_is_the_skitgubbe_at_once():
+    """R53: the offender is made the skitgubbe immediately; one that never started is no exception
+    (it used to play on until some other bot's first fault, which then lost in its place)."""
+    game = Game.new(Rules.from_options({"fault_policy": "forfeit"}), seed=4, dealer=0)
+    seats = seats_with(random_policy(1), lambda n, tokens: "nonsense", random_policy(3))
+    seats[2].drop("cannot start: no such file", FaultKind.NO_HELLO)
+    record = play_game(game, seats)
+    assert record.outcome.reason is EndReason.FORFEIT and record.outcome.skitgubbe == 2
+    assert [(f.seat, f.kind) for f in record.faults] == [(2, FaultKind.NO_HELLO)] and record.moves == 0
+    assert replay(record.transcript).outcome == record.outcome
+
+
 def test_a_bot_already_gone_is_played_by_the_fallback():
     game = Game.new(Rules(), seed=4, dealer=0)
     seats = seats_with(random_policy(1), random_policy(2), random_policy(3))
