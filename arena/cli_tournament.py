@@ -128,6 +128,10 @@ def run(
         store.close()
         fail(str(exc), code=1)
     _note_changed_limits(store, config, manifests)
+    if config.schedule == "balanced":
+        from arena.tournament import build_schedule, describe_balance
+
+        console.print(f"balanced schedule: {describe_balance(build_schedule(config), config.bots)}", highlight=False)
     stop_on_sigterm()
     board = LiveBoard(config, store, console)
     try:

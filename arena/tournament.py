@@ -10,6 +10,8 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import ctypes
 import math
 import os
@@ -25,7 +27,7 @@ from arena.game import Game
 from arena.manifest import BotManifest
 from arena.match import BotSettings, open_table, revive_seats, tell_match_start
 from arena.referee import GameRecord, TimeLimits, play_game
-from arena.schedule import GameSpec, TableSpec, balanced_schedule, game_key, round_robin
+from arena.schedule import GameSpec, TableSpec, balanced_schedule, game_key, pair_meetings, round_robin
 from arena.store import ResultStore
 from arena.tournament_config import TournamentConfig
 
@@ -51,8 +53,30 @@ class RunSummary:
 
 def build_schedule(config: TournamentConfig) -> list[TableSpec]:
     if config.schedule == "balanced":
-        return balanced_schedule(list(config.bots), config.table_size, config.tables or 1, config.deals, config.seed)
+        return list(_balanced(tuple(config.bots), config.table_size, config.tables or 1, config.deals, config.seed))
     return round_robin(list(config.bots), config.table_size, config.deals, config.seed)
+
+
+@functools.lru_cache(maxsize=4)
+def _balanced(bots: tuple[str, ...], table_size: int, tables: int, deals: int, seed: int) -> tuple[TableSpec, ...]:
+    # Its search takes up to a few seconds for many tables; a run asks for it more than once.
+    return tuple(balanced_schedule(list(bots), table_size, tables, deals, seed))
+
+
+def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str:
+    """How even a schedule is: tables per entry and meetings per pair, as ranges."""
+    per_entry = [sum(name in t.entries for t in tables) for name in entries]
+    meetings = pair_meetings(tables)
+    per_pair = [meetings.get(pair, 0) for pair in itertools.combinations(sorted(entries), 2)] or [0]
+
+    def span(values: list[int]) -> str:
+        return f"{min(values)}" if min(values) == max(values) else f"{min(values)} to {max(values)}"
+
+    text = (f"{len(tables)} tables; each bot plays {span(per_entry)} tables; "
+            f"each pair of bots meets at {span(per_pair)} tables")
+    if min(per_entry) != max(per_entry):
+        text += " (bots play unequal numbers of games: compare points per game, not total points)"
+    return text
 
 
 def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict[str, object]:
@@ -64,7 +88,9 @@ def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], ver
         "seed": config.seed,
         "table_size": config.table_size,
         "deals": config.deals,
-        "schedule": f"{config.schedule}:{config.tables or ''}",
+        # "balanced2": the second balanced search lays tables out differently from the first,
+        # so results stored under the first must not be resumed with it.
+        "schedule": "round_robin:" if config.schedule == "round_robin" else f"balanced2:{config.tables}",
     }
 
 

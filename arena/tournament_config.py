@@ -172,6 +172,9 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     tables = integer("tables", None, 1)
     if schedule == "balanced" and tables is None:
         raise ConfigError(f"{path}: key 'tables': the balanced schedule needs the number of tables")
+    if schedule == "round_robin" and tables is not None:
+        raise ConfigError(f"{path}: key 'tables': only the balanced schedule takes a number of tables "
+                          "(a round robin plays every combination); add schedule = \"balanced\" or drop it")
     if len(bots) < table_size:
         raise ConfigError(f"{path}: key 'bots': {len(bots)} bots cannot fill a table of {table_size} (table_size)")
     rules = _rules(data, path, table_size)
