@@ -14,7 +14,7 @@ deal number: every seating of the same cards) strongly dependent, so the unit of
 sampling is the *deal set*: for each bot, take its mean points per game within each
 deal set it played (x_1..x_k), then the 95% interval of their mean:
 ``mean(x) ± t(0.975, k-1) · s / √k`` with s the sample standard deviation of x; t comes
-from a table for k <= 30 and is the normal 1.96 for k > 30. The interval is centred on
+from a table for k <= 30 and from a series expansion beyond. The interval is centred on
 the mean of deal-set means, which equals points per game once all deal sets are
 complete. With fewer than two deal sets there is no spread to estimate: the interval is
 (NaN, NaN) (reports show "n/a", JSON writes null).
@@ -32,6 +32,7 @@ from typing import Iterable, Sequence
 
 from arena.referee import NOT_COUNTED_FAULTS
 
+Z975 = 1.959963984540054  # the normal quantile of 0.975
 # two-sided 95% t quantiles t(0.975, df) for df = 1..29 (k = 2..30 deal sets)
 T975 = (
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
@@ -41,10 +42,18 @@ TIMELINE_POINTS = 200
 
 
 def t975(k: int) -> float:
-    """The t multiplier for a mean over k deal sets (df = k - 1); 1.96 for k > 30."""
+    """The t multiplier t(0.975, k - 1) for a mean over k deal sets."""
     if k < 2:
         return math.nan
-    return T975[k - 2] if k <= 30 else 1.96
+    if k <= 30:
+        return T975[k - 2]
+    # Beyond the table, the Cornish-Fisher expansion of t around the normal quantile: within
+    # 1e-5 of the exact value from df = 29 on (2.04523 there, 1.99254 at df = 74, 1.97993 at 120).
+    # The 1.96 used here before made the interval jump 4% narrower between 30 and 31 deal sets.
+    z, v = Z975, k - 1
+    return (z + (z**3 + z) / (4 * v) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
+            + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
+            + (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / (92160 * v**4))
 
 
 @dataclass(frozen=True)

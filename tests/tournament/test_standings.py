@@ -72,7 +72,10 @@ def test_ci_with_one_deal_set_is_nan_and_t_table():
     s = standings_from_rows([row(1, 0, 0, "ABC", (0, 1, 2), (2, 1, 0)), row(2, 0, 0, "ACB", (1, 0, 2), (1, 2, 0))])
     a = s.bot("A")
     assert a.deal_sets == 1 and math.isnan(a.ci95_low) and math.isnan(a.ci95_high)
-    assert t975(2) == 12.706 and t975(30) == 2.045 and t975(31) == 1.96 and math.isnan(t975(1))
+    assert t975(2) == 12.706 and t975(30) == 2.045 and math.isnan(t975(1))
+    # beyond the table: t(0.975, df) for df = 30, 60, 74, 120 (published values), then towards 1.96
+    assert [round(t975(k), 4) for k in (31, 61, 75, 121)] == [2.0423, 2.0003, 1.9925, 1.9799]
+    assert 1.95996 < t975(100_000) < 1.96
 
 
 def test_head_to_head_places_by_seat_faults():
