@@ -307,8 +307,15 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
             seat.timeouts_in_a_row = 0
             continue
         _await_late(seat, request_id)  # its real answer may still come: it will be dropped, not misread
-        return None, (FaultKind.STALE, f"answered request {reply.request_id}, but the request was {request_id}"
-                      + (" (that one was answered already)" if reply.request_id < request_id else "")), elapsed
+        return None, (FaultKind.STALE, _stale_detail(reply.request_id, request_id)), elapsed
+
+
+def _stale_detail(answered_id: int, request_id: int) -> str:
+    if 1 <= answered_id < request_id:
+        why = f"request {answered_id} is over: answered already, or ended by a fault"
+    else:
+        why = f"no request {answered_id} was ever sent"
+    return f"answered request {answered_id}, but the request is {request_id} ({why})"
 
 
 def _await_late(seat: Seat, request_id: int) -> None:
