@@ -20,7 +20,7 @@ from arena.game.scoring import MatchScore, first_dealer
 from arena.game.seeds import derive_seed
 from arena.manifest import BotManifest
 from arena.referee import FaultKind, GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
-from arena.transport.base import Transport, TransportError
+from arena.transport.base import BotTimeout, Transport, TransportError
 from arena.transport.pipe import PipeTransport
 
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
@@ -154,8 +154,11 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
     try:
         line = seat.transport.receive(max(0.0, deadline - time.monotonic()))
         return protocol.parse_bot_hello(line).name
+    except BotTimeout:
+        # The usual cause in a bot that works by hand: its line sits in an unflushed buffer.
+        seat.drop(f"no hello within {timeout_s:g} s (is stdout flushed after each line?)", FaultKind.NO_HELLO)
     except TransportError as exc:
-        seat.drop(f"no hello within {timeout_s:g} s: {exc}", FaultKind.NO_HELLO)
+        seat.drop(f"no hello: {exc}", FaultKind.NO_HELLO)
     except protocol.ProtocolError as exc:
         seat.drop(f"bad hello: {exc}", FaultKind.NO_HELLO)
     return ""
@@ -214,6 +217,8 @@ def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
                 seat.transport = None
             seat.failed_restarts += 1
             seat.dead_reason = f"restart {seat.failed_restarts} failed: {fresh.dead_reason}"
+            if seat.failed_restarts >= MAX_FAILED_RESTARTS:
+                seat.dead_reason += "; no more restarts in this match"
             seat.dead_kind = fresh.dead_kind
             continue
         seat.alive, seat.dead_reason = True, ""

@@ -12,7 +12,7 @@ from arena.game import EventKind, pretty_card
 from arena.game.events import Event
 from arena.game.rules import Scoring
 from arena.game.scoring import MatchScore
-from arena.referee import GameRecord
+from arena.referee import NOT_COUNTED_FAULTS, GameRecord
 from arena.report_standings import places_table
 from arena.selfplay import SelfplaySummary
 
@@ -53,12 +53,16 @@ def render_game_record(record: GameRecord, console: Console, score: MatchScore |
         if score.pot:
             line += f"\n  nobody went out: the pot of {score.pot} chips carries over to the next game"
     console.print(escape("  " + line), highlight=False)
-    for fault in record.faults[:5]:
+    counted = [f for f in record.faults if f.kind.value not in NOT_COUNTED_FAULTS]
+    for fault in counted[:5]:
         # the detail quotes the bot's own line: escaped, so "[/x]" from a bot is text, not Rich markup
         console.print(f"  [red]fault[/red] seat {fault.seat} ({escape(labels[fault.seat])}): "
                       f"{fault.kind.value}: {escape(fault.detail)}", highlight=False)
-    if len(record.faults) > 5:
-        console.print(f"  ... and {len(record.faults) - 5} more faults")
+    if len(counted) > 5:
+        console.print(f"  ... and {len(counted) - 5} more faults")
+    made_for_gone = len(record.faults) - len(counted)
+    if made_for_gone:
+        console.print(f"  ({made_for_gone} moves made by the referee for a bot that was gone)")
 
 
 def render_match_totals(names: Sequence[str], totals: Sequence[int], winners: Sequence[int], games: int, console: Console) -> None:

@@ -44,3 +44,23 @@ def test_pot_games_show_the_carried_pot_and_totals_that_add_up():
     result = play_match(seats, rules, seed=3, games=12, on_game=on_game)
     assert len(lines) == 12 and list(result.totals) == totals
     assert carried_seen, "no game left the pot unwon: raise the cap's bite"
+
+
+def test_moves_made_for_a_gone_bot_are_summed_up_not_listed_as_faults():
+    import io
+
+    from rich.console import Console
+
+    from arena.game import EndReason, Outcome
+    from arena.referee import Fault, FaultKind, GameRecord
+    from arena.report import render_game_record
+
+    faults = (Fault(0, FaultKind.EXITED, "exited (code 1)", 3),) + tuple(
+        Fault(0, FaultKind.DEAD, "the bot is gone", 4 + i) for i in range(40))
+    record = GameRecord(number=1, bots=("x", "y", "z"), outcome=Outcome((1, 2, 0), EndReason.NORMAL, went_out=2),
+                        transcript=None, points=(0, 2, 1), faults=faults, think_times_s=((), (), ()), moves=90)
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    render_game_record(record, console)
+    text = console.file.getvalue()
+    assert "exited: exited (code 1)" in text and "dead" not in text and "more faults" not in text
+    assert "(40 moves made by the referee for a bot that was gone)" in text
