@@ -154,11 +154,17 @@ def run(
         store.close()
         fail(str(exc), code=1)
     store.close()
+    console.print()  # past the live board's last line
     if summary.played == 0:
         console.print(f"nothing to play: all {summary.total} games are already stored")
-    console.print()
     console.print(f"done: {summary.total} games stored ({summary.played} played now). "
                   f"Report: arena standings {escape(str(config_path))} --format html -o standings.html", highlight=False)
+
+
+def _format_of(output: Path | None) -> str:
+    """`-o standings.html` alone means HTML: a text table in a .html file helps nobody."""
+    suffix = output.suffix.lower() if output is not None else ""
+    return {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json", ".csv": "csv"}.get(suffix, "table")
 
 
 def _note_changed_limits(store, config, manifests) -> None:
@@ -173,7 +179,8 @@ def _note_changed_limits(store, config, manifests) -> None:
 
 def standings(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
-    format: Annotated[str, typer.Option("--format", "-f", help="table, markdown, html, json or csv.")] = "table",
+    format: Annotated[Optional[str], typer.Option(
+        "--format", "-f", help="table, markdown, html, json or csv (default: from the -o file's suffix, else table).")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
 ) -> None:
     """Print or write the standings report from the results database (also while a run is going on)."""
@@ -181,6 +188,8 @@ def standings(
     from arena.report_standings import render_standings_details, render_standings_table
     from arena.standings import compute_standings
 
+    if format is None:
+        format = _format_of(output)
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
     config, manifests = _prepare(config_path)
@@ -203,12 +212,9 @@ def standings(
         render_standings_details(result, file_console)
         _write_report(output, file_console.file.getvalue(), config)
     else:
-        text = {
-            "markdown": report_export.to_markdown,
-            "json": report_export.to_json,
-            "csv": report_export.to_csv,
-        }.get(format)
-        content = text(result) if text else report_export.to_html(result, config.name)
+        text = {"json": report_export.to_json, "csv": report_export.to_csv}.get(format)
+        titled = report_export.to_markdown if format == "markdown" else report_export.to_html
+        content = text(result) if text else titled(result, config.name)
         if output is None:
             console.out(content, highlight=False)
             return

@@ -113,6 +113,9 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
     tags = _Tags()
     tags.feed(html.read_text())
     assert "table" in tags.tags and "svg" in tags.tags
+    by_suffix = tmp_path / "by-suffix.HTML"  # -o alone: the format follows the file's suffix
+    assert invoke("standings", str(config), "-o", str(by_suffix)).exit_code == 0
+    assert by_suffix.read_text() == html.read_text()
     markdown = invoke("standings", str(config), "--format", "markdown")
     assert "| heuristic_bot" in markdown.output or "heuristic_bot |" in markdown.output
     bad = invoke("standings", str(config), "--format", "pdf")
