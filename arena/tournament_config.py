@@ -46,6 +46,9 @@ TOP_KEYS = {
     "limits": "a table with move_timeout_s and startup_timeout_s",
     "sandbox": "a table of bot resource limits (docs/sandbox.md)",
 }
+# Options of a match at one table (`arena play`): a tournament scores each game on its own and
+# its schedule rotates the dealer by deal, so accepting them would change nothing, silently.
+MATCH_ONLY_OPTIONS = ("next_dealer", "target_points", "max_games", "games")
 LIMIT_KEYS = {"move_timeout_s": MOVE_TIMEOUT_RANGE_S, "startup_timeout_s": STARTUP_TIMEOUT_RANGE_S}
 
 
@@ -224,6 +227,12 @@ def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:
             if key in options:
                 raise ConfigError(f"{path}: key {key!r} is set both at the top and in [rules]; keep one")
             options[key] = data[key]
+    match_only = [key for key in MATCH_ONLY_OPTIONS if key in options]
+    if match_only:
+        raise ConfigError(
+            f"{path}: key 'rules.{match_only[0]}': a match option (R54-R57), with no effect in a tournament, "
+            "where every game is scored on its own and the schedule sets each deal's dealer so that "
+            "every seat deals equally often; leave it out")
     if "num_players" in options and options["num_players"] != table_size:
         raise ConfigError(f"{path}: key 'rules.num_players' must equal table_size ({table_size}); leave it out")
     options["num_players"] = table_size

@@ -63,6 +63,7 @@ def test_tournament_new_rejects_bad_options(tmp_path, args, message):
      "from 1 to 4194304"),
     ('bots = [heuristic_bot\n', "not valid TOML"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\ntables = 4\n', "only the balanced schedule"),
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[rules]\nnext_dealer = "loser"\n', "rules.next_dealer"),
 ])
 def test_tournament_run_names_the_file_and_key_of_a_bad_config(tmp_path, body, message):
     path = tmp_path / "bad.toml"
