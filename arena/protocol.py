@@ -172,7 +172,9 @@ def format_match_start(rules: Rules, games: int | None) -> str:  # §4
 
 
 def format_game_start(number: int, seat: int, dealer: int, rules: Rules) -> str:  # §4
-    return f"game {number} seat={seat} players={rules.num_players} dealer={dealer} {_options(rules, ('num_players',))}"
+    # Not `games`: the match line gives the match's length, which a tournament or `--games` sets.
+    return (f"game {number} seat={seat} players={rules.num_players} dealer={dealer} "
+            f"{_options(rules, ('num_players', 'games'))}")
 
 
 _KIND_TEXT = {MoveKind.DRAW: "draw", MoveKind.CHANCE: "chance", MoveKind.PICKUP: "pickup"}
