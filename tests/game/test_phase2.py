@@ -361,10 +361,11 @@ def test_trump_only_if_void_R39():
     with pytest.raises(IllegalMove, match="R39"):
         g.apply(parse_move("2h"))
     do(g, "pickup")
-    # C has no club: the trump is allowed.
+    # After B's pick-up (pickup = trick), C leads: no response is due.
     g2 = phase2_game(make_rules(trump_only_if_void=True), ["9c", "3d", "4h 5d"], "Kh", A)
     do(g2, "9c", "pickup")
     assert g2.to_act == C and g2.table == []  # pickup=trick: C leads
+    # B has no club: the trump is allowed.
     g3 = phase2_game(make_rules(trump_only_if_void=True), ["9c 9s", "4h 5d", "3d"], "Kh", A)
     do(g3, "9c")
     assert legal_texts(g3) == ["pickup", "4h"]
