@@ -14,8 +14,10 @@ from rich.markup import escape
 
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 
-console = Console()
-err_console = Console(stderr=True)
+# soft_wrap: messages name commands and paths, which a line break inserted at 80 columns
+# (the width Rich assumes when output is piped) would cut in two.
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 class UsageError(Exception):
