@@ -113,6 +113,8 @@ def test_game_start_round_trips(rules):
     line = P.format_game_start(3, 1, 0, rules)
     assert line.startswith(f"game 3 seat=1 players={rules.num_players} dealer=0 ")
     assert P.parse_message(line) == P.GameStart(3, 1, 0, rules)
+    # The match's length is the match line's alone: game lines said games=12 under `--games 4`.
+    assert " games=" not in line
 
 
 @pytest.mark.parametrize("rules", RULE_VARIANTS)
