@@ -91,23 +91,27 @@ def _where(path: Path, key: str | None = None) -> str:
     return f"{path}: key {key!r}" if key else str(path)
 
 
-def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None) -> Path:
+def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> Path:
     """A bot name under bots_dir, a path to bot.toml, or a path to a bot folder -> the bot.toml path.
 
     A bare name means the bot under bots_dir first, whatever folders the current directory
-    holds: a stray ./random_bot must not change which bot a tournament plays."""
+    holds: a stray ./random_bot must not change which bot a tournament plays. A relative path
+    starts from `base_dir` (a tournament config's folder), else from the current folder."""
     bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
     try:
-        return _resolve_manifest_path(ref, bots_dir)
+        return _resolve_manifest_path(ref, bots_dir, base_dir)
     except OSError as exc:  # e.g. a bot folder nobody may read
         raise ManifestError(f"{ref}: cannot read the bot ({exc.strerror or exc})") from None
 
 
-def _resolve_manifest_path(ref: str | Path, bots_dir: Path) -> Path:
+def _resolve_manifest_path(ref: str | Path, bots_dir: Path, base_dir: Path | None) -> Path:
     text = str(ref)
     if NAME_RE.match(text) and "/" not in text and (bots_dir / text / MANIFEST_NAME).is_file():
         return bots_dir / text / MANIFEST_NAME
     candidate = Path(ref).expanduser()
+    if base_dir is not None and not candidate.is_absolute():
+        # Lexical "..": the config's folder may not exist yet while `tournament new` checks it.
+        candidate = Path(os.path.normpath(Path(base_dir).resolve() / candidate))
     if candidate.is_file():
         return candidate
     if candidate.is_dir():
@@ -131,9 +135,9 @@ def _safe_list(bots_dir: Path) -> list[BotManifest]:
         return []
 
 
-def load_manifest(ref: str | Path, bots_dir: Path | None = None) -> BotManifest:
+def load_manifest(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> BotManifest:
     """Load and validate a manifest; ManifestError names the file, the key and what was expected."""
-    path = resolve_manifest_path(ref, bots_dir)
+    path = resolve_manifest_path(ref, bots_dir, base_dir)
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -34,7 +34,8 @@ from typing import Any
 import tomli_w
 
 from arena.game import GameError, Rules
-from arena.manifest import DEFAULT_BOTS_DIR, MANIFEST_NAME, NAME_RE, BotManifest, ManifestError, load_manifest
+from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, ManifestError, load_manifest,
+                            resolve_manifest_path)
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 
 TOP_KEYS = {
@@ -98,7 +99,9 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
     manifests: dict[str, BotManifest] = {}
     for ref in config.bots:
         try:
-            manifest = load_manifest(_entry_path(ref, config.path.parent))
+            # A relative path starts from the config's folder, as the database path does: the
+            # same config must play the same bots whichever folder the command runs from.
+            manifest = load_manifest(ref, base_dir=config.path.parent)
         except ManifestError as exc:
             raise ConfigError(f"{config.path}: key 'bots': {exc}") from None
         if manifest.name in manifests:
@@ -107,37 +110,15 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
     return replace(config, bots=tuple(manifests)), manifests
 
 
-def _is_bare_name(ref: str) -> bool:
-    return bool(NAME_RE.match(ref)) and "/" not in ref
-
-
-def _is_bundled_name(ref: str) -> bool:
-    return _is_bare_name(ref) and (DEFAULT_BOTS_DIR / ref / MANIFEST_NAME).is_file()
-
-
-def _entry_path(ref: str, config_dir: Path) -> str:
-    """A config's bot entry as a reference load_manifest resolves the same from any folder.
-
-    A relative path in a config starts from the config's folder, as the database path does:
-    the same config must play the same bots whichever folder the command runs from."""
-    if _is_bundled_name(ref):
-        return ref
-    path = Path(ref).expanduser()
-    if path.is_absolute():
-        return ref
-    if _is_bare_name(ref) and not (config_dir / path).exists():
-        return ref  # so the message lists the bots there are under bots/
-    # Lexical "..": the config's folder may not exist yet while `tournament new` checks the entry.
-    return os.path.normpath(config_dir.resolve() / path)
-
-
 def _entry_for_config(ref: str, config_dir: Path) -> str:
     """A bot given on the command line (relative to the current folder) as a config entry
     (relative to the config's folder), so the written config works from anywhere."""
-    if _is_bundled_name(ref):
-        return ref
+    try:
+        found = resolve_manifest_path(ref)
+    except ManifestError:
+        return ref  # load_entries reports it, naming the config
     path = Path(ref).expanduser()
-    if path.is_absolute() or (_is_bare_name(ref) and not path.exists()):
+    if found == DEFAULT_BOTS_DIR / ref / MANIFEST_NAME or path.is_absolute():
         return ref
     return os.path.relpath(path.resolve(), config_dir.resolve())
 
