@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -212,9 +213,27 @@ def test_ctrl_c_during_start_up_ends_quietly_and_leaves_nothing(tmp_path, delay_
     time.sleep(delay_s)
     os.killpg(proc.pid, signal.SIGINT)
     output, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 130, output
-    assert "Traceback" not in output and "Fatal" not in output and "Exception ignored" not in output
     deadline = time.monotonic() + 10
     while marker_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert marker_processes(marker) == []
+    if proc.returncode != 130 and _interrupted_before_our_code(output):
+        pytest.skip(f"Ctrl-C at {delay_s} s landed in the interpreter's own start-up (a slow or loaded machine): "
+                    "this delay tested nothing of ours")
+    assert proc.returncode == 130, output
+    assert "Traceback" not in output and "Fatal" not in output and "Exception ignored" not in output
+
+
+def _interrupted_before_our_code(output: str) -> bool:
+    """True when the interrupt came before any function of ours ran, so none could handle it.
+
+    For its first milliseconds the interpreter dies of SIGINT silently (no handler yet), then
+    raises KeyboardInterrupt in site, runpy or the imports of our entry modules. Here those
+    windows end about 20 ms after the start; CI once hit the first at 0.2 s on a loaded machine.
+    """
+    if output == "":
+        return True
+    frames = re.findall(r'File "([^"]+)", line \d+, in (\S+)', output)
+    our_functions = [function for path, function in frames
+                     if Path(path).is_relative_to(REPO / "arena") and function != "<module>"]
+    return "KeyboardInterrupt" in output and not our_functions
