@@ -113,7 +113,14 @@ class BotProcess:
         if not argv:
             raise BotUnreachable("cannot start bot: empty command")
         token = uuid.uuid4().hex
-        full_env = dict(os.environ if env is None else env)
+        if env is None:
+            full_env = dict(os.environ)
+            # A Python bot that forgets to flush works in a shell with PYTHONUNBUFFERED set (some
+            # IDEs and containers set it) and hangs on the organiser's machine. Without it, it
+            # fails its own `arena bot check` the same way everywhere.
+            full_env.pop("PYTHONUNBUFFERED", None)
+        else:
+            full_env = dict(env)
         full_env[TOKEN_ENV] = token
         in_r, in_w = os.pipe()
         err_r, err_w = os.pipe()

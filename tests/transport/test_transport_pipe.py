@@ -205,3 +205,15 @@ def test_env_and_cwd_passed(tmp_path: Path) -> None:
         assert t.receive(5.0) == f"{os.path.realpath(tmp_path)} v1"
     finally:
         t.close()
+
+
+def test_inherited_pythonunbuffered_is_not_passed_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Otherwise a bot that never flushes passes `arena bot check` in such a shell and hangs in the
+    # organiser's tournament (protocol.md section 2: flush after each line).
+    monkeypatch.setenv("PYTHONUNBUFFERED", "1")
+    t = PipeTransport.start([sys.executable, "-c", "print('hello name=nf'); import sys; sys.stdin.read()"])
+    try:
+        with pytest.raises(BotTimeout):
+            t.receive(1.0)
+    finally:
+        t.close()
