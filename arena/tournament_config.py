@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -50,6 +51,10 @@ TOP_KEYS = {
 # Options of a match at one table (`arena play`): a tournament scores each game on its own and
 # its schedule rotates the dealer by deal, so accepting them would change nothing, silently.
 MATCH_ONLY_OPTIONS = ("next_dealer", "target_points", "max_games", "games")
+# Planning holds every game of the schedule in memory (1,000,000 games: about 3 s and 280 MB
+# here), and 2,000,000 games take most of a day on a two-core machine. Beyond that a typo in
+# `deals` or `tables` would only stall the run before its first game.
+MAX_TOURNAMENT_GAMES = 2_000_000
 LIMIT_KEYS = {"move_timeout_s": MOVE_TIMEOUT_RANGE_S, "startup_timeout_s": STARTUP_TIMEOUT_RANGE_S}
 
 
@@ -161,6 +166,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
                           "(a round robin plays every combination); add schedule = \"balanced\" or drop it")
     if len(bots) < table_size:
         raise ConfigError(f"{path}: key 'bots': {len(bots)} bots cannot fill a table of {table_size} (table_size)")
+    _check_size(path, len(bots), table_size, deals, tables)
     rules = _rules(data, path, table_size)
     limits = data.get("limits", {})
     if not isinstance(limits, dict):
@@ -196,6 +202,16 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
         sandbox=dict(sandbox), raw=data,
     )
+
+
+def _check_size(path: Path, entries: int, table_size: int, deals: int, tables: int | None) -> None:
+    table_count = tables if tables is not None else math.comb(entries, table_size)
+    games = table_count * deals * math.factorial(table_size)
+    if games > MAX_TOURNAMENT_GAMES:
+        key = "deals" if tables is None or deals > 1 else "tables"
+        raise ConfigError(
+            f"{path}: key {key!r}: {table_count:,} table{'s' if table_count != 1 else ''} x {deals:,} deals x {math.factorial(table_size)} "
+            f"seatings make {games:,} games; one tournament plays at most {MAX_TOURNAMENT_GAMES:,}")
 
 
 def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:

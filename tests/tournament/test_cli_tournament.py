@@ -62,6 +62,9 @@ def test_tournament_new_rejects_bad_options(tmp_path, args, message):
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[sandbox]\naddress_space_mb = 999999999999999\n',
      "from 1 to 4194304"),
     ('bots = [heuristic_bot\n', "not valid TOML"),
+    # Planning 600 million games stalled the run for minutes before its first game.
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\ndeals = 100000000\n', "'deals': 1 table x 100,000,000"),
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\nschedule = "balanced"\ntables = 400000\n', "'tables'"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\ntables = 4\n', "only the balanced schedule"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[rules]\nnext_dealer = "loser"\n', "rules.next_dealer"),
 ])
