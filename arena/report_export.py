@@ -50,7 +50,9 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
         for seat, counts in enumerate(standings.places_by_seat):
             lines.append(f"| {seat} | " + " | ".join(str(c) for c in counts) + " |")
     if standings.faults_by_kind:
-        lines += ["", "## Faults by kind", ""] + [f"- {_md_cell(k)}: {v}" for k, v in standings.faults_by_kind.items()]
+        kinds, rows = fault_matrix(standings)
+        lines += ["", "## Faults by kind", "", "| bot | " + " | ".join(kinds) + " | total |", "|---|" + "---:|" * (len(kinds) + 1)]
+        lines += ["| " + " | ".join(_md_cell(str(cell)) for cell in r) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -177,9 +179,19 @@ def to_html(standings: Standings, title: str = "Standings") -> str:
             out.append(f'<tr><td class="num">{seat}</td>' + "".join(f'<td class="num">{c}</td>' for c in counts) + "</tr>")
         out.append("</tbody></table>")
     if standings.faults_by_kind:
-        out.append("<h2>Faults by kind</h2><table><thead><tr><th>kind</th><th>count</th></tr></thead><tbody>")
-        for kind, count in standings.faults_by_kind.items():
-            out.append(f'<tr><td>{escape(kind)}</td><td class="num">{count}</td></tr>')
+        kinds, rows = fault_matrix(standings)
+        out.append("<h2>Faults by kind</h2><table><thead><tr><th>bot</th>"
+                   + "".join(f"<th>{escape(k)}</th>" for k in kinds) + "<th>total</th></tr></thead><tbody>")
+        for bot, *counts in rows:
+            out.append(f"<tr><td>{escape(bot)}</td>" + "".join(f'<td class="num">{c}</td>' for c in counts) + "</tr>")
         out.append("</tbody></table>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def fault_matrix(standings: Standings) -> tuple[list[str], list[list]]:
+    """Faults per bot and kind, with totals: who faulted how, as in the terminal report."""
+    kinds = sorted(standings.faults_by_kind)
+    rows = [[b.bot, *(b.faults_by_kind.get(k, 0) for k in kinds), b.faults] for b in standings.bots]
+    rows.append(["all", *(standings.faults_by_kind[k] for k in kinds), sum(standings.faults_by_kind.values())])
+    return kinds, rows

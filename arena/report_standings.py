@@ -9,6 +9,7 @@ from rich.console import Console, Group
 from rich.markup import escape
 from rich.table import Table
 
+from arena.report_export import fault_matrix
 from arena.standings import BotStanding, Standings
 
 
@@ -83,15 +84,14 @@ def places_by_seat_renderable(standings: Standings) -> Table:
 
 
 def faults_renderable(standings: Standings) -> Table:
-    kinds = sorted(standings.faults_by_kind)
+    kinds, rows = fault_matrix(standings)
     table = Table(title="Faults by kind")
     table.add_column("bot")
     for kind in kinds:
         table.add_column(kind, justify="right")
     table.add_column("total", justify="right")
-    for b in standings.bots:
-        table.add_row(b.bot, *(str(b.faults_by_kind.get(k, 0)) for k in kinds), str(b.faults))
-    table.add_row("all", *(str(standings.faults_by_kind[k]) for k in kinds), str(sum(standings.faults_by_kind.values())))
+    for row in rows:
+        table.add_row(*map(str, row))
     return table
 
 

@@ -56,6 +56,8 @@ def test_rich_tables():
 def test_markdown():
     md = to_markdown(standings())
     assert "| 1 | alpha |" in md and "## Head to head" in md and "newbie" in md
+    # Who faulted how, as in the terminal report (it used to give only tournament-wide counts).
+    assert "| bot | timeout | total |" in md and f"| {NASTY} | 1 | 1 |" in md and "| all | 1 | 1 |" in md
 
 
 def test_json_round_trip():
@@ -117,3 +119,11 @@ def test_html_is_self_contained_with_tables_and_chart():
     assert NASTY in text and "Cup <2025>" in text  # names come back intact after unescaping...
     assert NASTY not in page and "<b>" not in page  # ...because they were escaped in the source
     assert "@import" not in page and "url(" not in page
+
+
+def test_html_faults_are_counted_per_bot_and_kind():
+    page = to_html(standings())
+    section = page[page.index("Faults by kind"):]
+    assert "<th>bot</th><th>timeout</th><th>total</th>" in section
+    assert '<tr><td>&lt;b&gt;&amp;co&quot;</td><td class="num">1</td><td class="num">1</td></tr>' in section
+    assert '<tr><td>alpha</td><td class="num">0</td><td class="num">0</td></tr>' in section
