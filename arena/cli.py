@@ -63,6 +63,7 @@ def play(
         fail(f"--rule num_players={options['num_players']} does not match the {len(bots)} bots named")
     options["num_players"] = str(len(bots))
     rules = _rules_from(options)
+    stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     manifests = _load_bots(bots)
     limits = TimeLimits(move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
     settings = BotSettings(limits=limits, log_dir=usable_log_dir(log))
@@ -74,7 +75,6 @@ def play(
         if log is not None:
             (log / f"game-{record.number:04d}.transcript.txt").write_text(record.transcript.to_text())
 
-    stop_on_sigterm()
     try:
         with open_table(manifests, settings) as seats:
             for seat_no, seat in enumerate(seats):

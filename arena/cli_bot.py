@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli_common import MoveTimeout, StartupTimeout, console, fail
+from arena.cli_common import MoveTimeout, StartupTimeout, console, fail, stop_on_sigterm
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
@@ -60,6 +60,7 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     from arena.botcheck import check_bot
     from arena.registry import save_check
 
+    stop_on_sigterm()  # so that the build and the bots under test are ended, not left behind
     report = check_bot(bot, games=games, bots_dir=bots_dir, move_timeout_s=move_timeout,
                        startup_timeout_s=startup_timeout)
     if report.directory is None:  # the manifest could not be loaded: a usage error

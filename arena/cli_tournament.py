@@ -116,6 +116,7 @@ def run(
 
     config, manifests = _prepare(config_path)
     log = usable_log_dir(log)
+    stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     for manifest in manifests.values():
         try:
             build_bot(manifest)
@@ -132,7 +133,6 @@ def run(
         from arena.tournament import build_schedule, describe_balance
 
         console.print(f"balanced schedule: {describe_balance(build_schedule(config), config.bots)}", highlight=False)
-    stop_on_sigterm()
     board = LiveBoard(config, store, console)
     try:
         with board:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -206,3 +209,33 @@ def test_build_timeout(tmp_path: Path) -> None:
     p = write(tmp_path, 'name = "x"\ncommand = ["a"]\nbuild = ["{python}", "-c", "import time; time.sleep(5)"]\n')
     with pytest.raises(ManifestError, match="more than"):
         build_bot(load_manifest(p), timeout_s=0.5)
+
+
+def _sleepers(tag: str) -> list[str]:
+    return [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith(tag)]
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def test_build_that_leaves_a_background_process_ends_with_the_build(tmp_path: Path) -> None:
+    # It held the output pipe open, so the build "took more than 120 s" and its child lived on.
+    tag = f"{uuid.uuid4().int % 10**6 + 1000}"
+    p = write(tmp_path, f'name = "x"\ncommand = ["a"]\nbuild = ["sh", "-c", "sleep {tag} & echo built"]\n')
+    started = time.monotonic()
+    build_bot(load_manifest(p), timeout_s=20)
+    assert time.monotonic() - started < 10
+    assert _sleepers(f"sleep {tag}") == []
+
+
+def test_build_timeout_ends_the_whole_build(tmp_path: Path) -> None:
+    tag = f"{uuid.uuid4().int % 10**6 + 1000}"
+    p = write(tmp_path, f'name = "x"\ncommand = ["a"]\nbuild = ["sh", "-c", "sleep {tag} & sleep {tag}"]\n')
+    with pytest.raises(ManifestError, match="more than 0.5 s"):
+        build_bot(load_manifest(p), timeout_s=0.5)
+    assert _sleepers(f"sleep {tag}") == []
