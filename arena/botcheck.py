@@ -135,11 +135,12 @@ def check_bot(
             report.results.append(CheckResult("manifest", False, str(exc)))
             return report
     report = CheckReport(bot=manifest.name, directory=manifest.directory)
+    results = report.results
     try:
         report.version = content_hash(manifest)
-    except OSError:
-        report.version = ""
-    results = report.results
+    except ManifestError as exc:  # a tournament would refuse this bot: say so here first
+        results.append(CheckResult("manifest", False, str(exc)))
+        return report
     results.append(CheckResult("manifest", True, f"{manifest.path} ({manifest.language or 'language ?'}, "
                                                  f"{manifest.transport})"))
     if build:

@@ -97,9 +97,12 @@ def _open_store(config, manifests, *, create: bool):
 
 
 def _versions(manifests) -> dict[str, str]:
-    from arena.manifest import content_hash
+    from arena.manifest import ManifestError, content_hash
 
-    return {name: content_hash(m) for name, m in manifests.items()}
+    try:
+        return {name: content_hash(m) for name, m in manifests.items()}
+    except ManifestError as exc:
+        fail(str(exc))
 
 
 @tournament_app.command("run")

@@ -296,12 +296,14 @@ def _gitignore_patterns(directory: Path) -> list[str]:
 
 def bot_files(directory: Path) -> list[Path]:
     """The bot's source files (relative, sorted): no build outputs listed in its .gitignore,
-    no .check.json, __pycache__, .git, node_modules, and no symlinks followed out of the folder."""
+    no .check.json, __pycache__, .git, node_modules, *.log, and no symlinks followed out of the
+    folder. Logs are left out because bots often write one beside themselves while they play,
+    and a tournament refuses to resume once a bot's version changed."""
     directory = Path(directory)
     patterns = _gitignore_patterns(directory)
 
     def ignored(rel: str, name: str) -> bool:
-        return name in HASH_EXCLUDED_NAMES or name.endswith(".pyc") or any(
+        return name in HASH_EXCLUDED_NAMES or name.endswith((".pyc", ".log")) or any(
             fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
     found: list[Path] = []
@@ -321,7 +323,11 @@ def content_hash(manifest: BotManifest | Path) -> str:
     directory = Path(manifest.directory if isinstance(manifest, BotManifest) else manifest)
     digest = hashlib.sha256()
     for rel in bot_files(directory):
-        data = (directory / rel).read_bytes()
+        try:
+            data = (directory / rel).read_bytes()
+        except OSError as exc:
+            raise ManifestError(f"{directory / rel}: cannot read ({exc.strerror or exc}); the bot's version "
+                                "is a hash of every file in its folder (docs: protocol.md, the manifest)") from None
         if rel.as_posix() == MANIFEST_NAME:
             data = b"\n".join(ln for ln in data.split(b"\n") if not _VERSION_LINE.match(ln))
         name = rel.as_posix().encode()

@@ -156,8 +156,8 @@ def list_registered(bots_dir: Path | None = None) -> list[ListedBot]:
             continue
         try:
             current = content_hash(m)
-        except OSError:
-            current = ""
+        except ManifestError:
+            current = ""  # shown as unknown; `arena bot check` names the unreadable file
         out.append(ListedBot(m.name, m.language, m.transport, m.version, current, load_check(m.directory)))
     return out
 

@@ -149,6 +149,8 @@ def test_content_hash_ignores_build_outputs_and_check_record(tmp_path):
     (folder / "__pycache__").mkdir()
     (folder / "__pycache__" / "x.pyc").write_bytes(b"x")
     assert content_hash(folder) == before
+    (folder / "play.log").write_text("a bot's own log, written while it plays\n")  # would block every resume
+    assert content_hash(folder) == before
     (folder / "hashme.c").write_text((folder / "hashme.c").read_text() + "/* changed */\n")
     assert content_hash(folder) != before
 
@@ -167,3 +169,29 @@ def test_manifest_limits_and_version_keys(tmp_path):
     (folder / "bot.toml").write_text('name = "lim"\ncommand = ["x"]\n[limits]\nwhatever = 1\n')
     with pytest.raises(ManifestError, match="unknown limit"):
         load_manifest(folder)
+
+
+def test_an_unreadable_bot_file_is_named_not_a_traceback(tmp_path, monkeypatch):
+    # The version hash reads every file; one unreadable file crashed `tournament run`, `standings`
+    # and `replay` with a PermissionError traceback, and `bot check` passed with an empty version.
+    # (Tests may run as root, who reads anything: the denial is simulated.)
+    assert run("bot", "new", "locked", "--dir", str(tmp_path)).exit_code == 0
+    notes = tmp_path / "locked" / "notes.txt"
+    notes.write_text("secret")
+    config = tmp_path / "t.toml"
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{tmp_path / "locked"}"]\ndeals = 1\n')
+    assert run("tournament", "run", str(config), "--workers", "1").exit_code == 0  # results to report on
+    real_read_bytes = Path.read_bytes
+
+    def read_bytes(self):
+        if self == notes:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    checked = run("bot", "check", str(tmp_path / "locked"))
+    assert checked.exit_code != 0 and "notes.txt: cannot read (Permission denied)" in checked.output
+    for args in (["tournament", "run", str(config)], ["standings", str(config)], ["replay", str(config), "1"]):
+        result = run(*args)
+        assert result.exit_code == 2, result.output
+        assert "notes.txt: cannot read (Permission denied)" in result.output, args
