@@ -83,7 +83,7 @@ def _open_store(config, manifests, *, create: bool):
         store = ResultStore(config.database, read_only=True)
         changed = store.fingerprint_changes(expected)
     except StoreError as exc:
-        fail(f"{exc} (config key 'database' of {config.path})")
+        fail(f"{exc} (the results file of {config.path}, which its key 'database' can move)")
     if set(changed) == {"bot_versions"}:
         # Bots change after a tournament (their authors go on working): the stored games still
         # are what they are, so reports show them, with a word about it.

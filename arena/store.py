@@ -374,7 +374,22 @@ def _describe_change(key: str, old: object, new: object) -> str:
             return "rules: " + ", ".join(
                 f"{name} was {before.get(name, '(absent)')}, now {after.get(name, '(absent)')}"
                 for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name))
+    if key == "bot_versions":
+        before, after = _versions_by_bot(old), _versions_by_bot(new)
+        if before is not None and after is not None:
+            return "bot files changed: " + ", ".join(
+                f"{name} was {before.get(name, '(absent)')}, now {after.get(name, '(absent)')}"
+                for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)
+            ) + " (a bot that writes into its own folder changes its version: protocol.md, the manifest)"
     return f"{key}: was {_show(old)}, now {_show(new)}"
+
+
+def _versions_by_bot(value: object) -> dict[str, str] | None:
+    """"a=hash,b=hash" (the fingerprint's bot_versions) as a dict; None if it is not that."""
+    if not isinstance(value, str):
+        return None
+    pairs = [item.partition("=") for item in value.split(",") if item]
+    return {name: version for name, sep, version in pairs if sep} if all(sep for _, sep, _ in pairs) else None
 
 
 def _show(value: object, limit: int = 200) -> str:

@@ -222,6 +222,9 @@ def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
     # ...but a run refuses to mix new games with the old ones.
     rerun = invoke("tournament", "run", str(config))
     assert rerun.exit_code == 2 and "bot_versions" in rerun.output
+    # It names the bot whose files changed, not every bot's hash.
+    said = " ".join(rerun.output.split())
+    assert "bot files changed: shell_bot was " in said and "random_bot was" not in said, said  # (mine/ holds a shell_bot)
 
 
 @pytest.mark.parametrize("command", [["play", "random_bot", "random_bot", "random_bot"],
