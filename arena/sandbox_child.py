@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 CLONE_NEWNET = 0x40000000
 CLONE_NEWPID = 0x20000000
+CLONE_NEWNS = 0x00020000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
 PR_SET_PDEATHSIG = 1
 _FD_CEILING = 1 << 20  # above any descriptor a process here can hold
 
@@ -131,6 +133,20 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
     return preexec
 
 
+def _own_proc(libc) -> None:
+    """Give the bot a /proc of its own namespace, in a mount namespace of its own.
+
+    The host's /proc would still list every process: a bot could open another bot's stdout
+    (`/proc/<pid>/fd/1`) and write lines in its name, getting it charged with faults (an audit
+    did). Best effort: if a step is refused the bot still runs, as without namespaces."""
+    if libc.unshare(CLONE_NEWNS) != 0:
+        return
+    # Private first, so that the new /proc does not propagate back to the host's mount table.
+    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        return
+    libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+
+
 def _keep_namespace(libc) -> None:
     """Run in the bot's child right after unshare(CLONE_NEWPID).
 
@@ -150,6 +166,7 @@ def _keep_namespace(libc) -> None:
     bot = os.fork()
     if bot == 0:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        _own_proc(libc)
         return
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)

@@ -44,6 +44,20 @@ def test_a_bot_cannot_kill_the_arena_or_its_opponents():
     assert "fault" not in played.stdout, played.stdout  # nor were the random bots
 
 
+def test_a_bot_cannot_write_lines_into_its_opponents_stdout():
+    # Through the host's /proc a bot could open another bot's stdout (/proc/<pid>/fd/1) and send
+    # an overlong line in its name: both opponents were charged `overlong` and dropped.
+    victim = uuid.uuid4().hex
+    env = {**os.environ, "ARENA_TEST_VICTIM": victim}
+    played = subprocess.run(
+        [sys.executable, "-m", "arena", "play", str(TEST_BOTS / "write_others"), "random_bot", "heuristic_bot",
+         "--games", "2"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "Match result after 2 games" in played.stdout
+    assert "fault" not in played.stdout and "overlong" not in played.stdout, played.stdout
+
+
 def _marked_processes(mark: str) -> list[int]:
     return live_processes_with("cmdline", mark)
 

@@ -60,18 +60,43 @@ def grandchild():
     os._exit(0)  # the bot itself leaves; its grandchild keeps the pipe
 
 
-def kill_others():
-    """SIGKILL every process that carries this test's ARENA_TEST_VICTIM mark (the arena and the
-    other bots all do: they inherit the test's environment), except this one."""
+def _victims():
+    """Process ids (as /proc names) carrying this test's ARENA_TEST_VICTIM mark, except ours."""
     mark = ("ARENA_TEST_VICTIM=" + os.environ.get("ARENA_TEST_VICTIM", "")).encode()
-    hit = 0
+    found = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid() or mark == b"ARENA_TEST_VICTIM=":
             continue
         try:
             with open(f"/proc/{name}/environ", "rb") as f:
-                if mark not in f.read().split(b"\0"):
-                    continue
+                if mark in f.read().split(b"\0"):
+                    found.append(name)
+        except OSError:
+            continue
+    return found
+
+
+def write_others():
+    """Write an overlong line into the stdout of every marked process (the other bots), through
+    /proc/<pid>/fd/1, so that the arena reads it as theirs."""
+    hit = 0
+    for name in _victims():
+        try:
+            fd = os.open(f"/proc/{name}/fd/1", os.O_WRONLY | os.O_NONBLOCK)
+            os.write(fd, b"x" * 9000)
+            os.close(fd)
+            hit += 1
+        except OSError:
+            continue
+    print(f"write_others: wrote into {hit} processes", file=sys.stderr, flush=True)
+
+
+def kill_others():
+    """SIGKILL every process that carries this test's ARENA_TEST_VICTIM mark (the arena and the
+    other bots all do: they inherit the test's environment), except this one."""
+    hit = 0
+    for name in _victims():
+        try:
             os.kill(int(name), signal.SIGKILL)
             hit += 1
         except OSError:
@@ -158,6 +183,8 @@ def main():
                 grandchild()
             elif MODE == "kill_others" and requests == 1:
                 kill_others()
+            elif MODE == "write_others" and requests == 1:
+                write_others()
             elif MODE == "escape" and requests == 1:
                 escape()
             elif MODE == "noise" and requests == 2:
