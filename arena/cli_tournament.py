@@ -156,12 +156,19 @@ def run(
     except RuntimeError as exc:
         store.close()
         fail(str(exc), code=1)
+    start_failures = store.start_failures()
     store.close()
     console.print()  # past the live board's last line
     if summary.played == 0:
         console.print(f"nothing to play: all {summary.total} games are already stored")
     console.print(f"done: {summary.total} games stored ({summary.played} played now). "
                   f"Report: arena standings {escape(str(config_path))} --format html -o standings.html", highlight=False)
+    if start_failures:
+        # The results stand (each such game is a recorded fault), but a bot that never played is
+        # a setup problem a script must be able to see, as with `arena play`.
+        fail("; ".join(f"{bot} could not start in {games} game{'s' if games != 1 else ''} ({reason})"
+                       for bot, games, reason in start_failures)
+             + ". Its moves there were the referee's; check it with: arena bot check BOT", code=1)
 
 
 def _format_of(output: Path | None) -> str:

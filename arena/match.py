@@ -216,7 +216,8 @@ def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
                 close_transport(fresh.transport, 0.0)
                 seat.transport = None
             seat.failed_restarts += 1
-            seat.dead_reason = f"restart {seat.failed_restarts} failed: {fresh.dead_reason}"
+            failed = seat.failed_restarts  # a failed first start counts too: "restart 2" was the first restart
+            seat.dead_reason = f"{failed} failed start{'s' if failed != 1 else ''} in a row, the last: {fresh.dead_reason}"
             if seat.failed_restarts >= MAX_FAILED_RESTARTS:
                 seat.dead_reason += "; no more restarts in this match"
             seat.dead_kind = fresh.dead_kind

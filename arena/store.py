@@ -296,6 +296,12 @@ class ResultStore:
             row = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else json.loads(row[0])
 
+    def start_failures(self) -> list[tuple[str, int, str]]:
+        """(bot, games, one reason) for each bot that missed games because it could not start."""
+        return self.execute_read(
+            "SELECT b.name, COUNT(DISTINCT f.game_id), MIN(f.detail) FROM faults f JOIN bots b ON b.id = f.bot "
+            "WHERE f.kind = 'no_hello' GROUP BY b.name ORDER BY b.name")
+
     def game_count(self) -> int:
         with self._read() as db:
             return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]

@@ -364,3 +364,18 @@ def test_a_resumed_run_notes_limits_changed_since_the_stored_games(tmp_path):
     again = " ".join(invoke("tournament", "run", str(config)).output.split())
     assert "note: limits changed since the last stored game: move_timeout_s was 2.0, now 3.5" in again
     assert "random_bot: open_files was 256, now 100" in again
+
+
+def test_a_tournament_with_a_bot_that_cannot_start_ends_with_an_error_naming_it(tmp_path):
+    # It played every game (the bot's moves were the referee's), stored them, and exited 0 with
+    # nothing said: only the fault column hinted that a bot never played.
+    (tmp_path / "ghost").mkdir()
+    (tmp_path / "ghost" / "bot.toml").write_text('name = "ghost"\ncommand = ["/no/such/program"]\n')
+    config = tmp_path / "t.toml"
+    config.write_text('bots = ["random_bot", "heuristic_bot", "ghost"]\ndeals = 1\n')
+    result = invoke("tournament", "run", str(config), "--workers", "1")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1, said
+    assert "done: 6 games stored" in said
+    assert "ghost could not start in 6 games" in said and "No such file or directory" in said
+    assert "2 failed starts in a row" in said  # the first restart was once called "restart 2"
