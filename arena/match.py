@@ -22,6 +22,7 @@ from arena.manifest import BotManifest
 from arena.referee import FaultKind, GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
 from arena.transport.base import BotTimeout, Transport, TransportError
 from arena.transport.pipe import PipeTransport
+from arena.transport.procs import open_log_for_append
 
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
 QUIT_GRACE_S = 0.5
@@ -49,6 +50,7 @@ class BotSettings:
 # the bot's are not: a bot flooding duplicate answers once wrote 157 MB in one game. A normal bot
 # sends well under 1 MB per table.
 LOG_FROM_BOT_CAP_BYTES = 10_000_000
+_LOG_BUDGET_LEFT: dict[str, int] = {}  # protocol log path -> bytes of the bot's lines it may still take
 
 
 class LoggedTransport:
@@ -56,8 +58,12 @@ class LoggedTransport:
 
     def __init__(self, inner: Transport, path: Path, from_bot_cap_bytes: int = LOG_FROM_BOT_CAP_BYTES) -> None:
         self.inner = inner
-        self._log = open(path, "a", encoding="utf-8", buffering=1)
-        self._from_bot_cap = self._from_bot_left = from_bot_cap_bytes
+        self._log = open_log_for_append(path, "a", encoding="utf-8", buffering=1)
+        self._from_bot_cap = from_bot_cap_bytes
+        # The budget is per log file, kept across restarts of the bot in this process: a bot that
+        # floods and crashes would otherwise get a fresh 10 MB with every restart.
+        self._from_bot_left = _LOG_BUDGET_LEFT.setdefault(str(path), from_bot_cap_bytes)
+        self._path = str(path)
 
     def send(self, line: str) -> None:
         self._log.write(f"> {line}\n")
@@ -75,6 +81,7 @@ class LoggedTransport:
             raise
         if self._from_bot_left > 0:
             self._from_bot_left -= len(line) + 1
+            _LOG_BUDGET_LEFT[self._path] = self._from_bot_left
             self._log.write(f"< {line}\n" if self._from_bot_left > 0 else
                             "! the bot's further lines are not logged: it sent more than "
                             f"{self._from_bot_cap} bytes\n")
@@ -138,7 +145,10 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
         seat.drop(f"cannot start: {exc}", FaultKind.NO_HELLO)
         return seat
     if settings.log_dir is not None:
-        transport = LoggedTransport(transport, settings.log_dir / f"{label}.protocol.log")
+        try:
+            transport = LoggedTransport(transport, settings.log_dir / f"{label}.protocol.log")
+        except OSError:
+            pass  # e.g. the bot replaced its log with a FIFO: it plays on, unlogged
     seat.transport = transport
     try:
         transport.send(protocol.format_hello(__version__))

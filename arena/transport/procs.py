@@ -7,8 +7,10 @@ Shared by the pipe and the ZeroMQ transport. Also owns the registry of live tran
 from __future__ import annotations
 
 import atexit
+import errno
 import os
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -81,6 +83,23 @@ def pid_alive(pid: int) -> bool:
     """True if pid exists and is not a zombie (zombies hold no resources but a slot)."""
     st = _read_stat(str(pid))
     return st is not None and st[0] not in (b"Z", b"X")
+
+
+def open_log_for_append(path: str | os.PathLike, mode: str, **kwargs: Any):
+    """Open a log file to append to, refusing anything but a regular file.
+
+    A bot runs as the arena's user and may replace its log with a FIFO or a symlink: a plain
+    open() of a FIFO blocks until someone reads it (it hung the arena, in an audit), and a
+    symlink would send the arena's writes elsewhere."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        return open(fd, mode, **kwargs)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 class BotProcess:
@@ -168,13 +187,16 @@ class BotProcess:
         # Keeps reading to EOF even past the cap: a bot blocked on a full stderr pipe
         # would look like a timeout and be blamed for the arena's stinginess.
         log = None
+        written = 0
         try:
             if path:
-                log = open(path, "ab", buffering=0)
+                log = open_log_for_append(path, "ab", buffering=0)
+                # The cap is per log file, not per process start: a bot that floods and crashes
+                # in every game would otherwise add a megabyte per game (an audit saw it).
+                written = min(cap, os.fstat(log.fileno()).st_size)
         except OSError:
             log = None
-        written = 0
-        truncated = False
+        log_full = written >= cap  # full since an earlier start: its truncation note is there
         try:
             while True:
                 try:
@@ -185,20 +207,18 @@ class BotProcess:
                     break
                 if not chunk:
                     break
-                if truncated:
+                with self._tail_lock:  # the tail (quoted when the bot dies) is kept past the cap
+                    self._tail += chunk
+                    if len(self._tail) > _TAIL_KEEP:
+                        del self._tail[:-_TAIL_KEEP]
+                if log is None or log_full:
                     continue
                 part = chunk[: cap - written]
                 written += len(part)
-                if log is not None:
-                    log.write(part)
-                with self._tail_lock:
-                    self._tail += part
-                    if len(self._tail) > _TAIL_KEEP:
-                        del self._tail[:-_TAIL_KEEP]
+                log.write(part)
                 if len(part) < len(chunk):
-                    truncated = True
-                    if log is not None:
-                        log.write(f"\n[stderr truncated at {cap} bytes]\n".encode())
+                    log_full = True
+                    log.write(f"\n[stderr truncated at {cap} bytes]\n".encode())
         except OSError:
             pass
         finally:

@@ -217,3 +217,28 @@ def test_inherited_pythonunbuffered_is_not_passed_on(monkeypatch: pytest.MonkeyP
             t.receive(1.0)
     finally:
         t.close()
+
+
+def test_stderr_log_cap_holds_across_restarts_of_the_bot(tmp_path: Path) -> None:
+    # The cap was per process start: a bot that floods stderr and crashes in every game added a
+    # full cap to its log per game.
+    for _ in range(3):
+        t = PipeTransport.start(bot("line_bot.py"), stderr_log_path=str(tmp_path / "err.log"),
+                                stderr_log_cap_bytes=1000)
+        t.send("stderr 5000")
+        assert t.receive(5.0) == "done"
+        t.close()
+    assert len((tmp_path / "err.log").read_bytes()) < 1100
+
+
+def test_a_log_replaced_by_a_fifo_or_a_symlink_is_refused_at_once(tmp_path: Path) -> None:
+    # A bot runs as the arena's user: a FIFO in place of its log blocked the arena's open() for
+    # good, and a symlink would send the arena's writes wherever it points.
+    fifo = tmp_path / "seat0.protocol.log"
+    os.mkfifo(fifo)
+    link = tmp_path / "seat1.protocol.log"
+    link.symlink_to(tmp_path / "elsewhere")
+    for path in (fifo, link):
+        with pytest.raises(OSError):
+            procs.open_log_for_append(path, "a")
+    assert not (tmp_path / "elsewhere").exists()
