@@ -21,6 +21,7 @@ from arena import protocol
 from arena.game import Rules
 from arena.manifest import BotManifest, ManifestError, build_bot, content_hash, load_manifest
 from arena.match import BotSettings, close_seat, connect_bot, play_match
+from arena.protocol_view import visible
 from arena.referee import FaultKind, Seat, TimeLimits, send_lines
 from arena.transport.base import TransportError, describe_returncode
 
@@ -62,7 +63,7 @@ class CheckReport:
 
 
 def _clip(line: str) -> str:
-    return line if len(line) <= CLIP else line[:CLIP] + " ..."
+    return visible(line if len(line) <= CLIP else line[:CLIP] + " ...")  # bot output, shown in a terminal
 
 
 def _read_lines(path: Path) -> list[str]:

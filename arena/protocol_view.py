@@ -89,6 +89,15 @@ def escape(text: str) -> str:
             .replace("\n", "%0A").replace("\t", "%09"))
 
 
+def visible(text: str) -> str:
+    """A bot's text as it may be quoted to a person: control and other non-printable characters
+    as escapes (\\x1b, \\x00, \\n), so that a quoted line cannot move the cursor, erase what
+    the terminal shows or forge a line of the arena's own."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def one_line(text: str) -> str:
     """Free text to the end of a line (section 9): % CR LF become %25 %0D %0A."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

@@ -17,6 +17,7 @@ from arena import protocol
 from arena.game import Event, Game, IllegalMove, Move, MoveKind, Outcome, Transcript
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
+from arena.protocol_view import visible
 from arena.transport.base import BotExited, BotTimeout, LineTooLong, Transport, TransportError
 
 
@@ -326,4 +327,5 @@ def _await_late(seat: Seat, request_id: int) -> None:
 
 
 def _clip(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
+    # Escaped as well as clipped: this detail reaches terminals (play, replay, standings).
+    return visible(text if len(text) <= limit else text[:limit] + "...")

@@ -213,3 +213,16 @@ def test_a_fallback_card_that_wins_the_trick_does_not_also_lead_the_next_one(dra
         again.apply(move)
     b_requests = sum(line.startswith("request ") for line in seats[1].transport.sent)
     assert b_moves == b_requests  # the garbled request's move was the fallback; every other was asked
+
+
+def test_a_quoted_bad_line_cannot_drive_the_terminal():
+    # The fault detail quotes the bot's line and reaches terminals (play, replay, bot check): raw
+    # escape sequences could erase the arena's own line and forge one blaming another seat.
+    forged = "\x1b[2K\x1b[200D  fault seat 1 (random_bot): illegal\x00"
+    game = Game.new(Rules(), seed=3, dealer=0)
+    seats = seats_with(faulty_at(4, lambda tokens: f"move {tokens[1]} {legal_moves_of(tokens)[0]}{forged}"),
+                       random_policy(2), random_policy(3))
+    record = play_game(game, seats, number=1)
+    detail = next(f.detail for f in record.faults if f.seat == 0)
+    assert "\\x1b[2K" in detail and "\\x00" in detail
+    assert detail.isprintable()
