@@ -18,7 +18,7 @@ from arena.game import Event, Game, IllegalMove, Move, MoveKind, Outcome, Transc
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
 from arena.protocol_view import visible
-from arena.transport.base import BotExited, BotTimeout, LineTooLong, Transport, TransportError
+from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, Transport, TransportError
 
 
 class FaultKind(str, Enum):
@@ -180,7 +180,8 @@ def play_game(
                 fault = (FaultKind.ILLEGAL, f"{move}: {exc}")
         kind, detail = fault
         faults.append(Fault(seat_no, kind, detail, len(game.moves)))
-        if kind is not FaultKind.DEAD and seat.alive:
+        if kind not in (FaultKind.DEAD, FaultKind.EXITED) and seat.alive:
+            # Not to a bot whose connection is gone: a ZeroMQ send would wait out its timeout.
             _send(seat, [protocol.format_fault(seat.next_request_id - 1, kind.value, detail)])
         if kind in FATAL_FAULTS:
             seat.drop(detail)
@@ -287,6 +288,10 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
             return None, (FaultKind.TIMEOUT, f"no move within {timeout_s:g} s"), None
         except LineTooLong as exc:
             return None, (FaultKind.OVERLONG, str(exc)), None
+        except BadMessage as exc:  # e.g. a ZeroMQ message of several frames: an answer, but not a line
+            seat.timeouts_in_a_row = 0
+            _await_late(seat, request_id)
+            return None, (FaultKind.MALFORMED, str(exc)), None
         except BotExited as exc:
             return None, (FaultKind.EXITED, str(exc)), None
         except TransportError as exc:

@@ -6,7 +6,7 @@ import random
 from collections import deque
 from typing import Callable
 
-from arena.transport.base import BotExited, BotTimeout, LineTooLong
+from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong
 
 # A policy sees each request line's tokens and returns what the fake bot "prints":
 # a line, or an exception instance the transport raises instead (timeout, exit...).
@@ -83,6 +83,10 @@ def timeout_error() -> Exception:
 
 def exited_error() -> Exception:
     return BotExited("exited (exit code 3)", returncode=3)
+
+
+def multi_frame_error() -> Exception:
+    return BadMessage("zbot sent a multi-frame message; one frame per line")
 
 
 def overlong_error() -> Exception:

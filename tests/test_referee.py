@@ -9,6 +9,7 @@ from arena.referee import FaultKind, Seat, play_game
 from tests.fakes import (
     ScriptedTransport,
     exited_error,
+    multi_frame_error,
     faulty_at,
     legal_moves_of,
     overlong_error,
@@ -226,3 +227,12 @@ def test_a_quoted_bad_line_cannot_drive_the_terminal():
     detail = next(f.detail for f in record.faults if f.seat == 0)
     assert "\\x1b[2K" in detail and "\\x00" in detail
     assert detail.isprintable()
+
+
+def test_a_multi_frame_zeromq_answer_is_malformed_not_a_lost_bot():
+    # It was charged `exited` and the bot dropped for the game; it answered, just not in one frame.
+    game = Game.new(Rules(), seed=3, dealer=0)
+    seats = seats_with(faulty_at(4, lambda tokens: multi_frame_error()), random_policy(2), random_policy(3))
+    record = play_game(game, seats, number=1)
+    assert [f.kind for f in record.faults if f.seat == 0] == [FaultKind.MALFORMED]
+    assert seats[0].alive

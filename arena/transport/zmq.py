@@ -94,6 +94,11 @@ def _as_key(value: str | bytes, what: str) -> bytes:
     return key
 
 
+def _drop_above(max_line_bytes: int) -> int:
+    """Message size beyond which libzmq drops the peer (a bot's line may take two more: CR LF)."""
+    return max(max_line_bytes + 2, MAX_LINE_BYTES)
+
+
 class ZmqTransport:
     """One conversation with a bot over a DEALER socket."""
 
@@ -130,8 +135,11 @@ class ZmqTransport:
         sock.linger = 0
         sock.setsockopt(zmq.RECONNECT_IVL, 20)  # bots bind a moment after we connect
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
-        # Bound memory: libzmq drops a peer that sends a bigger message instead of buffering it.
-        sock.setsockopt(zmq.MAXMSGSIZE, max_line_bytes + 2)
+        # Bound memory: libzmq drops a peer that sends a bigger message instead of buffering it,
+        # and queues at most RCVHWM messages. Up to MAX_LINE_BYTES a message is still taken in,
+        # so that an overlong line is reported as `overlong`, not as a lost connection.
+        sock.setsockopt(zmq.MAXMSGSIZE, _drop_above(max_line_bytes))
+        sock.setsockopt(zmq.RCVHWM, 100)
         if curve is not None:
             sock.curve_serverkey, sock.curve_publickey, sock.curve_secretkey = curve
         return sock
@@ -247,7 +255,7 @@ class ZmqTransport:
                                   "and if CurveZMQ is used, do the keys match?")
         if not self._connected:
             return BotExited(f"{self.name} dropped the connection ({what}); it may have "
-                             f"sent a message over {self.max_line_bytes} bytes")
+                             f"sent a message over {_drop_above(self.max_line_bytes)} bytes")
         return BotTimeout(f"{self.name}: {what}")
 
     def send(self, line: str) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from arena.transport import BotExited, BotTimeout, BotUnreachable, Transport
+from arena.transport import BotExited, BotTimeout, BotUnreachable, LineTooLong, Transport
 from arena.transport.procs import pid_alive
 from arena.transport.zmq import ZmqTransport, generate_keypair, is_local_endpoint
 
@@ -60,6 +60,20 @@ def assert_crash_seen_quickly(t: ZmqTransport, message: str) -> None:
         with pytest.raises(BotExited, match=message):
             t.receive(30.0)
         assert time.monotonic() - t0 < 5.0
+    finally:
+        t.close()
+
+
+def test_an_overlong_message_is_overlong_and_the_connection_stays() -> None:
+    # libzmq dropped the connection at 8194 bytes: the fault read "exited", and the referee's
+    # fault line then waited 5 s for a send that could not go.
+    t = ZmqTransport.start([sys.executable, BOT], max_line_bytes=8192)
+    try:
+        t.send("big 20000")
+        with pytest.raises(LineTooLong, match="20000-byte message"):
+            t.receive(10.0)
+        t.send("hello")
+        assert t.receive(10.0) == "1 hello"
     finally:
         t.close()
 

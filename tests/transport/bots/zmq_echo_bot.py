@@ -3,7 +3,7 @@
 Usage: zmq_echo_bot.py [ENDPOINT] [--curve SERVER_SECRET_CERT --allow CLIENT_KEYS_DIR]
 ENDPOINT defaults to $ARENA_ZMQ_ENDPOINT. Reply to line L is "<n> L" where n counts the
 messages of that conversation (DEALER routing id). "crash" exits with code 3, "silent"
-gives no reply. Exits when stdin reaches EOF (the arena closed it).
+gives no reply, "big N" replies with N bytes. Exits when stdin reaches EOF (the arena closed it).
 
 `serve()` is the reusable bot-side loop (it does not import arena).
 """
@@ -70,6 +70,8 @@ def main() -> None:
             os._exit(3)
         if line == "silent":
             return None
+        if line.startswith("big "):
+            return "x" * int(line.split()[1])
         counts[conv] = counts.get(conv, 0) + 1
         return f"{counts[conv]} {line}"
 
