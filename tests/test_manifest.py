@@ -211,8 +211,15 @@ def test_build_timeout(tmp_path: Path) -> None:
         build_bot(load_manifest(p), timeout_s=0.5)
 
 
-def _sleepers(tag: str) -> list[str]:
-    return [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith(tag)]
+def _sleepers(tag: str, within_s: float = 5.0) -> list[str]:
+    """Processes whose command line ends with tag, once they had within_s to die (SIGKILL of a
+    process that is not our child is asynchronous: it can linger a moment on a busy machine)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        found = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith(tag)]
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
 
 
 def _cmdline(pid: str) -> str:
