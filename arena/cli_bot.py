@@ -135,6 +135,8 @@ def list_(dir: DirOption = None) -> None:
     """Registered bots: name, language, transport, version (content hash) and last check."""
     from arena.registry import list_registered
 
+    if dir is not None and not dir.is_dir():
+        fail(f"--dir {dir}: no such folder")
     bots = list_registered(_bots_dir(dir))
     if not bots:
         console.print(f"no bots in {escape(str(_bots_dir(dir)))}", highlight=False)

@@ -73,6 +73,8 @@ def usable_log_dir(log: Path | None) -> Path | None:
     traceback in the middle of a match (or in a tournament worker)."""
     if log is None:
         return None
+    if log.exists() and not log.is_dir():
+        fail(f"--log {log}: not a folder (log files go into a folder, made if missing)")
     try:
         log.mkdir(parents=True, exist_ok=True)
         probe = log / f".arena-log-probe-{os.getpid()}"

@@ -40,9 +40,9 @@ from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, Manife
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 
 TOP_KEYS = {
-    "name": "a text", "seed": "a whole number", "bots": "a list of bot names or manifest paths",
+    "name": "a text", "seed": "a whole number from -2**62 to 2**62", "bots": "a list of bot names or manifest paths",
     "table_size": "a whole number from 2 to 5", "deals": "a whole number of at least 1",
-    "scoring": "placement or pot", "fault_policy": "fallback or forfeit", "workers": "a whole number of at least 1",
+    "scoring": "placement or pot", "fault_policy": "fallback or forfeit", "workers": "a whole number from 1 to 256",
     "schedule": "round_robin or balanced", "tables": "a whole number of at least 1 (balanced schedule)",
     "database": "a path to the SQLite results file", "rules": "a table of rule options",
     "limits": "a table with move_timeout_s and startup_timeout_s",
@@ -236,6 +236,9 @@ def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:
     scoring = options.get("scoring", "placement")
     if scoring not in ("placement", "pot"):
         raise ConfigError(f"{path}: key 'scoring': expected placement or pot, got {scoring!r}")
+    if options.get("fault_policy", "fallback") not in ("fallback", "forfeit"):  # named where it was set
+        where = "fault_policy" if "fault_policy" in data else "rules.fault_policy"
+        raise ConfigError(f"{path}: key {where!r}: expected fallback or forfeit, got {options['fault_policy']!r}")
     try:
         return Rules.from_options(options)
     except GameError as exc:

@@ -119,6 +119,8 @@ def test_add_registers_with_version_and_list_shows_it(tmp_path):
     manifest = load_manifest(reg / "addme")
     assert len(manifest.version) == 12 and manifest.version == content_hash(manifest)
     assert content_hash(src / "addme") == manifest.version  # the same files hash the same
+    missing = run("bot", "list", "--dir", str(tmp_path / "no-such-folder"))  # was "no bots", exit 0
+    assert missing.exit_code == 2 and "no such folder" in missing.output
     listing = run("bot", "list", "--dir", str(reg))
     assert listing.exit_code == 0 and "addme" in listing.output and manifest.version in listing.output
     assert "pass" in listing.output

@@ -62,6 +62,9 @@ def test_tournament_new_rejects_bad_options(tmp_path, args, message):
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[sandbox]\naddress_space_mb = 999999999999999\n',
      "from 1 to 4194304"),
     ('bots = [heuristic_bot\n', "not valid TOML"),
+    # It was reported under [rules], and the range of workers was not the real one.
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\nfault_policy = "die"\n', "key 'fault_policy': expected fallback or forfeit"),
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\nworkers = 1000\n', "from 1 to 256"),
     # Planning 600 million games stalled the run for minutes before its first game.
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\ndeals = 100000000\n', "'deals': 1 table x 100,000,000"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\nschedule = "balanced"\ntables = 400000\n', "'tables'"),
@@ -289,7 +292,7 @@ def test_a_log_folder_that_cannot_be_made_is_a_message_before_any_bot_starts(tmp
     config = tmp_path / "t.toml"
     config.write_text('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
     run = invoke("tournament", "run", str(config), "--log", str(blocker))
-    assert run.exit_code == 2 and "cannot write log files" in " ".join(run.output.split())
+    assert run.exit_code == 2 and "not a folder" in " ".join(run.output.split())  # not "File exists"
     assert not (tmp_path / "t.sqlite").exists()
 
 
