@@ -154,6 +154,11 @@ def _die_with_parent() -> None:
     """Linux: get SIGTERM when the parent dies (even by SIGKILL), so no worker outlives it."""
     with contextlib.suppress(Exception):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    parent = mp.parent_process()
+    if parent is not None and os.getppid() != parent.pid:
+        # The arena died while we were still loading, before the death signal was set: nobody
+        # reads our results, and we would play on and then block forever (an audit saw it).
+        os._exit(0)
 
 
 def _worker(tasks, results, manifests: dict[str, BotManifest], config: TournamentConfig, cpu: int | None,
