@@ -19,7 +19,8 @@ from typing import Any, Mapping, Sequence
 
 from arena import protocol
 from arena.game import Rules
-from arena.manifest import BotManifest, ManifestError, build_bot, content_hash, load_manifest
+from arena.bot_build import build_bot
+from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
 from arena.match import BotSettings, close_seat, connect_bot, play_match
 from arena.protocol_view import visible
 from arena.referee import FaultKind, Seat, TimeLimits, send_lines

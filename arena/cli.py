@@ -93,7 +93,8 @@ def play(
 
 
 def _load_bots(refs: list[str]):
-    from arena.manifest import ManifestError, build_bot, load_manifest
+    from arena.bot_build import build_bot
+    from arena.manifest import ManifestError, load_manifest
 
     manifests = []
     for ref in refs:

@@ -112,7 +112,8 @@ def run(
     log: Annotated[Optional[Path], typer.Option(help="Directory for protocol lines and bot stderr, per table.")] = None,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
-    from arena.manifest import ManifestError, build_bot
+    from arena.bot_build import build_bot
+    from arena.manifest import ManifestError
     from arena.report_live import LiveBoard
     from arena.store import StoreError
     from arena.tournament import run_tournament

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from arena.bot_build import build_bot
 from arena.manifest import (
     ALLOWED_KEYS,
     DEFAULT_BOTS_DIR,
     BotManifest,
     ManifestError,
-    build_bot,
     list_bots,
     load_manifest,
 )

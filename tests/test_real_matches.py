@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from arena.game import EndReason, Rules
-from arena.manifest import BotManifest, build_bot, load_manifest
+from arena.bot_build import build_bot
+from arena.manifest import BotManifest, load_manifest
 from arena.match import BotSettings, open_table, play_match
 
 REPO = Path(__file__).resolve().parents[1]
