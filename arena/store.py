@@ -29,7 +29,6 @@ Schema (version 1):
 
 from __future__ import annotations
 
-import ast
 import fcntl
 import json
 import os
@@ -41,6 +40,7 @@ from typing import Any, Iterable, Iterator
 from arena.referee import GameRecord
 from arena.schedule import GameSpec
 # How one game becomes rows and back; re-exported, as callers know them from here.
+from arena.store_changes import describe_changes
 from arena.store_rows import GameRow, StoreError, compress_transcript, decode_row, encode_game  # noqa: F401
 
 SCHEMA_VERSION = "1"
@@ -231,10 +231,7 @@ class ResultStore:
         stored = self._meta("fingerprint")
         if stored is None:
             return {}
-        old = json.loads(stored)
-        new = json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
-        return {key: _describe_change(key, old.get(key, "(absent)"), new.get(key, "(absent)"))
-                for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)}
+        return describe_changes(json.loads(stored), json.loads(json.dumps(fingerprint, sort_keys=True, default=str)))
 
     def fingerprint(self) -> dict | None:
         stored = self._meta("fingerprint")
@@ -366,38 +363,3 @@ class ResultStore:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
-
-
-def _describe_change(key: str, old: object, new: object) -> str:
-    """'key: was X, now Y'; for the rules only the options that changed (the whole list is long
-    enough to be cut off before the difference)."""
-    if key == "rules":
-        try:
-            before, after = dict(ast.literal_eval(str(old))), dict(ast.literal_eval(str(new)))
-        except (ValueError, SyntaxError, TypeError):
-            pass
-        else:
-            return "rules: " + ", ".join(
-                f"{name} was {before.get(name, '(absent)')}, now {after.get(name, '(absent)')}"
-                for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name))
-    if key == "bot_versions":
-        before, after = _versions_by_bot(old), _versions_by_bot(new)
-        if before is not None and after is not None:
-            return "bot files changed: " + ", ".join(
-                f"{name} was {before.get(name, '(absent)')}, now {after.get(name, '(absent)')}"
-                for name in sorted(set(before) | set(after)) if before.get(name) != after.get(name)
-            ) + " (a bot that writes into its own folder changes its version: protocol.md, the manifest)"
-    return f"{key}: was {_show(old)}, now {_show(new)}"
-
-
-def _versions_by_bot(value: object) -> dict[str, str] | None:
-    """"a=hash,b=hash" (the fingerprint's bot_versions) as a dict; None if it is not that."""
-    if not isinstance(value, str):
-        return None
-    pairs = [item.partition("=") for item in value.split(",") if item]
-    return {name: version for name, sep, version in pairs if sep} if all(sep for _, sep, _ in pairs) else None
-
-
-def _show(value: object, limit: int = 200) -> str:
-    text = json.dumps(value, sort_keys=True)
-    return text if len(text) <= limit else text[:limit] + "..."
