@@ -117,6 +117,7 @@ def run(
     from arena.report_live import LiveBoard
     from arena.store import StoreError
     from arena.tournament import run_tournament
+    from arena.tournament_workers import WorkerDied
 
     config, manifests = _prepare(config_path)
     log = usable_log_dir(log)
@@ -149,14 +150,12 @@ def run(
         console.print(f"[yellow]stopped[/yellow]: {stored} games are stored and kept; every bot was stopped.")
         console.print(f"resume with: arena tournament run {escape(str(config_path))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
-    except StoreError as exc:  # the disk is full, say: what is stored stays whole and resumable
+    except (StoreError, WorkerDied) as exc:  # a full disk, say, or a killed worker: what is stored stays
         stored = store.game_count()
         store.close()
+        console.print()  # past the live board's last line
         fail(f"{exc}. Stopped with {stored} games stored and kept; every bot was stopped. "
              f"Resume with: arena tournament run {config_path}", code=1)
-    except RuntimeError as exc:
-        store.close()
-        fail(str(exc), code=1)
     start_failures = store.start_failures()
     store.close()
     console.print()  # past the live board's last line
@@ -235,7 +234,8 @@ def standings(
 
 def _game_key(game: str, config) -> str:
     """A tournament game number (as bots and logs see it, stable across resumed runs) to its key."""
-    from arena.tournament import build_schedule, game_key_of_number
+    from arena.schedule import game_key_of_number
+    from arena.tournament import build_schedule
 
     if game.isascii() and game.isdigit() and len(game) < 19:
         total = sum(len(t.games) for t in build_schedule(config))
@@ -281,7 +281,7 @@ def replay(
         store.close()
     if seat is not None and seat >= len(row.bots):
         fail(f"--seat must be below {len(row.bots)} for this game")
-    from arena.tournament import game_number
+    from arena.schedule import game_number
 
     number = game_number(row, config.deals, math.factorial(config.table_size))
     for line in replay_lines(row, seat, number):

@@ -50,6 +50,21 @@ def game_key(table: int, deal: int, seating: int) -> str:
     return f"t{table:04d}-d{deal:04d}-s{seating:02d}"
 
 
+def game_number(spec: GameSpec, deals: int, seatings: int) -> int:
+    """A stable game number (1-based position in the schedule), the same in every run, so a bot
+    that seeds itself from the `game` line plays the same way after a resume."""
+    return (spec.table * deals + spec.deal) * seatings + spec.seating + 1
+
+
+def game_key_of_number(number: int, deals: int, seatings: int) -> str | None:
+    """The key of the game with this tournament game number (the inverse of game_number)."""
+    if number < 1:
+        return None
+    index, seating = divmod(number - 1, seatings)
+    table, deal = divmod(index, deals)
+    return game_key(table, deal, seating)
+
+
 def seatings(entries: tuple[str, ...]) -> list[tuple[str, ...]]:
     """Every seating of a table's bots, in a fixed order (itertools order of permutations)."""
     return list(itertools.permutations(entries))

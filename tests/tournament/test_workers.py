@@ -1,0 +1,63 @@
+"""The worker pool's start-up shield against Ctrl-C and SIGTERM (arena/tournament_workers.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.tournament_workers import _stop_signals_held_back
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and signal masks: Linux")
+
+
+def test_a_ctrl_c_while_workers_start_is_raised_only_afterwards():
+    # With another thread running (Rich's refresh thread, in the CLI), the kernel hands the
+    # signal to that thread, so blocking it in ours is not enough: Python still raises
+    # KeyboardInterrupt in the main thread, halfway through starting a worker.
+    other_thread = threading.Thread(target=time.sleep, args=(2.0,), daemon=True)
+    other_thread.start()
+    reached_end_of_block = False
+    with pytest.raises(KeyboardInterrupt):
+        with _stop_signals_held_back():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.3)  # time for the other thread to take the signal and Python to act on it
+            reached_end_of_block = True
+    assert reached_end_of_block
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_workers_start_with_ctrl_c_blocked_even_the_first_one():
+    # In a fresh interpreter, so that multiprocessing's resource tracker is not running yet:
+    # starting it unblocked SIGINT, and the first worker was started without the block.
+    script = textwrap.dedent("""
+        import multiprocessing as mp
+        from arena.tournament_workers import _stop_signals_held_back
+        from tests.tournament.test_workers import report_blocked_signals
+
+        if __name__ == "__main__":
+            ctx = mp.get_context("spawn")
+            with _stop_signals_held_back():
+                child = ctx.Process(target=report_blocked_signals)
+                child.start()
+            child.join()
+    """)
+    result = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    blocked = int(result.stdout.strip(), 16)
+    assert blocked & (1 << (signal.SIGINT - 1)), result.stdout
+
+
+def report_blocked_signals() -> None:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("SigBlk:"):
+            print(line.split()[1], flush=True)
