@@ -17,8 +17,10 @@ def main() -> None:
     signal.signal(signal.SIGINT, _stop_while_loading)
     from arena.cli import main as cli_main
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # from here each command handles Ctrl-C
     try:
+        # From here each command handles Ctrl-C; inside the `try`, so that one landing just
+        # after the swap ends quietly too (a trace of the arena caught one there).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         cli_main()
     except KeyboardInterrupt:  # one no command caught: while Typer was still reading its commands
         sys.exit(130)
