@@ -32,7 +32,9 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -99,6 +101,10 @@ _GAME_COLUMNS = (
 )
 
 
+def _can_write(folder: Path) -> bool:
+    return os.access(folder, os.W_OK)
+
+
 class ResultStore:
     """The results journal of one tournament (see the module docstring for durability and schema)."""
 
@@ -108,14 +114,10 @@ class ResultStore:
         self.path = Path(path)
         self.read_only = read_only
         self._run_lock_fd: int | None = None
+        self._snapshot_dir: str | None = None  # a read-only copy's folder (see _open_read_only)
         try:
             if read_only:
-                uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
-                if not os.access(self.path.parent, os.W_OK):
-                    # SQLite cannot open a WAL file read-only in a folder it cannot write (no -shm
-                    # can be made). Nothing can be writing there either, so the file is read as is.
-                    uri += "&immutable=1"
-                self._db = sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
+                self._db = self._open_read_only()
                 self._check_is_results_file()
                 self._bot_ids: dict[str, int] = {}
                 return
@@ -145,6 +147,27 @@ class ResultStore:
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
         self._bot_ids: dict[str, int] = {}
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        real = self.path.resolve()
+        uri = f"file:{urllib.parse.quote(str(real))}?mode=ro"
+        if not _can_write(real.parent):
+            # SQLite cannot open a WAL file read-only in a folder it cannot write (no -shm can
+            # be made), only as immutable, which ignores the write-ahead log. A run that was
+            # killed leaves its last committed games there, so with a log we read a copy of
+            # both files (standings had left out those games: the kill/resume audit).
+            wal = real.with_name(real.name + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                self._snapshot_dir = tempfile.mkdtemp(prefix="arena-results-")
+                copy = Path(self._snapshot_dir) / real.name
+                try:
+                    shutil.copyfile(real, copy)
+                    shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+                except OSError as exc:
+                    raise StoreError(f"{self.path}: cannot read it ({exc.strerror or exc})") from None
+                return sqlite3.connect(str(copy), isolation_level=None, check_same_thread=False)
+            uri += "&immutable=1"
+        return sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
 
     def _check_is_results_file(self) -> None:
         try:
@@ -357,6 +380,9 @@ class ResultStore:
         if self._run_lock_fd is not None:
             os.close(self._run_lock_fd)  # releases the run lock
             self._run_lock_fd = None
+        if self._snapshot_dir is not None:
+            shutil.rmtree(self._snapshot_dir, ignore_errors=True)
+            self._snapshot_dir = None
 
     def __enter__(self) -> "ResultStore":
         return self

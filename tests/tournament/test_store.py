@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -141,6 +142,33 @@ def test_reader_works_while_writer_holds_a_transaction(tmp_path):
     assert reader.game_count() == 2
     reader.close()
     writer.close()
+
+
+def test_a_reader_in_a_folder_it_cannot_write_still_sees_games_in_the_write_ahead_log(tmp_path, monkeypatch):
+    # A killed run leaves its last commits in r.db-wal. Where the reader cannot write the
+    # folder, SQLite opens the file only as immutable, which ignores that log: the standings
+    # left those games out. (As root every folder is writable, hence the stand-in.)
+    writer = ResultStore(tmp_path / "r.db")
+    writer._db.execute("PRAGMA wal_autocheckpoint = 0")  # keep every commit in the log, as a killed run may
+    played = games()
+    for spec, record in played:
+        writer.add_game(spec, record)
+    published = tmp_path / "published"
+    published.mkdir()
+    for name in ("r.db", "r.db-wal"):
+        shutil.copyfile(tmp_path / name, published / name)
+    writer.close()
+    with sqlite3.connect(f"file:{published / 'r.db'}?mode=ro&immutable=1", uri=True) as immutable:
+        assert immutable.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'games'").fetchone()[0] == 0
+
+    monkeypatch.setattr("arena.store._can_write", lambda folder: False)
+    reader = ResultStore(published / "r.db", read_only=True)
+    assert reader.game_count() == len(played) == 6
+    assert [r.key for r in reader.rows()] == [spec.key for spec, _ in played]
+    snapshot = Path(reader._snapshot_dir)
+    reader.close()
+    assert not snapshot.exists()
+    assert sorted(p.name for p in published.iterdir()) == ["r.db", "r.db-wal"]  # untouched
 
 
 WRITER = textwrap.dedent("""
