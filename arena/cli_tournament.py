@@ -69,7 +69,7 @@ def _prepare(config_path: Path):
 
 def _open_store(config, manifests, *, create: bool):
     """The results of `config`: to write (`create`: a run) or only to read (reports, replays)."""
-    from arena.store import ResultStore, StoreError
+    from arena.store import ResultStore, StoreBusy, StoreError
     from arena.tournament import fingerprint
 
     if not create and not config.database.exists():
@@ -82,6 +82,8 @@ def _open_store(config, manifests, *, create: bool):
             return store
         store = ResultStore(config.database, read_only=True)
         changed = store.fingerprint_changes(expected)
+    except StoreBusy as exc:
+        fail(str(exc), code=1)
     except StoreError as exc:
         fail(f"{exc} (the results file of {config.path}, which its key 'database' can move)")
     if set(changed) == {"bot_versions"}:

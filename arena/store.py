@@ -46,6 +46,7 @@ from arena.store_changes import describe_changes
 from arena.store_rows import GameRow, StoreError, compress_transcript, decode_row, encode_game  # noqa: F401
 
 SCHEMA_VERSION = "1"
+BUSY_TIMEOUT_S = 30.0  # how long a statement waits for another connection's lock (a checkpoint, a shell)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -101,6 +102,10 @@ _GAME_COLUMNS = (
 )
 
 
+class StoreBusy(StoreError):
+    """Another program has held the database's write lock for longer than the busy timeout."""
+
+
 def _can_write(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
@@ -127,8 +132,8 @@ class ResultStore:
             if not os.access(folder, os.W_OK | os.X_OK) or (self.path.exists() and not os.access(self.path, os.W_OK)):
                 # SQLite would say only "unable to open" or fail at the first write, after a game.
                 raise StoreError(f"{self.path}: cannot write there (no permission); results need a writable file and folder")
-            self._db = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA busy_timeout = 30000")
+            self._db = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                       check_same_thread=False)
             mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreError(f"{self.path}: cannot switch the database to WAL mode (got {mode})")
@@ -167,7 +172,7 @@ class ResultStore:
                     raise StoreError(f"{self.path}: cannot read it ({exc.strerror or exc})") from None
                 return sqlite3.connect(str(copy), isolation_level=None, check_same_thread=False)
             uri += "&immutable=1"
-        return sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
+        return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
 
     def _check_is_results_file(self) -> None:
         try:
@@ -210,11 +215,17 @@ class ResultStore:
     # ---- transactions ------------------------------------------------------------------------
 
     class _Tx:
-        def __init__(self, db: sqlite3.Connection, mode: str) -> None:
-            self.db, self.mode = db, mode
+        def __init__(self, db: sqlite3.Connection, mode: str, path: Path) -> None:
+            self.db, self.mode, self.path = db, mode, path
 
         def __enter__(self):
-            self.db.execute(f"BEGIN {self.mode}")
+            try:
+                self.db.execute(f"BEGIN {self.mode}")
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise StoreBusy(f"{self.path} stayed locked by another program for {BUSY_TIMEOUT_S:g} s ({exc}): close "
+                                    "what holds it (an sqlite3 shell in a transaction, a backup) and run again") from None
+                raise
             return self.db
 
         def __exit__(self, exc_type, exc, tb) -> None:
@@ -224,10 +235,10 @@ class ResultStore:
                 self.db.execute("ROLLBACK")
 
     def _write(self) -> "_Tx":
-        return ResultStore._Tx(self._db, "IMMEDIATE")
+        return ResultStore._Tx(self._db, "IMMEDIATE", self.path)
 
     def _read(self) -> "_Tx":
-        return ResultStore._Tx(self._db, "DEFERRED")
+        return ResultStore._Tx(self._db, "DEFERRED", self.path)
 
     def _meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

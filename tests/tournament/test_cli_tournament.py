@@ -382,3 +382,27 @@ def test_a_tournament_with_a_bot_that_cannot_start_ends_with_an_error_naming_it(
     assert "done: 6 games stored" in said
     assert "ghost could not start in 6 games" in said and "No such file or directory" in said
     assert "2 failed starts in a row" in said  # the first restart was once called "restart 2"
+
+
+def test_a_results_file_locked_by_another_program_is_a_message_not_a_traceback(tmp_path, monkeypatch):
+    # An sqlite3 shell left in a write transaction, say: the run used to end in a traceback
+    # from sqlite3 after the busy timeout, and the message blamed the config's `database` key.
+    import sqlite3
+
+    from arena.store import ResultStore
+
+    monkeypatch.setattr("arena.store.BUSY_TIMEOUT_S", 0.2)
+    config = tmp_path / "held.toml"
+    config.write_text('name = "held"\nseed = 3\ndeals = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    database = tmp_path / "held.sqlite"
+    ResultStore(database).close()
+    shell = sqlite3.connect(database, isolation_level=None)
+    shell.execute("BEGIN IMMEDIATE")
+    try:
+        result = invoke("tournament", "run", str(config))
+    finally:
+        shell.execute("ROLLBACK")
+        shell.close()
+    text = result.output.replace("\n", " ")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "stayed locked by another program for 0.2 s" in text and "'database'" not in text
