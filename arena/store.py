@@ -43,58 +43,10 @@ from arena.referee import GameRecord
 from arena.schedule import GameSpec
 # How one game becomes rows and back; re-exported, as callers know them from here.
 from arena.store_changes import describe_changes
-from arena.store_rows import GameRow, StoreError, compress_transcript, decode_row, encode_game  # noqa: F401
+from arena.store_rows import (SCHEMA, SCHEMA_VERSION, GameRow, StoreError, compress_transcript,  # noqa: F401
+                              decode_row, encode_game)
 
-SCHEMA_VERSION = "1"
 BUSY_TIMEOUT_S = 30.0  # how long a statement waits for another connection's lock (a checkpoint, a shell)
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS bots (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS games (
-    id INTEGER PRIMARY KEY,
-    key TEXT NOT NULL UNIQUE,
-    table_no INTEGER NOT NULL,
-    deal INTEGER NOT NULL,
-    seating INTEGER NOT NULL,
-    bots TEXT NOT NULL,             -- names by seat, comma-separated
-    seed INTEGER NOT NULL,
-    dealer INTEGER NOT NULL,
-    finishing_order TEXT NOT NULL,  -- seats, first out first, comma-separated
-    skitgubbe INTEGER NOT NULL,
-    reason TEXT NOT NULL,
-    points TEXT NOT NULL,           -- per seat, comma-separated
-    moves INTEGER NOT NULL,
-    faults TEXT NOT NULL,           -- JSON list of {seat, kind, detail, move}
-    think_mean_ms TEXT NOT NULL,    -- per seat, comma-separated
-    think_max_ms TEXT NOT NULL,
-    extra TEXT NOT NULL,            -- JSON object (limits in force, bot versions, ...)
-    finished_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS games_orders ON games (bots, finishing_order);
-CREATE TABLE IF NOT EXISTS transcripts (game_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS seat_results (
-    bot INTEGER NOT NULL,
-    game_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    table_no INTEGER NOT NULL,
-    deal INTEGER NOT NULL,
-    points INTEGER NOT NULL,
-    place INTEGER NOT NULL,
-    faults INTEGER NOT NULL,
-    skitgubbe INTEGER NOT NULL,     -- 1 when this seat finished last
-    PRIMARY KEY (bot, game_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS seat_results_deal ON seat_results (bot, table_no, deal, points);
-CREATE TABLE IF NOT EXISTS faults (
-    game_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    bot INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    move INTEGER NOT NULL
-);
-"""
 
 _GAME_COLUMNS = (
     "id, key, table_no, deal, seating, bots, seed, dealer, finishing_order, skitgubbe, reason, points, "
@@ -134,21 +86,20 @@ class ResultStore:
                 raise StoreError(f"{self.path}: cannot write there (no permission); results need a writable file and folder")
             self._db = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
                                        check_same_thread=False)
+            tables = self._table_names()
+            if tables:  # checked before anything changes: another program's file is left as it is
+                self._check_is_results_file(tables)
             mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StoreError(f"{self.path}: cannot switch the database to WAL mode (got {mode})")
             self._db.execute("PRAGMA synchronous = FULL")
             self._db.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache: big scans and bulk loads
-            exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'").fetchone()
-            if exists is None:
+            if not tables:
                 with self._write():
-                    for statement in _SCHEMA.split(";"):
+                    for statement in SCHEMA.split(";"):
                         if statement.strip():
                             self._db.execute(statement)
                     self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
-            version = self._meta("schema_version")
-            if version != SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: results schema version {version}, this arena reads version {SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
         self._bot_ids: dict[str, int] = {}
@@ -174,14 +125,22 @@ class ResultStore:
             uri += "&immutable=1"
         return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
 
-    def _check_is_results_file(self) -> None:
+    def _table_names(self) -> set[str]:
         try:
-            tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            return {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
-        if not {"meta", "games"} <= tables:
-            raise StoreError(f"{self.path} is not an arena results database (it has no games table)")
-        version = self._meta("schema_version")
+
+    def _check_is_results_file(self, tables: set[str] | None = None) -> None:
+        tables = self._table_names() if tables is None else tables
+        try:
+            version = self._meta("schema_version") if {"meta", "games"} <= tables else None
+        except sqlite3.DatabaseError:  # a `meta` table of another program
+            version = None
+        if version is None:
+            what = f"tables {', '.join(sorted(tables)[:6])}" if tables else "no tables"
+            raise StoreError(f"{self.path} is not an arena results database (an SQLite file with {what}); "
+                             "give the results a file of their own")
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path}: results schema version {version}, this arena reads version {SCHEMA_VERSION}")
 

@@ -1,4 +1,4 @@
-"""One game as the results database's rows, and back (the schema is in arena/store.py).
+"""The results database's schema, and one game as its rows and back.
 
 `encode_game` turns a played game into its rows (pure, so bulk loaders can encode in
 parallel); `decode_row` turns a games row (plus its transcript) into a `GameRow`.
@@ -14,6 +14,58 @@ from dataclasses import dataclass, field
 from arena.game import Transcript
 from arena.referee import NOT_COUNTED_FAULTS, GameRecord
 from arena.schedule import GameSpec
+
+
+SCHEMA_VERSION = "1"
+
+# The tables (arena/store.py's docstring says what each is for).
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    table_no INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    seating INTEGER NOT NULL,
+    bots TEXT NOT NULL,             -- names by seat, comma-separated
+    seed INTEGER NOT NULL,
+    dealer INTEGER NOT NULL,
+    finishing_order TEXT NOT NULL,  -- seats, first out first, comma-separated
+    skitgubbe INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    points TEXT NOT NULL,           -- per seat, comma-separated
+    moves INTEGER NOT NULL,
+    faults TEXT NOT NULL,           -- JSON list of {seat, kind, detail, move}
+    think_mean_ms TEXT NOT NULL,    -- per seat, comma-separated
+    think_max_ms TEXT NOT NULL,
+    extra TEXT NOT NULL,            -- JSON object (limits in force, bot versions, ...)
+    finished_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS games_orders ON games (bots, finishing_order);
+CREATE TABLE IF NOT EXISTS transcripts (game_id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS seat_results (
+    bot INTEGER NOT NULL,
+    game_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    table_no INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    points INTEGER NOT NULL,
+    place INTEGER NOT NULL,
+    faults INTEGER NOT NULL,
+    skitgubbe INTEGER NOT NULL,     -- 1 when this seat finished last
+    PRIMARY KEY (bot, game_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS seat_results_deal ON seat_results (bot, table_no, deal, points);
+CREATE TABLE IF NOT EXISTS faults (
+    game_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    bot INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    move INTEGER NOT NULL
+);
+"""
 
 
 class StoreError(Exception):

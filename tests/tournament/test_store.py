@@ -127,6 +127,23 @@ def test_not_a_database(tmp_path):
         ResultStore(bad)
 
 
+@pytest.mark.parametrize("tables", [("users",), ("games", "meta"), ("games", "notes")])
+@pytest.mark.parametrize("read_only", [False, True])
+def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path, tables, read_only):
+    # A `database` key pointing at some other program's file: a run used to add our tables to
+    # it (and switch it to WAL), and a foreign `games` or `meta` gave "schema version None".
+    path = tmp_path / "theirs.db"
+    with sqlite3.connect(path) as db:
+        for name in tables:
+            db.execute(f"CREATE TABLE {name} (x TEXT)")
+    before = path.read_bytes()
+    with pytest.raises(StoreError) as error:
+        ResultStore(path, read_only=read_only)
+    assert "is not an arena results database (an SQLite file with tables " + ", ".join(sorted(tables)) in str(error.value)
+    assert path.read_bytes() == before
+    assert not (tmp_path / "theirs.db-wal").exists()
+
+
 def test_reader_works_while_writer_holds_a_transaction(tmp_path):
     writer = ResultStore(tmp_path / "r.db")
     played = games()
