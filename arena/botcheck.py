@@ -23,6 +23,7 @@ from arena.bot_build import build_bot
 from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
 from arena.match import BotSettings, close_seat, connect_bot, play_match
 from arena.protocol_view import visible
+from arena.wording import count
 from arena.referee import FaultKind, Seat, TimeLimits, send_lines
 from arena.transport.base import TransportError, describe_returncode
 
@@ -218,7 +219,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         summary = ", ".join(f"{k.value} x{n}" for k, n in kinds.items()) or "no faults"
         results.append(CheckResult(
             "games", not mine,
-            f"{len(match.records)} games vs {', '.join(opponents)}, {decisions} decisions answered; {summary}"))
+            f"{count(len(match.records), 'game')} vs {', '.join(opponents)}, {decisions} decisions answered; {summary}"))
 
         f = first_fault({FaultKind.ILLEGAL, FaultKind.STALE})
         results.append(CheckResult(

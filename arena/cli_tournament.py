@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, err_console, fail,
                                parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.wording import count
 
 tournament_app = typer.Typer(help="Create and run round-robin tournaments.", no_args_is_help=True)
 
@@ -149,21 +150,21 @@ def run(
         stored = store.game_count()
         store.close()
         console.print()
-        console.print(f"[yellow]stopped[/yellow]: {stored} games are stored and kept; every bot was stopped.")
+        console.print(f"[yellow]stopped[/yellow]: {count(stored, 'game')} {'is' if stored == 1 else 'are'} stored and kept; every bot was stopped.")
         console.print(f"resume with: arena tournament run {escape(str(config_path))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
     except (StoreError, WorkerDied) as exc:  # a full disk, say, or a killed worker: what is stored stays
         stored = store.game_count()
         store.close()
         console.print()  # past the live board's last line
-        fail(f"{exc}. Stopped with {stored} games stored and kept; every bot was stopped. "
+        fail(f"{exc}. Stopped with {count(stored, 'game')} stored and kept; every bot was stopped. "
              f"Resume with: arena tournament run {config_path}", code=1)
     start_failures = store.start_failures()
     store.close()
     console.print()  # past the live board's last line
     if summary.played == 0:
-        console.print(f"nothing to play: all {summary.total} games are already stored")
-    console.print(f"done: {summary.total} games stored ({summary.played} played now). "
+        console.print(f"nothing to play: all {count(summary.total, 'game')} {'is' if summary.total == 1 else 'are'} already stored")
+    console.print(f"done: {count(summary.total, 'game')} stored ({summary.played} played now). "
                   f"Report: arena standings {escape(str(config_path))} --format html -o standings.html", highlight=False)
     if start_failures:
         # The results stand (each such game is a recorded fault), but a bot that never played is

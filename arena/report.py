@@ -14,6 +14,7 @@ from arena.game.rules import Scoring
 from arena.game.scoring import MatchScore
 from arena.referee import NOT_COUNTED_FAULTS, GameRecord
 from arena.report_standings import places_table
+from arena.wording import count
 from arena.selfplay import SelfplaySummary
 
 
@@ -66,7 +67,7 @@ def render_game_record(record: GameRecord, console: Console, score: MatchScore |
 
 
 def render_match_totals(names: Sequence[str], totals: Sequence[int], winners: Sequence[int], games: int, console: Console) -> None:
-    table = Table(title=f"Match result after {games} games")
+    table = Table(title=f"Match result after {count(games, 'game')}")
     table.add_column("seat", justify="right")
     table.add_column("bot")
     table.add_column("points", justify="right")

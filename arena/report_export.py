@@ -9,6 +9,7 @@ import math
 from html import escape
 
 from arena.standings import BotStanding, Standings
+from arena.wording import count
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
 
@@ -28,7 +29,7 @@ def _md_cell(text: object) -> str:
 
 
 def to_markdown(standings: Standings, title: str = "Standings") -> str:
-    lines = [f"# {_md_cell(title)}", "", f"{standings.games} games.", "",
+    lines = [f"# {_md_cell(title)}", "", f"{count(standings.games, 'game')}.", "",
              "| # | bot | games | points | pts/game ± 95% CI | wins | skitgubbe | faults |",
              "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for b in standings.bots:
@@ -151,7 +152,7 @@ def to_html(standings: Standings, title: str = "Standings") -> str:
     """One self-contained HTML page: standings, head to head, places by seat, faults, and an SVG chart."""
     t = escape(title)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{t}</title>",
-           f"<style>{_CSS}</style></head><body>", f"<h1>{t}</h1>", f"<p>{standings.games} games.</p>",
+           f"<style>{_CSS}</style></head><body>", f"<h1>{t}</h1>", f"<p>{count(standings.games, 'game')}.</p>",
            '<table class="standings"><thead><tr><th>#</th><th>bot</th><th>version</th><th>games</th><th>points</th>'
            "<th>pts/game ± 95% CI</th><th>wins</th><th>skitgubbe</th><th>faults</th></tr></thead><tbody>"]
     for b in standings.bots:

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from arena.report_export import fault_matrix
 from arena.standings import BotStanding, Standings
+from arena.wording import count
 
 
 def format_ci(b: BotStanding) -> str:
@@ -31,7 +32,7 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
 
     Bot versions (content hashes) make the table too wide for an 80-column terminal, so they
     are shown only on request; the JSON, CSV, Markdown and HTML reports always carry them."""
-    table = Table(title=f"{escape(title)} ({standings.games} games)",
+    table = Table(title=f"{escape(title)} ({count(standings.games, 'game')})",
                   caption="per game: points per game ± the 95% confidence interval over deal sets")
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
     table.add_column("bot", no_wrap=True)
