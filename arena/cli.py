@@ -20,6 +20,23 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from arena import __version__
+        from arena.protocol import PROTOCOL_VERSION
+
+        console.print(f"arena {__version__} (protocol {PROTOCOL_VERSION})", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print the arena's version and protocol version, then exit.")] = False,
+) -> None:
+    """Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language."""
+
+
 RuleOption = Annotated[
     Optional[list[str]],
     typer.Option("--rule", "-r", help="A rule option, OPTION=VALUE (repeatable), e.g. --rule ace_high=true."),

@@ -177,7 +177,13 @@ def run(
 def _format_of(output: Path | None) -> str:
     """`-o standings.html` alone means HTML: a text table in a .html file helps nobody."""
     suffix = output.suffix.lower() if output is not None else ""
-    return {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json", ".csv": "csv"}.get(suffix, "table")
+    by_suffix = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json", ".csv": "csv",
+                 "": "table", ".txt": "table", ".text": "table"}
+    if suffix not in by_suffix:
+        # `-o standings.pdf` would get a text table under a name that promises something else.
+        fail(f"-o {output}: no report format is written as '{output.suffix}'; give --format "
+             f"({', '.join(FORMATS)}) or a file ending in .html, .md, .json, .csv or .txt")
+    return by_suffix[suffix]
 
 
 def _note_changed_limits(store, config, manifests) -> None:
@@ -201,8 +207,7 @@ def standings(
     from arena.report_standings import render_standings_details, render_standings_table
     from arena.standings import compute_standings
 
-    if format is None:
-        format = _format_of(output)
+    format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
     config, manifests = _prepare(config_path)

@@ -127,6 +127,13 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
     assert "| heuristic_bot" in markdown.output or "heuristic_bot |" in markdown.output
     bad = invoke("standings", str(config), "--format", "pdf")
     assert bad.exit_code == 2 and "--format" in bad.output
+    assert invoke("standings", str(config), "--format", "JSON").output == as_json.output
+    # A suffix no format has: refused, rather than a text table in "standings.PDF".
+    unknown = invoke("standings", str(config), "-o", str(tmp_path / "standings.PDF"))
+    assert unknown.exit_code == 2 and "'.PDF'" in unknown.output and not (tmp_path / "standings.PDF").exists()
+    text_file = tmp_path / "standings.txt"
+    assert invoke("standings", str(config), "-o", str(text_file)).exit_code == 0
+    assert "heuristic_bot" in text_file.read_text()
 
     replay = invoke("replay", str(config), "1")
     assert replay.exit_code == 0 and "skitgubbe" in replay.output
