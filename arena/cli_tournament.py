@@ -53,9 +53,26 @@ def new(
         rules.pop("num_players", None)
         write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
                      rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
-    except (UsageError, GameError, ConfigError) as exc:
+    except ConfigError as exc:
+        fail(_in_option_terms(str(exc), path))
+    except (UsageError, GameError) as exc:
         fail(str(exc))
     console.print(f"wrote {escape(str(path))}; run it with: arena tournament run {escape(str(path))}", highlight=False)
+
+
+# `tournament new` checks what it would write as a config would be checked; its user gave
+# options, not keys of a file that does not exist yet.
+_OPTION_OF_KEY = {"bots": "--bot", "deals": "--deals", "table_size": "--table-size", "seed": "--seed",
+                  "name": "--name", "workers": "--workers", "limits.move_timeout_s": "--move-timeout",
+                  "limits.startup_timeout_s": "--startup-timeout", "rules": "--rule"}
+
+
+def _in_option_terms(message: str, path: Path) -> str:
+    for key, option in _OPTION_OF_KEY.items():
+        if f"key {key!r}" in message:
+            message = message.replace(f"{path}: ", "", 1).replace(f"key {key!r}", option)
+        message = message.replace(f"({key})", f"({option})")
+    return message
 
 
 def _prepare(config_path: Path):

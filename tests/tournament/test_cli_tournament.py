@@ -278,8 +278,11 @@ def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, mo
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["-b", "no_such_bot"], "no bot named 'no_such_bot'"),
-    (["-b", "random_bot"], "listed twice"),
+    # Named as the options given, not as keys of a file that was never written.
+    (["-b", "no_such_bot"], "error: --bot: /"),
+    (["-b", "random_bot"], "error: --bot: the bot 'random_bot' is listed twice"),
+    ([], "error: --bot: 2 bots cannot fill a table of 3 (--table-size)"),
+    (["-b", "shell_bot", "--deals", "200000", "--table-size", "3", "-b", "c_bot"], "error: --deals: 4 tables x 200,000"),
     (["-b", "shell_bot", "--rule", "ace_high=true", "--rule", "ace_high=false"], "given twice"),
     (["-b", "shell_bot", "--rule", "num_players=2"], "does not match --table-size 3"),
     (["-b", "shell_bot", "--name", "bad\udcff"], "not valid UTF-8"),
