@@ -20,6 +20,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
 def _print_version(asked: bool) -> None:
     if asked:
         from arena import __version__

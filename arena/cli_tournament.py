@@ -167,7 +167,8 @@ def run(
         stored = store.game_count()
         store.close()
         console.print()
-        console.print(f"[yellow]stopped[/yellow]: {count(stored, 'game')} {'is' if stored == 1 else 'are'} stored and kept; every bot was stopped.")
+        console.print(f"[yellow]stopped[/yellow]: {count(stored, 'game')} {'is' if stored == 1 else 'are'} stored "
+                      "and kept; every bot was stopped.")
         console.print(f"resume with: arena tournament run {escape(str(config_path))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
     except (StoreError, WorkerDied) as exc:  # a full disk, say, or a killed worker: what is stored stays
@@ -180,7 +181,8 @@ def run(
     store.close()
     console.print()  # past the live board's last line
     if summary.played == 0:
-        console.print(f"nothing to play: all {count(summary.total, 'game')} {'is' if summary.total == 1 else 'are'} already stored")
+        console.print(f"nothing to play: all {count(summary.total, 'game')} "
+                      f"{'is' if summary.total == 1 else 'are'} already stored")
     console.print(f"done: {count(summary.total, 'game')} stored ({summary.played} played now). "
                   f"Report: arena standings {escape(str(config_path))} --format html -o standings.html", highlight=False)
     if start_failures:

@@ -74,8 +74,12 @@ class ResultStore:
         self._snapshot_dir: str | None = None  # a read-only copy's folder (see _open_read_only)
         try:
             if read_only:
-                self._db = self._open_read_only()
-                self._check_is_results_file()
+                try:
+                    self._db = self._open_read_only()
+                    self._check_is_results_file()
+                except BaseException:
+                    self.close()  # also removes a private copy made for reading
+                    raise
                 self._bot_ids: dict[str, int] = {}
                 return
             folder = self.path.parent
@@ -345,7 +349,7 @@ class ResultStore:
     def close(self) -> None:
         try:
             self._db.close()
-        except sqlite3.Error:
+        except (sqlite3.Error, AttributeError):  # AttributeError: closed before it was opened
             pass
         if self._run_lock_fd is not None:
             os.close(self._run_lock_fd)  # releases the run lock

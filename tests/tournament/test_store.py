@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -186,6 +187,23 @@ def test_a_reader_in_a_folder_it_cannot_write_still_sees_games_in_the_write_ahea
     reader.close()
     assert not snapshot.exists()
     assert sorted(p.name for p in published.iterdir()) == ["r.db", "r.db-wal"]  # untouched
+
+
+def test_a_private_copy_made_to_read_another_programs_file_is_removed(tmp_path, monkeypatch):
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    db = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+    db.execute("CREATE TABLE users (x TEXT)")
+    for name in ("t.db", "t.db-wal"):
+        shutil.copyfile(tmp_path / name, theirs / name)
+    db.close()
+    monkeypatch.setattr("arena.store._can_write", lambda folder: False)
+    copies = set(Path(tempfile.gettempdir()).glob("arena-results-*"))
+    with pytest.raises(StoreError, match="tables users"):
+        ResultStore(theirs / "t.db", read_only=True)
+    assert set(Path(tempfile.gettempdir()).glob("arena-results-*")) == copies
 
 
 WRITER = textwrap.dedent("""
