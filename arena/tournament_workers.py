@@ -11,6 +11,7 @@ comes, and the parent knows which worker died and what it was playing.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import math
@@ -77,7 +78,7 @@ class WorkerPool:
     def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
         """Play `tables` (in this order) and yield each game as a worker reports it. Raises
         WorkerDied if a worker ends before it has finished its table."""
-        pending = list(tables)
+        pending = collections.deque(tables)
         while not all(worker.finished for worker in self._workers):
             listening = {worker.conn: worker for worker in self._workers if not worker.finished}
             ready = wait(list(listening), timeout=_POLL_S)
@@ -90,7 +91,7 @@ class WorkerPool:
                 if kind == "game":
                     yield payload
                 else:  # "next": it has finished its table (or just started)
-                    worker.table = pending.pop(0) if pending else None
+                    worker.table = pending.popleft() if pending else None
                     worker.finished = worker.table is None
                     self._send(worker, worker.table)
 
