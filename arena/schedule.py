@@ -116,6 +116,8 @@ def balanced_tables(entries: list[str], table_size: int, tables: int, seed: int,
     _check(entries, table_size, 1)
     if tables < 1:
         raise ScheduleError("a balanced schedule needs at least one table")
+    if tables * table_size < len(entries):  # an entry without a table would be ranked on 0 games
+        raise ScheduleError(f"{tables} tables of {table_size} leave some of the {len(entries)} entries without a game")
     rng = random.Random(derive_seed(seed, "balanced"))
     n, k = len(entries), table_size
     tables_of = [0] * n  # tables per entry

@@ -19,6 +19,7 @@ from arena.manifest import BotManifest
 from arena.referee import GameRecord
 from arena.schedule import TableSpec, balanced_schedule, pair_meetings, round_robin
 from arena.store import ResultStore
+from arena.wording import count
 from arena.tournament_config import TournamentConfig
 from arena.tournament_workers import WorkerPool
 
@@ -59,10 +60,10 @@ def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str
     per_pair = [meetings.get(pair, 0) for pair in itertools.combinations(sorted(entries), 2)] or [0]
 
     def span(values: list[int]) -> str:
-        return f"{min(values)}" if min(values) == max(values) else f"{min(values)} to {max(values)}"
+        return count(min(values), "table") if min(values) == max(values) else f"{min(values)} to {max(values)} tables"
 
-    text = (f"{len(tables)} tables; each bot plays {span(per_entry)} tables; "
-            f"each pair of bots meets at {span(per_pair)} tables")
+    text = (f"{count(len(tables), 'table')}; each bot plays {span(per_entry)}; "
+            f"each pair of bots meets at {span(per_pair)}")
     if min(per_entry) != max(per_entry):
         text += " (bots play unequal numbers of games: compare points per game, not total points)"
     return text

@@ -166,6 +166,11 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
                           "(a round robin plays every combination); add schedule = \"balanced\" or drop it")
     if len(bots) < table_size:
         raise ConfigError(f"{path}: key 'bots': {len(bots)} bots cannot fill a table of {table_size} (table_size)")
+    if tables is not None and tables * table_size < len(bots):
+        need = -(-len(bots) // table_size)
+        raise ConfigError(f"{path}: key 'tables': {tables} table{'s' if tables != 1 else ''} of {table_size} seat "
+                          f"{tables * table_size} bots, so some of the {len(bots)} bots would play no game; "
+                          f"a balanced schedule of these bots needs at least {need} tables")
     _check_size(path, len(bots), table_size, deals, tables)
     rules = _rules(data, path, table_size)
     limits = data.get("limits", {})

@@ -69,6 +69,10 @@ def test_tournament_new_rejects_bad_options(tmp_path, args, message):
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\ndeals = 100000000\n', "'deals': 1 table x 100,000,000"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\nschedule = "balanced"\ntables = 400000\n', "'tables'"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\ntables = 4\n', "only the balanced schedule"),
+    # One table of three for four bots left one bot ranked on 0 games.
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot", "c_bot"]\nschedule = "balanced"\ntables = 1\n',
+     "'tables': 1 table of 3 seat 3 bots, so some of the 4 bots would play no game; a balanced schedule of "
+     "these bots needs at least 2 tables"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[rules]\nnext_dealer = "loser"\n', "rules.next_dealer"),
 ])
 def test_tournament_run_names_the_file_and_key_of_a_bad_config(tmp_path, body, message):

@@ -107,11 +107,18 @@ def test_bad_schedules_are_refused(entries, size, deals):
         round_robin(entries, size, deals, seed=1)
 
 
+def test_a_balanced_schedule_too_small_to_seat_every_entry_is_refused():
+    """Two tables of three seat six of seven entries: the seventh would be ranked on no games."""
+    with pytest.raises(ScheduleError, match="without a game"):
+        balanced_schedule([f"bot{i}" for i in range(7)], 3, tables=2, deals=1, seed=1)
+    assert len(balanced_schedule([f"bot{i}" for i in range(7)], 3, tables=3, deals=1, seed=1)) == 3
+
+
 def test_the_balance_of_a_schedule_is_described_in_ranges():
     from arena.tournament import describe_balance
 
     entries = [f"bot{i}" for i in range(7)]
     fano = balanced_schedule(entries, 3, tables=7, deals=1, seed=3)
-    assert describe_balance(fano, entries) == "7 tables; each bot plays 3 tables; each pair of bots meets at 1 tables"
+    assert describe_balance(fano, entries) == "7 tables; each bot plays 3 tables; each pair of bots meets at 1 table"
     uneven = describe_balance(balanced_schedule(["a", "b", "c", "d"], 3, tables=6, deals=1, seed=1), ["a", "b", "c", "d"])
     assert "each bot plays 4 to 5 tables" in uneven and "compare points per game" in uneven
