@@ -34,6 +34,12 @@ def new(
     deals: Annotated[int, typer.Option(min=1, help="Deals per table, each played in every seating.")] = 2,
     rule: Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option OPTION=VALUE (repeatable).")] = None,
     workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: the number of cores).")] = None,
+    schedule: Annotated[Optional[str], typer.Option(
+        help="round_robin (every combination of bots) or balanced (--tables N tables in which every pair "
+             "meets equally often). Default: balanced if --tables is given, else round_robin.")] = None,
+    tables: Annotated[Optional[int], typer.Option(help="Tables of a balanced schedule.")] = None,
+    database: Annotated[Optional[Path], typer.Option(
+        help="The SQLite results file (default: beside the config, named after it).")] = None,
     move_timeout: MoveTimeout = 2.0,
     startup_timeout: StartupTimeout = 10.0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
@@ -51,8 +57,11 @@ def new(
         options["num_players"] = str(table_size)
         rules = Rules.from_options(options).changed_options()  # validated, with native TOML types
         rules.pop("num_players", None)
+        if schedule is None:
+            schedule = "balanced" if tables is not None else "round_robin"
         write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
-                     rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
+                     rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout,
+                     schedule=schedule, tables=tables, database=database)
     except ConfigError as exc:
         fail(_in_option_terms(str(exc), path))
     except (UsageError, GameError) as exc:
@@ -64,7 +73,8 @@ def new(
 # options, not keys of a file that does not exist yet.
 _OPTION_OF_KEY = {"bots": "--bot", "deals": "--deals", "table_size": "--table-size", "seed": "--seed",
                   "name": "--name", "workers": "--workers", "limits.move_timeout_s": "--move-timeout",
-                  "limits.startup_timeout_s": "--startup-timeout", "rules": "--rule"}
+                  "limits.startup_timeout_s": "--startup-timeout", "rules": "--rule", "schedule": "--schedule",
+                  "tables": "--tables", "database": "--database"}
 
 
 def _in_option_terms(message: str, path: Path) -> str:

@@ -251,12 +251,22 @@ def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:
 
 
 def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,
-                 rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float) -> None:
-    """Write a config (validated first, so what is written always loads)."""
+                 rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float,
+                 schedule: str = "round_robin", tables: int | None = None, database: Path | None = None) -> None:
+    """Write a config (validated first, so what is written always loads). Paths given (bots,
+    `database`) start from the current folder; they are written relative to the config's folder,
+    where a config's relative paths start."""
     entries = [_entry_for_config(ref, path.parent) for ref in bots]
     data: dict[str, Any] = {"name": name, "seed": seed, "bots": entries, "table_size": table_size, "deals": deals}
     if workers is not None:
         data["workers"] = workers
+    if schedule != "round_robin" or tables is not None:
+        data["schedule"] = schedule
+    if tables is not None:
+        data["tables"] = tables
+    if database is not None:
+        given = database.expanduser()
+        data["database"] = str(given if given.is_absolute() else os.path.relpath(given.resolve(), path.parent.resolve()))
     rule_table = dict(rules)
     for key in ("scoring", "fault_policy"):
         if key in rule_table:

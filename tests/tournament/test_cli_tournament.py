@@ -290,6 +290,10 @@ def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, mo
     (["-b", "shell_bot", "--rule", "ace_high=true", "--rule", "ace_high=false"], "given twice"),
     (["-b", "shell_bot", "--rule", "num_players=2"], "does not match --table-size 3"),
     (["-b", "shell_bot", "--name", "bad\udcff"], "not valid UTF-8"),
+    (["-b", "shell_bot", "--schedule", "swiss"], "error: --schedule: expected round_robin or balanced, got 'swiss'"),
+    (["-b", "shell_bot", "--schedule", "balanced"], "error: --tables: the balanced schedule needs the number of tables"),
+    (["-b", "shell_bot", "-b", "c_bot", "--tables", "1"], "error: --tables: 1 table of 3 seat 3 bots"),
+    (["-b", "shell_bot", "--schedule", "round_robin", "--tables", "2"], "error: --tables: only the balanced schedule"),
 ])
 def test_tournament_new_writes_only_configs_that_can_run(tmp_path, extra, message):
     path = tmp_path / "n.toml"
@@ -354,6 +358,24 @@ def test_a_relative_bot_path_in_a_config_starts_from_the_configs_folder(tmp_path
     monkeypatch.chdir(elsewhere)  # the same config plays the same bots from any folder
     _, manifests = load_entries(load_config(config))
     assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
+
+
+def test_tournament_new_writes_a_balanced_schedule_and_a_database_path(tmp_path, monkeypatch):
+    """--tables alone means the balanced schedule; --database starts from the current folder, and
+    is written relative to the config's folder, where the config's paths start."""
+    monkeypatch.chdir(tmp_path)
+    result = invoke("tournament", "new", "tournaments/b.toml", "-b", "heuristic_bot", "-b", "random_bot",
+                    "-b", "shell_bot", "-b", "c_bot", "--tables", "4", "--database", "results/b.sqlite")
+    assert result.exit_code == 0, result.output
+    data = tomllib.loads((tmp_path / "tournaments" / "b.toml").read_text())
+    assert data["schedule"] == "balanced" and data["tables"] == 4
+    assert data["database"] == "../results/b.sqlite"
+    from arena.tournament_config import load_config
+
+    monkeypatch.chdir(tmp_path / "tournaments")
+    config = load_config(Path("b.toml"))
+    assert config.database.resolve() == tmp_path / "results" / "b.sqlite"
+    assert (config.schedule, config.tables) == ("balanced", 4)
 
 
 def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkeypatch):
