@@ -188,7 +188,7 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
             return raw
         if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
             return raw.strip().lower() in _TRUE
-        raise RulesError(f"rule option {name} cannot be {raw!r}; allowed: true, false")
+        raise RulesError(f"rule option {name} cannot be {raw!r}; allowed: true or false (yes/no, on/off and 1/0 also work)")
     if name in _INT_RANGES:
         low, high = _INT_RANGES[name]
         value = raw
