@@ -134,6 +134,20 @@ def _safe_list(bots_dir: Path) -> list[BotManifest]:
         return []
 
 
+def toml_text(raw: bytes) -> str:
+    """A TOML file's bytes as text. TOML is UTF-8; a leading byte-order mark (which some Windows
+    editors write) is dropped rather than refused as an 'invalid statement'. ValueError says where
+    a file saved in another encoding stops being UTF-8."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = raw[:exc.start]
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1:].decode("utf-8", errors="replace")) + 1
+        raise ValueError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at line {line}, column {column}; "
+                         "save the file as UTF-8") from None
+
+
 def load_manifest(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> BotManifest:
     """Load and validate a manifest; ManifestError names the file, the key and what was expected."""
     path = resolve_manifest_path(ref, bots_dir, base_dir)
@@ -142,11 +156,11 @@ def load_manifest(ref: str | Path, bots_dir: Path | None = None, base_dir: Path 
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read the manifest: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ManifestError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
+        data = tomllib.loads(toml_text(raw))
+    except tomllib.TOMLDecodeError as exc:  # a ValueError too: caught first
         raise ManifestError(f"{path}: invalid TOML: {exc}") from None
+    except ValueError as exc:
+        raise ManifestError(f"{path}: {exc}") from None
     return manifest_from_dict(data, path)
 
 

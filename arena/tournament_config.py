@@ -36,7 +36,7 @@ import tomli_w
 
 from arena.game import GameError, Rules
 from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, ManifestError, load_manifest,
-                            resolve_manifest_path)
+                            resolve_manifest_path, toml_text)
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 
 TOP_KEYS = {
@@ -88,13 +88,15 @@ def default_workers() -> int:
 def load_config(path: Path) -> TournamentConfig:
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(toml_text(path.read_bytes()))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
-    except tomllib.TOMLDecodeError as exc:
+    except tomllib.TOMLDecodeError as exc:  # a ValueError too: caught first
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     return config_from_dict(data, path)
 
 

@@ -123,6 +123,16 @@ def test_not_utf8(tmp_path: Path) -> None:
     p.write_bytes(b'name = "\xff"\n')
     with pytest.raises(ManifestError, match="UTF-8"):
         load_manifest(p)
+    p.write_bytes(b'# bot\nname = "caf\xe9"\n')  # Latin-1: the message says where, in lines and columns
+    with pytest.raises(ManifestError, match="byte 0xe9 at line 2, column 12; save the file as UTF-8"):
+        load_manifest(p)
+
+
+def test_a_byte_order_mark_is_not_a_toml_error(tmp_path: Path) -> None:
+    """Some Windows editors start UTF-8 files with a BOM; TOML parsers call it an invalid statement."""
+    p = write(tmp_path, 'name = "x"\ncommand = ["a"]\n')
+    p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes())
+    assert load_manifest(p).name == "x"
 
 
 def test_unknown_key_lists_allowed(tmp_path: Path) -> None:

@@ -84,6 +84,19 @@ def test_tournament_run_names_the_file_and_key_of_a_bad_config(tmp_path, body, m
     assert message in result.output.replace("\n", "")
 
 
+def test_a_config_in_another_encoding_is_named_and_a_bom_is_accepted(tmp_path):
+    body = 'bots = ["heuristic_bot", "random_bot", "shell_bot"]\n'
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b'name = "caf\xe9"\n' + body.encode())
+    result = invoke("standings", str(latin))
+    assert result.exit_code == 2
+    assert "not UTF-8 text: byte 0xe9 at line 1, column 12; save the file as UTF-8" in " ".join(result.output.split())
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + body.encode())
+    result = invoke("standings", str(bom))  # read as a config: only the results are missing
+    assert result.exit_code == 2 and "no results yet" in result.output
+
+
 def test_missing_config_and_missing_results_are_clear_errors(tmp_path):
     result = invoke("tournament", "run", str(tmp_path / "nope.toml"))
     assert result.exit_code == 2 and "no such config file" in result.output
