@@ -164,9 +164,10 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
     try:
         line = seat.transport.receive(max(0.0, deadline - time.monotonic()))
         return protocol.parse_bot_hello(line).name
-    except BotTimeout:
+    except BotTimeout as exc:
         # The usual cause in a bot that works by hand: its line sits in an unflushed buffer.
-        seat.drop(f"no hello within {timeout_s:g} s (is stdout flushed after each line?)", FaultKind.NO_HELLO)
+        hint = f"it sent {exc.unfinished}" if exc.unfinished else "is stdout flushed after each line?"
+        seat.drop(f"no hello within {timeout_s:g} s ({hint})", FaultKind.NO_HELLO)
     except TransportError as exc:
         seat.drop(f"no hello: {exc}", FaultKind.NO_HELLO)
     except protocol.ProtocolError as exc:

@@ -282,10 +282,11 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
         remaining = deadline - time.perf_counter()
         try:
             reply_line = transport.receive(max(remaining, 0.0))
-        except BotTimeout:
+        except BotTimeout as exc:
             seat.timeouts_in_a_row += 1
             _await_late(seat, request_id)
-            return None, (FaultKind.TIMEOUT, f"no move within {timeout_s:g} s"), None
+            unfinished = f" (it sent {exc.unfinished})" if exc.unfinished else ""
+            return None, (FaultKind.TIMEOUT, f"no move within {timeout_s:g} s{unfinished}"), None
         except LineTooLong as exc:
             return None, (FaultKind.OVERLONG, str(exc)), None
         except BadMessage as exc:  # e.g. a ZeroMQ message of several frames: an answer, but not a line

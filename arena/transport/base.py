@@ -19,7 +19,13 @@ class TransportError(Exception):
 
 
 class BotTimeout(TransportError):
-    """No full line arrived (or a line could not be sent) before the deadline."""
+    """No full line arrived (or a line could not be sent) before the deadline.
+    `unfinished`: what the bot did send meanwhile without ending a line, said for a fault's
+    reason (lines ended in \r alone, say), or "" if it sent nothing."""
+
+    def __init__(self, message: str, unfinished: str = "") -> None:
+        super().__init__(message)
+        self.unfinished = unfinished
 
 
 class BotExited(TransportError):

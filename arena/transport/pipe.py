@@ -181,7 +181,7 @@ class PipeTransport:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotTimeout(f"{self.name} sent no line within {timeout_s:g}s")
+                raise BotTimeout(f"{self.name} sent no line within {timeout_s:g}s", self._unfinished())
             if not poll(min(remaining, _EXIT_CHECK_S) * 1000.0):
                 # No data: if the bot itself is gone (but a grandchild keeps the pipe
                 # open), report the exit now instead of waiting out the deadline.
@@ -200,6 +200,14 @@ class PipeTransport:
             line = self._take_line()
             if line is not None:
                 return line
+
+    def _unfinished(self) -> str:
+        """The bytes waiting for a line end, described for a fault's reason."""
+        if not self._buf or self._discarding:
+            return ""
+        if b"\r" in self._buf:  # classic Mac line ends: every line looks unfinished
+            return f"{len(self._buf)} bytes with lines ended by \\r alone; a line must end in \\n"
+        return f"{len(self._buf)} bytes without a line end (\\n)"
 
     def close(self, grace_s: float = 1.0) -> None:
         """Close stdin, wait grace, SIGTERM, wait grace, SIGKILL the whole tree; reap."""

@@ -72,6 +72,13 @@ def test_check_fails_slow_start():
     assert any("> hello protocol=1" in line for r in report.results for line in r.evidence_lines)
 
 
+def test_check_says_why_a_hello_ending_in_cr_alone_never_arrives():
+    """It was reported as a bot that sent nothing at all ("is stdout flushed?")."""
+    report = check_bot(TEST_BOTS / "cr_lines", **FAST)
+    assert "no hello within 1.5 s (it sent 28 bytes with lines ended by \\r alone; a line must end in \\n)" \
+        in failed(report)["handshake"]
+
+
 def test_check_fails_late_answers():
     report = check_bot(TEST_BOTS / "late", **FAST)
     assert "answers in time" in failed(report) and "timeout" in failed(report)["answers in time"]

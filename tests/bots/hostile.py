@@ -150,6 +150,10 @@ def main():
         elif t[0] == "hello":
             if MODE == "hello_noise":
                 out("Loading model...")
+            if MODE == "cr_lines":  # classic Mac line ends: \r alone, so no line ever ends
+                sys.stdout.write("hello name=hostile_cr_lines\r")
+                sys.stdout.flush()
+                continue
             out("hello name=hostile_" + MODE)
             if MODE == "close_stdout":
                 os.close(1)

@@ -23,6 +23,10 @@ for raw in sys.stdin.buffer:
         continue
     elif cmd == "crlf":
         write(arg.encode() + b"\r\n")
+    elif cmd == "cr":  # classic Mac line ends: \r alone
+        write(arg.encode() + b"\r")
+    elif cmd == "nolf":
+        write(arg.encode())
     elif cmd == "stderr":
         sys.stderr.buffer.write(b"e" * int(arg))
         sys.stderr.flush()
