@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -96,34 +95,49 @@ def _prepare(config_path: Path):
 
 
 def _open_store(config, manifests, *, create: bool):
-    """The results of `config`: to write (`create`: a run) or only to read (reports, replays)."""
+    """The results of `config`: to write (`create`: a run) or only to read (reports, replays).
+    Returns the store and the config, whose game numbering is the stored results' own."""
+    from dataclasses import replace
+
     from arena.store import ResultStore, StoreBusy, StoreError
+    from arena.store_changes import raised_deals
     from arena.tournament import fingerprint
 
     if not create and not config.database.exists():
         fail(f"no results yet for {config.path}: {config.database} does not exist (run: arena tournament run {config.path})")
-    expected = fingerprint(config, manifests, _versions(manifests))
     try:
+        store = ResultStore(config.database, read_only=not create)
+        stored = store.fingerprint()
+        # Results stored before games were numbered by deal keep their numbers (schedule.GameNumbers).
+        config = replace(config, games_numbered_by_deal=stored is None or stored.get("game_numbers") == "by_deal")
+        expected = fingerprint(config, manifests, _versions(manifests))
         if create:
-            store = ResultStore(config.database)
-            store.check_fingerprint(expected)
-            return store
-        store = ResultStore(config.database, read_only=True)
+            old_deals = store.check_fingerprint(expected)
+            if old_deals is not None:
+                err_console.print(f"note: deals raised from {old_deals} to {config.deals}: the stored games stay, "
+                                  "and the new deals are played", highlight=False)
+            return store, config
         changed = store.fingerprint_changes(expected)
     except StoreBusy as exc:
         fail(str(exc), code=1)
     except StoreError as exc:
         fail(f"{exc} (the results file of {config.path}, which its key 'database' can move)")
-    if set(changed) == {"bot_versions"}:
+    notes = []
+    if "bot_versions" in changed:
         # Bots change after a tournament (their authors go on working): the stored games still
         # are what they are, so reports show them, with a word about it.
-        err_console.print(escape(f"note: bot files changed since these results were stored ({changed['bot_versions']}); "
-                                 "showing the stored games"), highlight=False)
-    elif changed:
+        notes.append(f"bot files changed since these results were stored ({changed.pop('bot_versions')})")
+    if "deals" in changed and raised_deals(stored, expected) is not None:
+        changed.pop("deals")
+        notes.append(f"the config has {config.deals} deals, the results {stored['deals']}: "
+                     f"'arena tournament run {config.path}' plays the new ones")
+    if changed:
         store.close()
         fail(f"{config.database} holds results of a different tournament ({', '.join(changed)} changed): "
              + "; ".join(changed.values()) + ". Restore the old settings to read them.")
-    return store
+    for note in notes:
+        err_console.print(escape(f"note: {note}; showing the stored games"), highlight=False)
+    return store, config
 
 
 def _versions(manifests) -> dict[str, str]:
@@ -157,7 +171,7 @@ def run(
             build_bot(manifest)
         except ManifestError as exc:
             fail(str(exc))
-    store = _open_store(config, manifests, create=True)
+    store, config = _open_store(config, manifests, create=True)
     try:
         store.lock_for_run()
     except StoreError as exc:
@@ -240,7 +254,7 @@ def standings(
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
     config, manifests = _prepare(config_path)
-    store = _open_store(config, manifests, create=False)
+    store, config = _open_store(config, manifests, create=False)
     try:
         result = compute_standings(store, list(config.bots))
     finally:
@@ -271,14 +285,13 @@ def standings(
 
 def _game_key(game: str, config) -> str:
     """A tournament game number (as bots and logs see it, stable across resumed runs) to its key."""
-    from arena.schedule import game_key_of_number
-    from arena.tournament import build_schedule
-
     if game.isascii() and game.isdigit() and len(game) < 19:
-        total = sum(len(t.games) for t in build_schedule(config))
-        if not 1 <= int(game) <= total:
-            fail(f"no game {game}: the games of {config.path} are numbered 1 to {total}")
-        return game_key_of_number(int(game), config.deals, math.factorial(config.table_size))
+        numbers = config.game_numbers()
+        key = numbers.key_of(int(game))
+        if key is None:
+            fail(f"no game {game}: the games of {config.path} are numbered 1 to "
+                 f"{numbers.tables * numbers.deals * numbers.seatings}")
+        return key
     return game
 
 
@@ -308,7 +321,7 @@ def replay(
     from arena.store import StoreError
 
     config, manifests = _prepare(config_path)
-    store = _open_store(config, manifests, create=False)
+    store, config = _open_store(config, manifests, create=False)
     try:
         key = _game_key(game.strip(), config)
         row = store.get_game(key)
@@ -318,8 +331,6 @@ def replay(
         store.close()
     if seat is not None and seat >= len(row.bots):
         fail(f"--seat must be below {len(row.bots)} for this game")
-    from arena.schedule import game_number
-
-    number = game_number(row, config.deals, math.factorial(config.table_size))
+    number = config.game_numbers().of(row)
     for line in replay_lines(row, seat, number):
         console.print(escape(line), highlight=False)  # lines quote bot output

@@ -50,19 +50,39 @@ def game_key(table: int, deal: int, seating: int) -> str:
     return f"t{table:04d}-d{deal:04d}-s{seating:02d}"
 
 
-def game_number(spec: GameSpec, deals: int, seatings: int) -> int:
-    """A stable game number (1-based position in the schedule), the same in every run, so a bot
-    that seeds itself from the `game` line plays the same way after a resume."""
-    return (spec.table * deals + spec.deal) * seatings + spec.seating + 1
+@dataclass(frozen=True, slots=True)
+class GameNumbers:
+    """Tournament game numbers (1, 2, 3, ...), as bots see them in the `game` line and replays take
+    them. The same in every run, so a bot that seeds itself from the number plays the same way
+    after a resume.
 
+    By deal (`by_deal`): all tables' first deal, then all tables' second deal, and so on, seatings
+    innermost. Raising `deals` then only adds numbers after the stored ones: an extended
+    tournament is exactly the one it would have been with that many deals from the start.
+    Results stored before this numbering counted table by table (`by_deal` false); they keep it."""
 
-def game_key_of_number(number: int, deals: int, seatings: int) -> str | None:
-    """The key of the game with this tournament game number (the inverse of game_number)."""
-    if number < 1:
-        return None
-    index, seating = divmod(number - 1, seatings)
-    table, deal = divmod(index, deals)
-    return game_key(table, deal, seating)
+    tables: int
+    deals: int
+    seatings: int
+    by_deal: bool = True
+
+    def of(self, spec: GameSpec) -> int:
+        if self.by_deal:
+            index = spec.deal * self.tables + spec.table
+        else:
+            index = spec.table * self.deals + spec.deal
+        return index * self.seatings + spec.seating + 1
+
+    def key_of(self, number: int) -> str | None:
+        """The key of the game with this number (the inverse of `of`); None if there is none."""
+        if not 1 <= number <= self.tables * self.deals * self.seatings:
+            return None
+        index, seating = divmod(number - 1, self.seatings)
+        if self.by_deal:
+            deal, table = divmod(index, self.tables)
+        else:
+            table, deal = divmod(index, self.deals)
+        return game_key(table, deal, seating)
 
 
 def seatings(entries: tuple[str, ...]) -> list[tuple[str, ...]]:

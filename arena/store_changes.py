@@ -33,8 +33,31 @@ def describe_changes(old: dict, new: dict) -> dict[str, str]:
                 continue
             except (ValueError, SyntaxError, TypeError):
                 pass
-        changes[key] = f"{key}: was {_show(before)}, now {_show(after)}"
+        changes[key] = f"{key}: was {_show(before)}, now {_show(after)}" + (_deals_hint(old, new) if key == "deals" else "")
     return changes
+
+
+def raised_deals(old: dict, new: dict) -> int | None:
+    """The stored number of deals if `new` only plays more deals of the same tables, else None.
+    The stored games keep their keys, cards and numbers then (schedule.GameNumbers by deal)."""
+    before, after = old.get("deals"), new.get("deals")
+    if not (isinstance(before, int) and isinstance(after, int) and after > before):
+        return None
+    if not old.get("game_numbers") == new.get("game_numbers") == "by_deal":
+        return None
+    return before
+
+
+def _deals_hint(old: dict, new: dict) -> str:
+    before, after = old.get("deals"), new.get("deals")
+    if not (isinstance(before, int) and isinstance(after, int)):
+        return ""
+    if after < before:
+        return " (deals may rise, to play more, but not fall: the stored games of the later deals would still count)"
+    if old.get("game_numbers") != "by_deal":
+        return (" (these results come from an arena that numbered games table by table, which more deals "
+                "would renumber: play them into a new results file)")
+    return ""
 
 
 def _changed_entries(before: dict, after: dict) -> str:

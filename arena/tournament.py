@@ -70,8 +70,12 @@ def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str
 
 
 def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict[str, object]:
-    """What stored results depend on: change any of it and old results no longer fit."""
+    """What stored results depend on: change any of it and old results no longer fit, except
+    `deals`, which may rise (`ResultStore.check_fingerprint`). Results stored before game numbers
+    went by deal have no `game_numbers` key: their fingerprints still match."""
+    numbering = {"game_numbers": "by_deal"} if config.games_numbered_by_deal else {}
     return {
+        **numbering,
         "bots": ",".join(config.bots),
         "bot_versions": ",".join(f"{name}={versions.get(name, '')}" for name in config.bots),
         "rules": repr(sorted(config.rules.to_options().items())),

@@ -38,6 +38,7 @@ from arena.game import GameError, Rules
 from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, ManifestError, load_manifest,
                             resolve_manifest_path, toml_text)
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
+from arena.schedule import GameNumbers
 
 TOP_KEYS = {
     "name": "a text", "seed": "a whole number from -2**62 to 2**62", "bots": "a list of bot names or manifest paths",
@@ -79,6 +80,15 @@ class TournamentConfig:
     startup_timeout_s: float = 10.0
     sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+    # Not a config key: how the stored results number their games (schedule.GameNumbers). Results
+    # stored before games were numbered by deal keep their numbering; `arena.cli_tournament` sets it.
+    games_numbered_by_deal: bool = True
+
+    def table_count(self) -> int:
+        return self.tables if self.tables is not None else math.comb(len(self.bots), self.table_size)
+
+    def game_numbers(self) -> GameNumbers:
+        return GameNumbers(self.table_count(), self.deals, math.factorial(self.table_size), self.games_numbered_by_deal)
 
 
 def default_workers() -> int:

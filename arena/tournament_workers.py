@@ -14,7 +14,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import ctypes
-import math
 import multiprocessing as mp
 import os
 import signal
@@ -30,7 +29,7 @@ from arena.game import Game
 from arena.manifest import BotManifest
 from arena.match import BotSettings, open_table, revive_seats, tell_match_start
 from arena.referee import GameRecord, TimeLimits, play_game
-from arena.schedule import GameSpec, TableSpec, game_number
+from arena.schedule import GameSpec, TableSpec
 from arena.tournament_config import TournamentConfig
 
 PR_SET_PDEATHSIG = 1
@@ -167,7 +166,7 @@ def _worker_main(conn: Connection, manifests: dict[str, BotManifest], config: To
 
 def _play_table(table: TableSpec, conn: Connection, manifests: dict[str, BotManifest], config: TournamentConfig,
                 limits: TimeLimits, cpu: int | None, log_dir) -> None:
-    seatings = math.factorial(config.table_size)
+    numbers = config.game_numbers()
     settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
                            sandbox_limits=config.sandbox or None)
     with open_table([manifests[name] for name in table.entries], settings) as seats:
@@ -177,7 +176,7 @@ def _play_table(table: TableSpec, conn: Connection, manifests: dict[str, BotMani
         by_name = dict(zip(table.entries, seats))
         for spec in table.games:
             game = Game.new(config.rules, spec.seed, spec.dealer)
-            number = game_number(spec, config.deals, seatings)
+            number = numbers.of(spec)
             revive_seats(seats, match_line)
             record = play_game(game, [by_name[name] for name in spec.bots], number=number, limits=limits)
             conn.send(("game", (spec, record)))

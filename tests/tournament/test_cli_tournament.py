@@ -418,6 +418,31 @@ def test_a_resumed_run_notes_limits_changed_since_the_stored_games(tmp_path):
     assert "random_bot: open_files was 256, now 100" in again
 
 
+def test_game_numbers_go_by_deal_and_older_results_keep_numbering_by_table(tmp_path):
+    """Numbers by deal let a tournament take more deals without renumbering its games. Results
+    stored by an arena that numbered table by table (no game_numbers in their fingerprint) keep
+    their numbers: bots were sent them, and a resumed run must send the same."""
+    import sqlite3
+
+    _copy_of_random_bot(tmp_path / "one", "one")
+    _copy_of_random_bot(tmp_path / "two", "two")
+    config = tmp_path / "n.toml"  # 4 tables x 2 deals x 6 seatings
+    config.write_text('bots = ["random_bot", "heuristic_bot", "one", "two"]\ndeals = 2\nworkers = 1\n')
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+    assert invoke("replay", str(config), "7").output.startswith("game 7 (t0001-d0000-s00)")
+    with sqlite3.connect(tmp_path / "n.sqlite") as db:
+        stored = json.loads(db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0])
+        del stored["game_numbers"]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(stored, sort_keys=True),))
+    db.close()
+    assert invoke("replay", str(config), "7").output.startswith("game 7 (t0000-d0001-s00)")
+    again = invoke("tournament", "run", str(config))
+    assert again.exit_code == 0 and "nothing to play" in again.output
+    config.write_text(config.read_text().replace("deals = 2", "deals = 3"))
+    more = invoke("tournament", "run", str(config))
+    assert more.exit_code == 2 and "numbered games table by table" in " ".join(more.output.split())
+
+
 def test_a_tournament_with_a_bot_that_cannot_start_ends_with_an_error_naming_it(tmp_path):
     # It played every game (the bot's moves were the referee's), stored them, and exited 0 with
     # nothing said: only the fault column hinted that a bot never played.

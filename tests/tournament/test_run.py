@@ -87,6 +87,42 @@ def test_a_second_run_plays_nothing_more(tmp_path):
     assert results == results_again
 
 
+def test_raising_deals_plays_only_the_new_ones_and_ends_as_if_they_had_been_there_from_the_start(tmp_path):
+    """More deals for a tighter interval: the stored games stay, only the new deals are played,
+    and the result equals a run with that many deals from the start. This holds because game
+    numbers go by deal: the crasher crashes in even-numbered games, and the random bot seeds
+    itself from the number, so a renumbering would show here."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    reference_dir, grown_dir = tmp_path / "reference", tmp_path / "grown"
+    reference_dir.mkdir()
+    grown_dir.mkdir()
+    _, reference_results, reference_standings = run_in_process(write_config(reference_dir, "t", deals=2), workers=1)
+    runner = CliRunner()
+    config = write_config(grown_dir, "t", deals=1)
+    first = runner.invoke(app, ["tournament", "run", str(config), "--workers", "1"])
+    assert first.exit_code == 0 and "done: 24 games stored (24 played now)" in " ".join(first.output.split())
+    write_config(grown_dir, "t", deals=2)
+    shown = runner.invoke(app, ["standings", str(config)])  # before the run: the stored games, with a note
+    assert shown.exit_code == 0 and "the config has 2 deals, the results 1" in " ".join(shown.output.split())
+    grown = runner.invoke(app, ["tournament", "run", str(config), "--workers", "2"])
+    said = " ".join(grown.output.split())
+    assert grown.exit_code == 0 and "note: deals raised from 1 to 2" in said, said
+    assert "done: 48 games stored (24 played now)" in said
+    store = ResultStore(config.with_suffix(".sqlite"))
+    try:
+        assert game_results(store) == reference_results
+        entries = [b.bot for b in reference_standings.bots]
+        assert standings_key(compute_standings(store, entries)) == standings_key(reference_standings)
+    finally:
+        store.close()
+    write_config(grown_dir, "t", deals=1)  # fewer deals would leave stored games outside the schedule
+    lowered = runner.invoke(app, ["tournament", "run", str(config)])
+    assert lowered.exit_code == 2 and "deals may rise, to play more, but not fall" in " ".join(lowered.output.split())
+
+
 def forget_games_after(database: Path, table_no: int, keep: int) -> int:
     """Delete all but the first `keep` stored games of one table: what a kill mid-table leaves."""
     with sqlite3.connect(database) as db:

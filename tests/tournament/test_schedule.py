@@ -9,6 +9,7 @@ from math import comb
 import pytest
 
 from arena.schedule import (
+    GameNumbers,
     ScheduleError,
     balanced_schedule,
     pair_meetings,
@@ -105,6 +106,26 @@ def test_a_table_repeated_by_a_balanced_schedule_gets_cards_of_its_own():
 def test_bad_schedules_are_refused(entries, size, deals):
     with pytest.raises(ScheduleError):
         round_robin(entries, size, deals, seed=1)
+
+
+@pytest.mark.parametrize("by_deal", [True, False])
+def test_game_numbers_count_every_game_once_and_lead_back_to_it(by_deal):
+    tables = round_robin(ENTRIES, 3, deals=3, seed=1)
+    numbers = GameNumbers(len(tables), 3, 6, by_deal)
+    games = [g for t in tables for g in t.games]
+    assert sorted(numbers.of(g) for g in games) == list(range(1, len(games) + 1))
+    assert all(numbers.key_of(numbers.of(g)) == g.key for g in games)
+    assert numbers.key_of(0) is None and numbers.key_of(len(games) + 1) is None
+
+
+def test_raising_deals_keeps_every_game_its_number_key_and_cards():
+    """Numbers by deal: the games of the new deals come after all the old ones."""
+    two_deals, five_deals = GameNumbers(10, 2, 6), GameNumbers(10, 5, 6)  # C(5, 3) = 10 tables
+    few = {g.key: (two_deals.of(g), g.seed) for t in round_robin(ENTRIES, 3, 2, seed=1) for g in t.games}
+    more = {g.key: (five_deals.of(g), g.seed) for t in round_robin(ENTRIES, 3, 5, seed=1) for g in t.games}
+    assert all(more[key] == stored for key, stored in few.items())
+    assert min(number for key, (number, _) in more.items() if key not in few) == len(few) + 1
+    assert two_deals.key_of(1) == "t0000-d0000-s00" and two_deals.key_of(7) == "t0001-d0000-s00"
 
 
 def test_a_balanced_schedule_too_small_to_seat_every_entry_is_refused():

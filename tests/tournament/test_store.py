@@ -101,6 +101,33 @@ def test_fingerprint(tmp_path):
     store.close()
 
 
+def test_deals_may_rise_but_not_fall(tmp_path):
+    """More deals of the same tables keep every stored game's key, cards and number; fewer would
+    leave stored games outside the schedule, still counted."""
+    store = ResultStore(tmp_path / "r.db")
+    fp = {"bots": "a,b,c", "seed": 1, "table_size": 3, "deals": 2, "schedule": "round_robin:", "game_numbers": "by_deal"}
+    assert store.check_fingerprint(fp) is None
+    assert store.check_fingerprint({**fp, "deals": 5}) == 2  # the deals it had
+    assert store.fingerprint()["deals"] == 5 and store.check_fingerprint({**fp, "deals": 5}) is None
+    with pytest.raises(StoreError, match="deals: was 5, now 3 \\(deals may rise, to play more, but not fall"):
+        store.check_fingerprint({**fp, "deals": 3})
+    with pytest.raises(StoreError, match="seed: was 1, now 2"):  # with another change, nothing is raised
+        store.check_fingerprint({**fp, "deals": 6, "seed": 2})
+    assert store.fingerprint()["deals"] == 5
+    store.close()
+
+
+def test_results_numbered_table_by_table_resume_but_take_no_more_deals(tmp_path):
+    """Fingerprints stored before game numbers went by deal have no game_numbers key."""
+    store = ResultStore(tmp_path / "r.db")
+    fp = {"bots": "a,b,c", "seed": 1, "table_size": 3, "deals": 2, "schedule": "round_robin:"}
+    store.check_fingerprint(fp)
+    assert store.check_fingerprint(dict(fp)) is None
+    with pytest.raises(StoreError, match="numbered games table by table, which more deals would renumber"):
+        store.check_fingerprint({**fp, "deals": 3})
+    store.close()
+
+
 def test_a_changed_rule_option_is_named_in_the_refusal(tmp_path):
     """The fingerprint holds every option: the message must name the changed one, not print two
     long lists cut off before their difference."""
