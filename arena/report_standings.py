@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from arena.report_export import fault_matrix
 from arena.standings import BotStanding, Standings
@@ -27,11 +29,37 @@ def place_name(place: int, n: int) -> str:
     return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') } out"
 
 
-def leaderboard_renderable(standings: Standings, title: str = "Standings", show_versions: bool = False) -> Table:
-    """The leaderboard as a Rich Table (also used by the live display during a run).
+class _TableOrLines:
+    """The leaderboard table where it fits; in a narrower terminal, one line of text per bot,
+    which wraps. A squeezed table cut its numbers short ("1.83…", a rank of width 0)."""
+
+    def __init__(self, table: Table, lines: list[Text]) -> None:
+        self.table, self.lines = table, lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        natural = Measurement.get(console, options.update_width(10_000), self.table).maximum
+        if natural <= options.max_width:
+            yield self.table
+        else:
+            # Wrapped even on a soft-wrapping console (ours): the live display crops long lines.
+            wrapping = options.update(no_wrap=False, overflow="fold")
+            for line in self.lines:
+                yield from console.render(line, wrapping)
+
+
+def leaderboard_renderable(standings: Standings, title: str = "Standings", show_versions: bool = False) -> _TableOrLines:
+    """The leaderboard (also used by the live display during a run): a table, or where the
+    terminal is too narrow for it, a line per bot.
 
     Bot versions (content hashes) make the table too wide for an 80-column terminal, so they
     are shown only on request; the JSON, CSV, Markdown and HTML reports always carry them."""
+    heading = f"{title} ({count(standings.games, 'game')})"
+    lines = [Text(heading, style="italic")]
+    for b in standings.bots:
+        lines.append(Text(f"{b.rank}. {b.bot}: {count(b.points, 'point')} in {count(b.games, 'game')}, "
+                          f"{format_ci(b)} per game, {count(b.wins, 'win')}, skitgubbe {count(b.skitgubbe, 'time')}, "
+                          f"{count(b.faults, 'fault')}", style="red" if b.faults else ""))
+    lines.append(Text("per game: ± the 95% confidence interval over deal sets", style="dim"))
     table = Table(title=f"{escape(title)} ({count(standings.games, 'game')})",
                   caption="per game: points per game ± the 95% confidence interval over deal sets")
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
@@ -45,7 +73,7 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
         cells = [str(b.rank), b.bot] + ([b.version] if show_versions else [])
         table.add_row(*cells, str(b.games), str(b.points), format_ci(b), str(b.wins), str(b.skitgubbe),
                       str(b.faults), style="red" if b.faults else None)
-    return table
+    return _TableOrLines(table, lines)
 
 
 def render_standings_table(standings: Standings, console: Console, title: str = "Standings") -> None:

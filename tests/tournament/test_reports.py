@@ -53,6 +53,23 @@ def test_rich_tables():
     assert "timeout" in out
 
 
+def test_a_narrow_terminal_gets_a_line_per_bot_with_every_number_whole():
+    """At 40 columns the table cut its numbers short ('1.83…', a rank column of width 0)."""
+    s = standings()
+    narrow = Console(file=io.StringIO(), width=40, color_system=None, soft_wrap=True)  # as the CLI's
+    narrow.print(leaderboard_renderable(s, "Live"))
+    out = " ".join(narrow.file.getvalue().split())
+    alpha = s.bot("alpha")
+    assert "…" not in out and "┃" not in out
+    assert max(len(line) for line in narrow.file.getvalue().splitlines()) <= 40  # wrapped, not cut or overlong
+    assert (f"{alpha.rank}. alpha: {alpha.points} points in {alpha.games} games, "
+            f"{alpha.points_per_game:.2f} ± {alpha.ci95_half_width:.2f} per game") in out
+    assert "newbie: 0 points in 0 games, 0.00 ± n/a per game, 0 wins, skitgubbe 0 times, 0 faults" in out
+    wide = console()
+    wide.print(leaderboard_renderable(s, "Live"))
+    assert "┃" in wide.file.getvalue()  # where it fits, the table
+
+
 def test_markdown():
     md = to_markdown(standings())
     assert "| 1 | alpha |" in md and "## Head to head" in md and "newbie" in md
