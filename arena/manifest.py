@@ -23,6 +23,7 @@ bot's folder, which is also the bot's working directory. Stdlib only (tomllib).
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import hashlib
 import os
@@ -138,8 +139,10 @@ def toml_text(raw: bytes) -> str:
     """A TOML file's bytes as text. TOML is UTF-8; a leading byte-order mark (which some Windows
     editors write) is dropped rather than refused as an 'invalid statement'. ValueError says where
     a file saved in another encoding stops being UTF-8."""
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]  # here, not by "utf-8-sig": its error offsets skip the mark
     try:
-        return raw.decode("utf-8-sig")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         before = raw[:exc.start]
         line = before.count(b"\n") + 1

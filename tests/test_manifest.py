@@ -133,6 +133,9 @@ def test_a_byte_order_mark_is_not_a_toml_error(tmp_path: Path) -> None:
     p = write(tmp_path, 'name = "x"\ncommand = ["a"]\n')
     p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes())
     assert load_manifest(p).name == "x"
+    p.write_bytes(b"\xef\xbb\xbfname = \"caf\xe9\"\n")  # a BOM, then Latin-1: placed as without the BOM
+    with pytest.raises(ManifestError, match="byte 0xe9 at line 1, column 12"):
+        load_manifest(p)
 
 
 def test_unknown_key_lists_allowed(tmp_path: Path) -> None:
