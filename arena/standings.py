@@ -209,12 +209,12 @@ def compute_standings(store, entries: Sequence[str] | None = None) -> Standings:
         names = dict(db.execute("SELECT id, name FROM bots"))
         ids = [r[0] for r in db.execute("SELECT id FROM games ORDER BY id")]
         agg.games = len(ids)
-        for bot, games, points, faults, wins, skitgubbe, p1, p2, p3, p4, p5, max_place in db.execute(
-            f"SELECT s.bot, COUNT(*), SUM(s.points), SUM(s.faults), SUM(s.place = 1), SUM(s.skitgubbe), {place_sums}, "
+        for bot, games, points, wins, skitgubbe, p1, p2, p3, p4, p5, max_place in db.execute(
+            f"SELECT s.bot, COUNT(*), SUM(s.points), SUM(s.place = 1), SUM(s.skitgubbe), {place_sums}, "
             "MAX(s.place) FROM seat_results s GROUP BY s.bot"
         ):
             b = agg.bot(names[bot])
-            b.games, b.points, b.faults, b.wins, b.skitgubbe = games, points, faults, wins, skitgubbe
+            b.games, b.points, b.wins, b.skitgubbe = games, points, wins, skitgubbe
             b.places = [p1, p2, p3, p4, p5]
             agg.n = max(agg.n, max_place)
         for bot, k, s1, s2 in db.execute(
@@ -229,7 +229,10 @@ def compute_standings(store, entries: Sequence[str] | None = None) -> Standings:
             if kind in NOT_COUNTED_FAULTS:
                 continue
             b = agg.bot(names[bot])
+            # Counted here, by kind, not from seat_results.faults: files written before `dead`
+            # moves were left out of that column still hold them there.
             b.faults_by_kind[kind] = count
+            b.faults += count
             agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + count
         last_extra = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
         # timeline: points per bot in each id range between sample positions (range scans of the primary key)

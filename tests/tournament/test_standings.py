@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sqlite3
 
 import pytest
 
@@ -169,4 +170,11 @@ def test_moves_made_for_a_gone_bot_are_not_counted_as_more_faults(tmp_path):
         assert standings.faults_by_kind == {"exited": 6}
         assert sum(b.faults for b in standings.bots) == 6
     assert sum(len(r.faults) for r in store.rows()) == 6 * 21  # every record is still stored
+    # Files written before `dead` records were left out of seat_results.faults hold them there;
+    # the count of faults must still agree with the counts by kind.
+    with sqlite3.connect(tmp_path / "r.db") as db:
+        db.execute("UPDATE seat_results SET faults = 21 WHERE faults = 1")
+    db.close()
+    old_file = compute_standings(store, ["a", "b", "c"])
+    assert sum(b.faults for b in old_file.bots) == 6 and old_file.faults_by_kind == {"exited": 6}
     store.close()
