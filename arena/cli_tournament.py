@@ -94,9 +94,10 @@ def _prepare(config_path: Path):
         fail(str(exc))
 
 
-def _open_store(config, manifests, *, create: bool):
-    """The results of `config`: to write (`create`: a run) or only to read (reports, replays).
-    Returns the store and the config, whose game numbering is the stored results' own."""
+def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
+    """The results of `config`: to write (`create`: a run, which holds the run lock) or only to
+    read (reports, replays). Returns the store and the config, whose game numbering is the
+    stored results' own."""
     from dataclasses import replace
 
     from arena.store import ResultStore, StoreBusy, StoreError
@@ -105,12 +106,15 @@ def _open_store(config, manifests, *, create: bool):
 
     if not create and not config.database.exists():
         fail(f"no results yet for {config.path}: {config.database} does not exist (run: arena tournament run {config.path})")
+    store = None
     try:
         store = ResultStore(config.database, read_only=not create)
+        if create:
+            store.lock_for_run()  # before the fingerprint check: a refused run must not raise the deals
         stored = store.fingerprint()
         # Results stored before games were numbered by deal keep their numbers (schedule.GameNumbers).
         config = replace(config, games_numbered_by_deal=stored is None or stored.get("game_numbers") == "by_deal")
-        expected = fingerprint(config, manifests, _versions(manifests))
+        expected = fingerprint(config, manifests, versions)
         if create:
             old_deals = store.check_fingerprint(expected)
             if old_deals is not None:
@@ -118,9 +122,11 @@ def _open_store(config, manifests, *, create: bool):
                                   "and the new deals are played", highlight=False)
             return store, config
         changed = store.fingerprint_changes(expected)
-    except StoreBusy as exc:
-        fail(str(exc), code=1)
     except StoreError as exc:
+        if store is not None:
+            store.close()
+        if isinstance(exc, StoreBusy):
+            fail(str(exc), code=1)
         fail(f"{exc} (the results file of {config.path}, which its key 'database' can move)")
     notes = []
     if "bot_versions" in changed:
@@ -160,7 +166,7 @@ def run(
     from arena.manifest import ManifestError
     from arena.report_live import LiveBoard
     from arena.store import StoreError
-    from arena.tournament import run_tournament
+    from arena.tournament import build_schedule, describe_balance, run_tournament
     from arena.tournament_workers import WorkerDied
 
     config, manifests = _prepare(config_path)
@@ -171,22 +177,17 @@ def run(
             build_bot(manifest)
         except ManifestError as exc:
             fail(str(exc))
-    store, config = _open_store(config, manifests, create=True)
-    try:
-        store.lock_for_run()
-    except StoreError as exc:
-        store.close()
-        fail(str(exc), code=1)
-    _note_changed_limits(store, config, manifests)
+    versions = _versions(manifests)
+    store, config = _open_store(config, manifests, versions, create=True)
+    _note_changed_limits(store, config, manifests, versions)
+    tables = build_schedule(config)
     if config.schedule == "balanced":
-        from arena.tournament import build_schedule, describe_balance
-
-        console.print(f"balanced schedule: {describe_balance(build_schedule(config), config.bots)}", highlight=False)
+        console.print(f"balanced schedule: {describe_balance(tables, config.bots)}", highlight=False)
     board = LiveBoard(config, store, console)
     try:
         with board:
             summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log,
-                                     versions=_versions(manifests))
+                                     versions=versions, tables=tables)
     except (KeyboardInterrupt, SystemExit) as exc:
         stored = store.game_count()
         store.close()
@@ -212,7 +213,7 @@ def run(
     if start_failures:
         # The results stand (each such game is a recorded fault), but a bot that never played is
         # a setup problem a script must be able to see, as with `arena play`.
-        fail("; ".join(f"{bot} could not start in {games} game{'s' if games != 1 else ''} ({reason})"
+        fail("; ".join(f"{bot} could not start in {count(games, 'game')} ({reason})"
                        for bot, games, reason in start_failures)
              + ". Its moves there were the referee's; check it with: arena bot check BOT", code=1)
 
@@ -229,10 +230,10 @@ def _format_of(output: Path | None) -> str:
     return by_suffix[suffix]
 
 
-def _note_changed_limits(store, config, manifests) -> None:
+def _note_changed_limits(store, config, manifests, versions: dict[str, str]) -> None:
     from arena.tournament import limits_changed, run_record
 
-    changes = limits_changed(store.last_extra(), run_record(config, manifests, _versions(manifests)))
+    changes = limits_changed(store.last_extra(), run_record(config, manifests, versions))
     if changes:
         err_console.print(escape(f"note: limits changed since the last stored game: {'; '.join(changes)}. "
                                  "Stored games keep the limits they were played with (each game records its own)."),
@@ -254,7 +255,7 @@ def standings(
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
     config, manifests = _prepare(config_path)
-    store, config = _open_store(config, manifests, create=False)
+    store, config = _open_store(config, manifests, _versions(manifests), create=False)
     try:
         result = compute_standings(store, list(config.bots))
     finally:
@@ -289,18 +290,18 @@ def _game_key(game: str, config) -> str:
         numbers = config.game_numbers()
         key = numbers.key_of(int(game))
         if key is None:
-            fail(f"no game {game}: the games of {config.path} are numbered 1 to "
-                 f"{numbers.tables * numbers.deals * numbers.seatings}")
+            fail(f"no game {game}: the games of {config.path} are numbered 1 to {numbers.total}")
         return key
     return game
 
 
 def _write_report(output: Path, content: str, config) -> None:
     """Write a report file, but never over the tournament's own config or results."""
+    from arena.store import COMPANION_SUFFIXES
+
     database = config.database
     own = {config.path: "config", database: "results database"}
-    own.update({database.with_name(database.name + suffix): "results database"
-                for suffix in ("-wal", "-shm", "-journal", ".run-lock")})
+    own.update({database.with_name(database.name + suffix): "results database" for suffix in COMPANION_SUFFIXES})
     target = output.resolve()
     for path, what in own.items():
         if path.resolve() == target:
@@ -321,7 +322,7 @@ def replay(
     from arena.store import StoreError
 
     config, manifests = _prepare(config_path)
-    store, config = _open_store(config, manifests, create=False)
+    store, config = _open_store(config, manifests, _versions(manifests), create=False)
     try:
         key = _game_key(game.strip(), config)
         row = store.get_game(key)

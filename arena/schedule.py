@@ -66,6 +66,11 @@ class GameNumbers:
     seatings: int
     by_deal: bool = True
 
+    @property
+    def total(self) -> int:
+        """How many games the schedule has: they are numbered 1 to this."""
+        return self.tables * self.deals * self.seatings
+
     def of(self, spec: GameSpec) -> int:
         if self.by_deal:
             index = spec.deal * self.tables + spec.table
@@ -75,7 +80,7 @@ class GameNumbers:
 
     def key_of(self, number: int) -> str | None:
         """The key of the game with this number (the inverse of `of`); None if there is none."""
-        if not 1 <= number <= self.tables * self.deals * self.seatings:
+        if not 1 <= number <= self.total:
             return None
         index, seating = divmod(number - 1, self.seatings)
         if self.by_deal:

@@ -54,8 +54,13 @@ _GAME_COLUMNS = (
 )
 
 
+# The files SQLite and the run lock keep beside a results file `x.sqlite` (x.sqlite-wal, ...).
+COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", ".run-lock")
+
+
 class StoreBusy(StoreError):
-    """Another program has held the database's write lock for longer than the busy timeout."""
+    """Another program holds the database: its write lock for longer than the busy timeout, or
+    (another run of this tournament) the run lock."""
 
 
 def _can_write(folder: Path) -> bool:
@@ -72,6 +77,7 @@ class ResultStore:
         self.read_only = read_only
         self._run_lock_fd: int | None = None
         self._snapshot_dir: str | None = None  # a read-only copy's folder (see _open_read_only)
+        self._bot_ids: dict[str, int] = {}
         try:
             if read_only:
                 try:
@@ -80,7 +86,6 @@ class ResultStore:
                 except BaseException:
                     self.close()  # also removes a private copy made for reading
                     raise
-                self._bot_ids: dict[str, int] = {}
                 return
             folder = self.path.parent
             if not folder.is_dir():
@@ -106,7 +111,6 @@ class ResultStore:
                     self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
-        self._bot_ids: dict[str, int] = {}
 
     def _open_read_only(self) -> sqlite3.Connection:
         real = self.path.resolve()
@@ -169,7 +173,7 @@ class ResultStore:
         except BlockingIOError:
             holder = os.read(fd, 200).decode("utf-8", errors="replace").strip() or "another process"
             os.close(fd)
-            raise StoreError(f"{self.path} is being written by another run of this tournament ({holder}); "
+            raise StoreBusy(f"{self.path} is being written by another run of this tournament ({holder}); "
                              "wait for it to end or stop it (arena standings works meanwhile)") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} on {os.uname().nodename}\n".encode(), 0)

@@ -9,7 +9,6 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import time
 from dataclasses import dataclass
@@ -42,15 +41,11 @@ class RunSummary:
 
 
 def build_schedule(config: TournamentConfig) -> list[TableSpec]:
+    """The tournament's tables. A balanced one is a search of up to a few seconds: build it once
+    per command and pass it on (`run_tournament(tables=...)`)."""
     if config.schedule == "balanced":
-        return list(_balanced(tuple(config.bots), config.table_size, config.tables or 1, config.deals, config.seed))
+        return balanced_schedule(list(config.bots), config.table_size, config.table_count(), config.deals, config.seed)
     return round_robin(list(config.bots), config.table_size, config.deals, config.seed)
-
-
-@functools.lru_cache(maxsize=4)
-def _balanced(bots: tuple[str, ...], table_size: int, tables: int, deals: int, seed: int) -> tuple[TableSpec, ...]:
-    # Its search takes up to a few seconds for many tables; a run asks for it more than once.
-    return tuple(balanced_schedule(list(bots), table_size, tables, deals, seed))
 
 
 def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str:
@@ -138,10 +133,12 @@ def run_tournament(
     on_progress: Callable[[Progress], None] | None = None,
     log_dir=None,
     versions: dict[str, str] | None = None,
+    tables: list[TableSpec] | None = None,
 ) -> RunSummary:
-    """Play every scheduled game that is not yet stored. Returns when all are stored, or raises
-    KeyboardInterrupt (after stopping every worker and bot) if interrupted."""
-    tables = build_schedule(config)
+    """Play every scheduled game that is not yet stored (`tables`: the schedule, if the caller has
+    built it already). Returns when all are stored, or raises KeyboardInterrupt (after stopping
+    every worker and bot) if interrupted."""
+    tables = build_schedule(config) if tables is None else tables
     total = sum(len(t.games) for t in tables)
     done = store.done_keys()
     todo = pending_tables(tables, done)

@@ -206,6 +206,25 @@ def test_a_second_run_of_a_running_tournament_is_refused_and_plays_nothing(tmp_p
     assert result.exit_code == 0, result.output
     assert "6 games stored" in result.output.replace("\n", " ")
 
+    # A run refused while another holds the tournament changes nothing, not even raised deals:
+    # the fingerprint was once updated before the lock was tried, and then the running tournament's
+    # own config (1 deal) could no longer read or resume its results.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from arena.store import ResultStore; s = ResultStore(sys.argv[1]); "
+         "s.lock_for_run(); print('locked', flush=True); sys.stdin.read()", str(database)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        config.write_text(config.read_text().replace("deals = 1", "deals = 2"))
+        again = invoke("tournament", "run", str(config))
+        assert again.exit_code == 1 and "another run of this tournament" in again.output, again.output
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+    store = ResultStore(database)
+    assert store.fingerprint()["deals"] == 1
+    store.close()
+
 
 def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
     import shutil
