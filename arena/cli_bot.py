@@ -103,13 +103,14 @@ def add(
     from arena.registry import RegistryError, register, save_check
 
     bots_dir = _bots_dir(dir)
-    if not Path(path).expanduser().exists():
+    folder = Path(path).expanduser().resolve()  # a folder, even one named like a registered bot
+    if not folder.exists():
         fail(f"{path}: no such bot folder or manifest")
     try:
-        manifest = load_manifest(Path(path).expanduser())
+        manifest = load_manifest(folder)
     except ManifestError as exc:
         fail(str(exc))
-    report = _run_check(str(Path(path).expanduser()), games, 2.0, 10.0, bots_dir)
+    report = _run_check(str(folder), games, 2.0, 10.0, bots_dir)
     if not report.passed:
         console.print("[bold red]not registered:[/bold red] fix the failing checks first", highlight=False)
         raise typer.Exit(1)

@@ -106,7 +106,8 @@ def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None, base_di
 
 def _resolve_manifest_path(ref: str | Path, bots_dir: Path, base_dir: Path | None) -> Path:
     text = str(ref)
-    if NAME_RE.match(text) and "/" not in text and (bots_dir / text / MANIFEST_NAME).is_file():
+    # A name as typed (a str) means a bot under bots_dir first; a Path is always a path.
+    if isinstance(ref, str) and NAME_RE.match(text) and (bots_dir / text / MANIFEST_NAME).is_file():
         return bots_dir / text / MANIFEST_NAME
     candidate = Path(ref).expanduser()
     if base_dir is not None and not candidate.is_absolute():
@@ -119,10 +120,8 @@ def _resolve_manifest_path(ref: str | Path, bots_dir: Path, base_dir: Path | Non
         if inner.is_file():
             return inner
         raise ManifestError(f"{inner}: no {MANIFEST_NAME} in the bot folder {candidate}")
-    if NAME_RE.match(text) and "/" not in text:
+    if NAME_RE.match(text):
         named = bots_dir / text / MANIFEST_NAME
-        if named.is_file():
-            return named
         known = ", ".join(m.name for m in _safe_list(bots_dir)) or "none"
         raise ManifestError(f"{named}: no bot named {text!r} in {bots_dir} (bots there: {known})")
     raise ManifestError(f"{candidate}: no such manifest file or bot folder")

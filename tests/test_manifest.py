@@ -259,3 +259,14 @@ def test_build_timeout_ends_the_whole_build(tmp_path: Path) -> None:
     with pytest.raises(ManifestError, match="more than 0.5 s"):
         build_bot(load_manifest(p), timeout_s=0.5)
     assert _sleepers(f"sleep {tag}") == []
+
+
+def test_a_path_is_a_path_even_when_a_registered_bot_has_its_name(tmp_path: Path, monkeypatch) -> None:
+    """`bot add NAME` from the folder holding NAME passes a Path: it once meant the registered
+    copy of that name, which was then re-registered without the edits."""
+    registry, work = tmp_path / "registry", tmp_path / "work"
+    write(registry, 'name = "mybot"\ncommand = ["registered"]\n')
+    write(work, 'name = "mybot"\ncommand = ["edited"]\n')
+    monkeypatch.chdir(work)
+    assert load_manifest("mybot", bots_dir=registry).command[0] == "registered"  # a name: the registry first
+    assert load_manifest(Path("mybot"), bots_dir=registry).command[0] == "edited"
