@@ -108,6 +108,10 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
     def preexec() -> None:
         if extra is not None:
             extra()
+        # The keeper first, so that it stays out of the bot's cgroup and rlimits: it would take
+        # one of the bot's `processes` (with processes = 1, every start failed).
+        if own_pids and libc.unshare(CLONE_NEWPID) == 0:
+            _keep_namespace(libc)  # returns only in the process that goes on to exec the bot
         if cgroup is not None:
             try:
                 cgroup.join_self()
@@ -127,8 +131,6 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
                 pass
         if unshare:
             libc.unshare(CLONE_NEWNET)
-        if own_pids and libc.unshare(CLONE_NEWPID) == 0:
-            _keep_namespace(libc)  # returns only in the process that goes on to exec the bot
 
     return preexec
 
@@ -163,7 +165,10 @@ def _keep_namespace(libc) -> None:
     SIGKILL) before the bot had its grace. As process 1 the bot gets SIGTERM only if it handles
     it; SIGKILL always arrives.
     """
-    bot = os.fork()
+    try:
+        bot = os.fork()
+    except OSError:
+        return  # no fork: the bot runs here, as without a PID namespace of its own
     if bot == 0:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         _own_proc(libc)

@@ -56,6 +56,17 @@ def test_forker_is_killed_at_the_process_limit():
     assert "sandbox" in faults[0].detail and "32" in faults[0].detail
 
 
+def test_a_bot_of_one_process_plays_under_a_limit_of_one_process():
+    """The PID-namespace keeper once joined the bot's cgroup first: it took one of the bot's
+    processes, and with processes = 1 the bot could not start at all."""
+    manifests = [load_manifest("random_bot"), load_manifest("random_bot")]
+    limits = TimeLimits(move_timeout_s=3.0, startup_timeout_s=5.0)
+    with open_table(manifests, BotSettings(limits=limits, sandbox_limits={"processes": 1})) as seats:
+        assert all(seat.alive for seat in seats), [seat.dead_reason for seat in seats]
+        result = play_match(seats, Rules.from_options({"num_players": "2"}), 7, games=1, limits=limits)
+    assert [f for r in result.records for f in r.faults] == []
+
+
 def test_memory_hog_is_stopped_by_rlimit_as():
     faults, _ = play_hostile("memhog", move_timeout=5.0, sandbox_limits={"address_space_mb": 512})
     assert faults and faults[0].kind is FaultKind.EXITED
