@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from arena import cli_bot, cli_tournament
-from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, fail, parse_rule_options,
+from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, err_console, fail, parse_rule_options,
                                stop_on_sigterm, usable_log_dir)
 from arena.game import GameError, Rules
 
@@ -73,6 +73,7 @@ def play(
     from arena.match import BotSettings, open_table, play_match
     from arena.referee import TimeLimits
     from arena.report import describe_event, render_game_record, render_match_totals
+    from arena.transport.procs import open_log_for_append
 
     if not 2 <= len(bots) <= 5:
         fail(f"a table seats 2 to 5 bots; you named {len(bots)}")
@@ -81,17 +82,24 @@ def play(
         fail(f"--rule num_players={options['num_players']} does not match the {len(bots)} bots named")
     options["num_players"] = str(len(bots))
     rules = _rules_from(options)
+    log_dir = usable_log_dir(log)  # before the builds, which may take a while
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     manifests = _load_bots(bots)
     limits = TimeLimits(move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
-    settings = BotSettings(limits=limits, log_dir=usable_log_dir(log))
+    settings = BotSettings(limits=limits, log_dir=log_dir)
     names = [m.name for m in manifests]
     on_event = (lambda event: console.print("  " + describe_event(event, names), highlight=False)) if show else None
 
     def on_game(record, score) -> None:
         render_game_record(record, console, score)
-        if log is not None:
-            (log / f"game-{record.number:04d}.transcript.txt").write_text(record.transcript.to_text())
+        if log_dir is not None:
+            path = log_dir / f"game-{record.number:04d}.transcript.txt"
+            try:  # the bots can write into the log folder: a FIFO there must not hang the match
+                with open_log_for_append(path, "a", encoding="utf-8") as transcript:
+                    transcript.truncate(0)
+                    transcript.write(record.transcript.to_text())
+            except OSError as exc:
+                err_console.print(escape(f"note: cannot write {path}: {exc.strerror or exc}"), highlight=False)
 
     try:
         with open_table(manifests, settings) as seats:

@@ -64,3 +64,18 @@ def test_moves_made_for_a_gone_bot_are_summed_up_not_listed_as_faults():
     text = console.file.getvalue()
     assert "exited: exited (code 1)" in text and "dead" not in text and "more faults" not in text
     assert "(40 moves made by the referee for a bot that was gone)" in text
+
+
+def test_a_fifo_in_place_of_a_transcript_is_a_note_not_a_hung_match(tmp_path):
+    """Bots can write into the log folder. A FIFO named like a game's transcript once hung
+    `arena play --log` at the end of that game."""
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "game-0001.transcript.txt")
+    done = subprocess.run([sys.executable, "-m", "arena", "play", "random_bot", "random_bot", "--games", "2",
+                           "--log", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "cannot write" in done.stderr and "game-0001.transcript.txt" in done.stderr
+    assert (tmp_path / "game-0002.transcript.txt").read_text().strip()
