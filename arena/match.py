@@ -23,6 +23,7 @@ from arena.referee import FaultKind, GameRecord, Seat, TimeLimits, close_transpo
 from arena.transport.base import BotTimeout, Transport, TransportError
 from arena.transport.pipe import PipeTransport
 from arena.transport.procs import open_log_for_append
+from arena.wording import count
 
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
 QUIT_GRACE_S = 0.5
@@ -62,8 +63,8 @@ class LoggedTransport:
         self._from_bot_cap = from_bot_cap_bytes
         # The budget is per log file, kept across restarts of the bot in this process: a bot that
         # floods and crashes would otherwise get a fresh 10 MB with every restart.
-        self._from_bot_left = _LOG_BUDGET_LEFT.setdefault(str(path), from_bot_cap_bytes)
         self._path = str(path)
+        _LOG_BUDGET_LEFT.setdefault(self._path, from_bot_cap_bytes)
 
     def send(self, line: str) -> None:
         self._log.write(f"> {line}\n")
@@ -79,10 +80,10 @@ class LoggedTransport:
         except TransportError as exc:
             self._log.write(f"! {type(exc).__name__}: {exc}\n")
             raise
-        if self._from_bot_left > 0:
-            self._from_bot_left -= len(line) + 1
-            _LOG_BUDGET_LEFT[self._path] = self._from_bot_left
-            self._log.write(f"< {line}\n" if self._from_bot_left > 0 else
+        left = _LOG_BUDGET_LEFT[self._path]
+        if left > 0:
+            left = _LOG_BUDGET_LEFT[self._path] = left - len(line) - 1
+            self._log.write(f"< {line}\n" if left > 0 else
                             "! the bot's further lines are not logged: it sent more than "
                             f"{self._from_bot_cap} bytes\n")
         return line
@@ -228,7 +229,7 @@ def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
                 seat.transport = None
             seat.failed_restarts += 1
             failed = seat.failed_restarts  # a failed first start counts too: "restart 2" was the first restart
-            seat.dead_reason = f"{failed} failed start{'s' if failed != 1 else ''} in a row, the last: {fresh.dead_reason}"
+            seat.dead_reason = f"{count(failed, 'failed start')} in a row, the last: {fresh.dead_reason}"
             if seat.failed_restarts >= MAX_FAILED_RESTARTS:
                 seat.dead_reason += "; no more restarts in this match"
             seat.dead_kind = fresh.dead_kind

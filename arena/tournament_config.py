@@ -39,6 +39,7 @@ from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, Manife
                             resolve_manifest_path, toml_text)
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.schedule import GameNumbers
+from arena.wording import count
 
 TOP_KEYS = {
     "name": "a text", "seed": "a whole number from -2**62 to 2**62", "bots": "a list of bot names or manifest paths",
@@ -180,7 +181,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         raise ConfigError(f"{path}: key 'bots': {len(bots)} bots cannot fill a table of {table_size} (table_size)")
     if tables is not None and tables * table_size < len(bots):
         need = -(-len(bots) // table_size)
-        raise ConfigError(f"{path}: key 'tables': {tables} table{'s' if tables != 1 else ''} of {table_size} seat "
+        raise ConfigError(f"{path}: key 'tables': {count(tables, 'table')} of {table_size} seat "
                           f"{tables * table_size} bots, so some of the {len(bots)} bots would play no game; "
                           f"a balanced schedule of these bots needs at least {need} tables")
     _check_size(path, len(bots), table_size, deals, tables)
