@@ -26,7 +26,7 @@ static unsigned long long splitmix64(unsigned long long z) {
 
 /* game <number> seat=<s> ...: a fresh, reproducible stream for this game and seat */
 static void reseed_for_game(const char *line) {
-    unsigned long long number = strtoull(line + 5, NULL, 10), seat = 0;
+    unsigned long long number = line[4] ? strtoull(line + 5, NULL, 10) : 0, seat = 0; /* a bare "game" too */
     const char *s = strstr(line, " seat=");
     if (s) seat = strtoull(s + 6, NULL, 10);
     rng_state = (unsigned long)splitmix64(splitmix64(base_seed ^ (number << 8) ^ seat));
