@@ -6,12 +6,13 @@ Split from arena/manifest.py, which reads and checks manifests; this runs their 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import tempfile
+import uuid
 
 from arena.manifest import PYTHON_PLACEHOLDER, BotManifest, ManifestError
+from arena.transport.procs import TOKEN_ENV, kill_tree
 
 
 def build_bot(manifest: BotManifest, timeout_s: float = 120) -> None:
@@ -20,16 +21,19 @@ def build_bot(manifest: BotManifest, timeout_s: float = 120) -> None:
     The build runs in a session of its own, with its output in a file rather than a pipe: a
     build that leaves a background process behind holds a pipe open, and waiting for the pipe's
     end waited out the whole timeout. Whatever the build leaves running (or a timeout, or a
-    Ctrl-C or SIGTERM of the arena) is killed with its process group."""
+    Ctrl-C or SIGTERM of the arena) is killed, found as a bot's processes are: by session, group,
+    descent, and a token in the environment (a step that calls setsid leaves the group)."""
     if not manifest.build:
         return
     args = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in manifest.build]
     where = manifest.path or manifest.directory
     shown = " ".join(manifest.build)
+    token = uuid.uuid4().hex
+    env = {**os.environ, TOKEN_ENV: token}
     with tempfile.TemporaryFile() as output:
         try:
             proc = subprocess.Popen(args, cwd=manifest.directory, stdin=subprocess.DEVNULL, stdout=output,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+                                    stderr=subprocess.STDOUT, start_new_session=True, env=env)
         except FileNotFoundError:
             raise ManifestError(f"{where}: key 'build': program {args[0]!r} not found (build {shown!r})") from None
         except PermissionError:
@@ -39,21 +43,13 @@ def build_bot(manifest: BotManifest, timeout_s: float = 120) -> None:
         except subprocess.TimeoutExpired:
             returncode = None
         finally:
-            _kill_group(proc)
+            kill_tree(proc, token)
         output.seek(0)
         tail = _tail(output.read()[-65536:])
     if returncode is None:
         raise ManifestError(f"{where}: key 'build': {shown!r} took more than {timeout_s:g} s{tail}")
     if returncode != 0:
         raise ManifestError(f"{where}: key 'build': {shown!r} failed with exit code {returncode}{tail}")
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the group outlives its leader while members remain
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
 
 
 def _tail(output: bytes, lines: int = 20) -> str:

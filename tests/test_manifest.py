@@ -253,6 +253,17 @@ def test_build_that_leaves_a_background_process_ends_with_the_build(tmp_path: Pa
     assert _sleepers(f"sleep {tag}") == []
 
 
+def test_build_that_leaves_a_process_in_a_session_of_its_own_ends_with_the_build(tmp_path: Path) -> None:
+    # setsid leaves the build's process group: killing the group alone left it running. The
+    # step waits until its child is in the new session, so the test does not race the kill.
+    tag = f"{uuid.uuid4().int % 10**6 + 1000}"
+    step = ("import os; r, w = os.pipe(); pid = os.fork(); pid or (os.setsid(), os.write(w, b'x'), "
+            f"os.execvp('sleep', ['sleep', '{tag}'])); os.read(r, 1)")
+    p = write(tmp_path, f'name = "x"\ncommand = ["a"]\nbuild = ["{{python}}", "-c", "{step}"]\n')
+    build_bot(load_manifest(p), timeout_s=20)
+    assert _sleepers(f"sleep {tag}") == []
+
+
 def test_build_timeout_ends_the_whole_build(tmp_path: Path) -> None:
     tag = f"{uuid.uuid4().int % 10**6 + 1000}"
     p = write(tmp_path, f'name = "x"\ncommand = ["a"]\nbuild = ["sh", "-c", "sleep {tag} & sleep {tag}"]\n')

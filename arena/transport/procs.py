@@ -102,6 +102,81 @@ def open_log_for_append(path: str | os.PathLike, mode: str, **kwargs: Any):
         raise
 
 
+def tree_members(popen: subprocess.Popen, token: str) -> set[int]:
+    """Live (non-zombie) pids started from `popen`: its session, its group, its descendants,
+    and anything carrying `token` in its environment (setsid'd grandchildren re-parented to init).
+    Bots and build steps alike: a process they leave behind holds resources and pipes."""
+    me = os.getpid()
+    root = popen.pid
+    root_alive = popen.poll() is None  # also reaps, so a zombie root is not "alive"
+    found: set[int] = set()
+    children: dict[int, list[int]] = {}
+    token_entry = f"{TOKEN_ENV}={token}".encode()
+    try:
+        names = os.listdir("/proc")
+    except OSError:  # no procfs (not Linux): fall back to the process group alone
+        names = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        st = _read_stat(name)
+        if st is None or st[0] in (b"Z", b"X"):
+            continue
+        pid = int(name)
+        if pid == me:
+            continue
+        state, ppid, pgrp, sid = st
+        children.setdefault(ppid, []).append(pid)
+        if sid == root or pgrp == root:
+            found.add(pid)
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if token_entry in f.read():
+                    found.add(pid)
+        except OSError:
+            pass  # other users' processes, or already gone
+    if root_alive:
+        seen = {root}
+        stack = [root]
+        while stack:
+            for c in children.get(stack.pop(), ()):
+                if c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+        found |= seen  # root included: returncode None means not yet reaped
+    found.discard(me)
+    return found
+
+
+def signal_tree(popen: subprocess.Popen, sig: int, pids: set[int]) -> None:
+    """Send `sig` to `pids` and to the process group of `popen` (which outlives its leader)."""
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+    try:
+        os.killpg(popen.pid, sig)
+    except OSError:
+        pass
+
+
+def kill_tree(popen: subprocess.Popen, token: str) -> None:
+    """SIGKILL everything `tree_members` finds until nothing is left, then reap `popen`."""
+    for _ in range(50):  # repeat: a process may fork between the scan and the kill
+        popen.poll()
+        pids = tree_members(popen, token)
+        if not pids:
+            break
+        signal_tree(popen, signal.SIGKILL, pids)
+        time.sleep(0.005)
+    try:
+        popen.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        pass
+
+
 class BotProcess:
     """One started bot process plus everything it spawns."""
 
@@ -229,58 +304,10 @@ class BotProcess:
     def members(self) -> set[int]:
         """Live (non-zombie) pids of this bot: its session, its group, its descendants,
         and anything carrying its token (setsid'd grandchildren re-parented to init)."""
-        me = os.getpid()
-        root = self.popen.pid
-        root_alive = self.popen.poll() is None  # also reaps, so a zombie root is not "alive"
-        found: set[int] = set()
-        children: dict[int, list[int]] = {}
-        token = f"{TOKEN_ENV}={self.token}".encode()
-        try:
-            names = os.listdir("/proc")
-        except OSError:  # no procfs (not Linux): fall back to the process group alone
-            names = []
-        for name in names:
-            if not name.isdigit():
-                continue
-            st = _read_stat(name)
-            if st is None or st[0] in (b"Z", b"X"):
-                continue
-            pid = int(name)
-            if pid == me:
-                continue
-            state, ppid, pgrp, sid = st
-            children.setdefault(ppid, []).append(pid)
-            if sid == root or pgrp == root:
-                found.add(pid)
-                continue
-            try:
-                with open(f"/proc/{name}/environ", "rb") as f:
-                    if token in f.read():
-                        found.add(pid)
-            except OSError:
-                pass  # other users' processes, or already gone
-        if root_alive:
-            seen = {root}
-            stack = [root]
-            while stack:
-                for c in children.get(stack.pop(), ()):
-                    if c not in seen:
-                        seen.add(c)
-                        stack.append(c)
-            found |= seen  # root included: returncode None means not yet reaped
-        found.discard(me)
-        return found
+        return tree_members(self.popen, self.token)
 
     def _signal_all(self, sig: int, pids: set[int]) -> None:
-        for pid in pids:
-            try:
-                os.kill(pid, sig)
-            except OSError:
-                pass
-        try:
-            os.killpg(self.popen.pid, sig)
-        except OSError:
-            pass
+        signal_tree(self.popen, sig, pids)
 
     def close_stdin(self) -> None:
         if self.stdin_fd is not None:
@@ -308,15 +335,7 @@ class BotProcess:
                     if not any(pid_alive(p) for p in pids):
                         break
                     time.sleep(0.01)
-            # Repeat until nothing is left: a process may fork between scan and kill.
-            for _ in range(50):
-                self.popen.poll()
-                pids = self.members()
-                if not pids:
-                    break
-                self._signal_all(signal.SIGKILL, pids)
-                time.sleep(0.005)
-            self.wait_returncode(5.0)
+            kill_tree(self.popen, self.token)
         except Exception:
             pass
         finally:
