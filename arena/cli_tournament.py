@@ -101,7 +101,7 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
     from dataclasses import replace
 
     from arena.store import ResultStore, StoreBusy, StoreError
-    from arena.store_changes import raised_deals
+    from arena.store_changes import as_stored, compare
     from arena.tournament import fingerprint
 
     if not create and not config.database.exists():
@@ -121,21 +121,21 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
                 err_console.print(f"note: deals raised from {old_deals} to {config.deals}: the stored games stay, "
                                   "and the new deals are played", highlight=False)
             return store, config
-        changed = store.fingerprint_changes(expected)
     except StoreError as exc:
         if store is not None:
             store.close()
         if isinstance(exc, StoreBusy):
             fail(str(exc), code=1)
         fail(f"{exc} (the results file of {config.path}, which its key 'database' can move)")
+    diff = compare(stored, as_stored(expected)) if stored is not None else None
+    changed = dict(diff.changes) if diff is not None else {}
     notes = []
     if "bot_versions" in changed:
         # Bots change after a tournament (their authors go on working): the stored games still
         # are what they are, so reports show them, with a word about it.
         notes.append(f"bot files changed since these results were stored ({changed.pop('bot_versions')})")
-    if "deals" in changed and raised_deals(stored, expected) is not None:
-        changed.pop("deals")
-        notes.append(f"the config has {config.deals} deals, the results {stored['deals']}: "
+    if diff is not None and diff.deals_raised_from is not None:
+        notes.append(f"the config has {config.deals} deals, the results {diff.deals_raised_from}: "
                      f"'arena tournament run {config.path}' plays the new ones")
     if changed:
         store.close()

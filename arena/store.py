@@ -42,7 +42,7 @@ from typing import Any, Iterable, Iterator
 from arena.referee import GameRecord
 from arena.schedule import GameSpec
 # How one game becomes rows and back; re-exported, as callers know them from here.
-from arena.store_changes import describe_changes, raised_deals
+from arena.store_changes import as_stored, compare
 from arena.store_rows import (SCHEMA, SCHEMA_VERSION, GameRow, StoreError, compress_transcript,  # noqa: F401
                               decode_row, encode_game)
 
@@ -214,32 +214,23 @@ class ResultStore:
     # ---- fingerprint -------------------------------------------------------------------------
 
     def check_fingerprint(self, fingerprint: dict[str, object]) -> int | None:
-        """First run: store it. Later runs: every key must match, else StoreError naming what
-        changed; except that `deals` may rise (more deals of the same tables). Then the stored
-        fingerprint takes the new number, and the number it had is returned."""
-        new = json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
+        """First run: store it. Later runs: it must match, else StoreError naming what changed
+        (`store_changes.compare`: `deals` may rise). When the deals rise, the stored fingerprint
+        takes the new number, and the number it had is returned."""
+        new = as_stored(fingerprint)
         with self._write():
             stored = self._meta("fingerprint")
             if stored is None:
                 self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(new, sort_keys=True),))
                 return None
-            old = json.loads(stored)
-            changed = describe_changes(old, new)
-            if set(changed) == {"deals"} and raised_deals(old, new) is not None:
+            diff = compare(json.loads(stored), new)
+            if diff.changes:
+                raise StoreError(f"{self.path} holds results of a different tournament ({', '.join(diff.changes)} "
+                                 "changed): " + "; ".join(diff.changes.values())
+                                 + ". Use a new results file, or restore the old settings to resume.")
+            if diff.deals_raised_from is not None:
                 self._db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(new, sort_keys=True),))
-                return old["deals"]
-        if changed:
-            raise StoreError(f"{self.path} holds results of a different tournament ({', '.join(changed)} changed): "
-                             + "; ".join(changed.values())
-                             + ". Use a new results file, or restore the old settings to resume.")
-        return None
-
-    def fingerprint_changes(self, fingerprint: dict[str, object]) -> dict[str, str]:
-        """What differs from the stored fingerprint: key -> 'key: was X, now Y' (empty if none is stored)."""
-        stored = self._meta("fingerprint")
-        if stored is None:
-            return {}
-        return describe_changes(json.loads(stored), json.loads(json.dumps(fingerprint, sort_keys=True, default=str)))
+            return diff.deals_raised_from
 
     def fingerprint(self) -> dict | None:
         stored = self._meta("fingerprint")

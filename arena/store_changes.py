@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+from dataclasses import dataclass
 
 _BOT_FILES_HINT = " (a bot that writes into its own folder changes its version: protocol.md, the manifest)"
 
@@ -37,15 +38,30 @@ def describe_changes(old: dict, new: dict) -> dict[str, str]:
     return changes
 
 
-def raised_deals(old: dict, new: dict) -> int | None:
-    """The stored number of deals if `new` only plays more deals of the same tables, else None.
-    The stored games keep their keys, cards and numbers then (schedule.GameNumbers by deal)."""
+@dataclass(frozen=True, slots=True)
+class FingerprintDiff:
+    """How a config's fingerprint stands to the stored one."""
+
+    changes: dict[str, str]  # what makes the stored results another tournament's: key -> its text
+    deals_raised_from: int | None  # the stored deals, when the config only plays more of them
+
+
+def as_stored(fingerprint: dict[str, object]) -> dict:
+    """The fingerprint as it reads back from the store (JSON: tuples become lists, and so on)."""
+    return json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
+
+
+def compare(old: dict, new: dict) -> FingerprintDiff:
+    """Every key must match, except that `deals` may rise: more deals of the same tables keep the
+    stored games' keys, cards and numbers (schedule.GameNumbers by deal). Results numbered table
+    by table (no `game_numbers` key) cannot take more deals: those would renumber them."""
+    changes = describe_changes(old, new)
     before, after = old.get("deals"), new.get("deals")
-    if not (isinstance(before, int) and isinstance(after, int) and after > before):
-        return None
-    if not old.get("game_numbers") == new.get("game_numbers") == "by_deal":
-        return None
-    return before
+    if ("deals" in changes and isinstance(before, int) and isinstance(after, int) and after > before
+            and old.get("game_numbers") == new.get("game_numbers") == "by_deal"):
+        del changes["deals"]
+        return FingerprintDiff(changes, before)
+    return FingerprintDiff(changes, None)
 
 
 def _deals_hint(old: dict, new: dict) -> str:

@@ -1,6 +1,6 @@
 """The text of a refused resume: what changed in the tournament's fingerprint."""
 
-from arena.store_changes import describe_changes
+from arena.store_changes import FingerprintDiff, compare, describe_changes
 
 
 def test_only_the_bots_whose_files_changed_are_named():
@@ -22,3 +22,16 @@ def test_rules_name_only_the_options_that_changed():
     old = {"rules": str({"ace_high": False, "pickup": "all"})}
     new = {"rules": str({"ace_high": True, "pickup": "all"})}
     assert describe_changes(old, new) == {"rules": "rules: ace_high was False, now True"}
+
+
+def test_more_deals_is_not_a_change_but_fewer_is():
+    """One rule for the run (which then plays the new deals) and the reports (which note them)."""
+    old = {"seed": 1, "deals": 2, "game_numbers": "by_deal"}
+    assert compare(old, {**old, "deals": 4}) == FingerprintDiff({}, 2)
+    assert compare(old, dict(old)) == FingerprintDiff({}, None)
+    fewer = compare(old, {**old, "deals": 1})
+    assert list(fewer.changes) == ["deals"] and "not fall" in fewer.changes["deals"] and fewer.deals_raised_from is None
+    both = compare(old, {**old, "deals": 3, "seed": 2})  # the seed refuses it: only the seed is named
+    assert list(both.changes) == ["seed"] and both.deals_raised_from == 2
+    table_by_table = {"seed": 1, "deals": 2}
+    assert list(compare(table_by_table, {**table_by_table, "deals": 3}).changes) == ["deals"]
