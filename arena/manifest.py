@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.sandbox import LIMIT_KEYS, limit_problem  # the keys of the optional [limits] table
+from arena.sandbox_limits import first_limit_problem  # the optional [limits] table
 
 MANIFEST_NAME = "bot.toml"
 DEFAULT_BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
@@ -281,15 +281,10 @@ def _limits(value: Any, path: Path) -> tuple[tuple[str, Any], ...]:
         return ()
     if not isinstance(value, dict):
         raise ManifestError(f"{_where(path, 'limits')}: expected a table [limits], got {_describe(value)}")
-    out = []
-    for key, item in value.items():
-        if key not in LIMIT_KEYS:
-            raise ManifestError(f"{_where(path, 'limits.' + key)}: unknown limit; known: {', '.join(LIMIT_KEYS)}")
-        problem = limit_problem(key, item)
-        if problem:
-            raise ManifestError(f"{_where(path, 'limits.' + key)}: {problem}")
-        out.append((key, item))
-    return tuple(out)
+    bad = first_limit_problem(value)
+    if bad:
+        raise ManifestError(f"{_where(path, 'limits.' + bad[0])}: {bad[1]}")
+    return tuple(value.items())
 
 
 # Never part of a bot's content hash.

@@ -11,10 +11,8 @@ import signal
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from arena.sandbox import Limits
+from arena.sandbox_limits import Limits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_PREFIX = "arena-bot-"
@@ -192,9 +190,7 @@ _probed: dict[str, str] = {}
 def cgroup_available() -> str | None:
     """'cgroup v2' / 'cgroup v1' when a per-bot cgroup can be made here, else None (probed once)."""
     if "kind" not in _probed:
-        from arena.sandbox import Limits  # the default limits; imported here to avoid an import cycle
-
-        cg = _Cgroup.create(Limits())
+        cg = _Cgroup.create(Limits())  # the default limits
         _probed["kind"] = cg.kind if cg is not None else ""
         if cg is not None:
             cg.remove()

@@ -15,7 +15,7 @@ import signal
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from arena.sandbox import Limits
+    from arena.sandbox_limits import Limits
     from arena.sandbox_cgroup import _Cgroup
 
 CLONE_NEWNET = 0x40000000

@@ -38,6 +38,7 @@ from arena.game import GameError, Rules
 from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, ManifestError, load_manifest,
                             resolve_manifest_path, toml_text)
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
+from arena.sandbox_limits import first_limit_problem
 from arena.schedule import GameNumbers
 from arena.wording import count
 
@@ -202,12 +203,9 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     sandbox = data.get("sandbox", {})
     if not isinstance(sandbox, dict):
         raise bad("sandbox", sandbox)
-    try:
-        from arena.sandbox import limits_from
-
-        limits_from(sandbox)
-    except ValueError as exc:
-        raise ConfigError(f"{path}: [sandbox]: {exc}") from None
+    bad_limit = first_limit_problem(sandbox)
+    if bad_limit:
+        raise ConfigError(f"{path}: key 'sandbox.{bad_limit[0]}': {bad_limit[1]}")
     database = data.get("database", f"{path.stem}.sqlite")
     if not isinstance(database, str) or not database:
         raise bad("database", database)
