@@ -317,16 +317,15 @@ class ResultStore:
                 yield decode_row(row)
             last = batch[-1][0]
 
-    def get_game(self, key_or_id: str | int) -> GameRow:
-        text = str(key_or_id).strip()
+    def get_game(self, key: str) -> GameRow:
+        """The stored game with this key (the CLI turns a game number into its key first)."""
+        text = key.strip()
         if not text.isprintable() or text.encode("utf-8", errors="replace").decode("utf-8") != text:
             raise StoreError(f"no game {text!r} in {self.path} (give a game key like t0000-d0000-s00 or a game number)")
         columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
         base = f"SELECT {columns}, t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id WHERE "
         with self._read() as db:
             row = db.execute(base + "g.key = ?", (text,)).fetchone()
-            if row is None and text.isascii() and text.isdigit() and len(text) < 19:  # an SQLite integer
-                row = db.execute(base + "g.id = ?", (int(text),)).fetchone()
         if row is None:
             raise StoreError(f"no game {text!r} in {self.path} (give a game key like t0000-d0000-s00 or a game number)")
         return decode_row(row)

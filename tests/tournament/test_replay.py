@@ -78,7 +78,7 @@ def test_forfeited_game_replays(tmp_path):
     store = ResultStore(tmp_path / "r.db")
     store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, RULES), (),
                                     ((),) * 3, len(g.moves)))
-    row = store.get_game("1")
+    row = store.get_game(spec.key)
     store.close()
     for seat in (None, 0, 1):
         lines = replay_lines(row, seat)
