@@ -30,7 +30,7 @@ import time
 from typing import Any
 
 from arena.sandbox_cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
-from arena.sandbox_child import can_unshare_net, can_unshare_pid, make_preexec  # noqa: F401 (re-exported)
+from arena.sandbox_child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec  # noqa: F401 (re-exported)
 from arena.sandbox_limits import LIMIT_KEYS, Limits, limits_from, resolve_limits  # noqa: F401 (re-exported)
 
 WATCH_INTERVAL_S = 0.2
@@ -103,6 +103,7 @@ class BotGuard:
                                                   else "watchdog (RSS sum)"))
         self.preexec = make_preexec(limits, network=network, cgroup=self.cgroup)
         self._proc: Any = None
+        self._keeper: int | None = None  # the PID-namespace keeper the arena started, if any
         _live_guards.add(self)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -112,6 +113,9 @@ class BotGuard:
         if proc is None:
             return
         self._proc = proc
+        # Known once, now: the keeper unshared before Popen returned (the bot itself cannot have
+        # yet), and later a bot could unshare to hide from the count.
+        self._keeper = proc.pid if is_keeper(proc.pid) else None
         self._thread = threading.Thread(target=self._watch, name=f"bot-guard-{proc.pid}", daemon=True)
         self._thread.start()
 
@@ -138,14 +142,15 @@ class BotGuard:
                 if self.cgroup is not None and self.cgroup.fork_refused() > 0:
                     reason = f"more than {limit} processes/threads (fork refused by pids.max)"
                 members = self._members()
+                bots_own = members - {self._keeper}  # the keeper is outside any cgroup anyway
                 tasks = self.cgroup.pids_current() if self.cgroup is not None else None
                 if tasks is None:
-                    tasks = len(members)
+                    tasks = len(bots_own)
                 if reason is None and tasks > limit:
                     reason = f"more than {limit} processes ({tasks} seen)"
                 if reason is None and (self.cgroup is None or self.cgroup.mem_dir is None):
                     rss = 0
-                    for pid in members:
+                    for pid in bots_own:
                         try:
                             with open(f"/proc/{pid}/statm", "rb") as f:
                                 rss += int(f.read().split()[1])

@@ -135,6 +135,17 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
     return preexec
 
 
+def is_keeper(pid: int) -> bool:
+    """Whether `pid` is a namespace keeper (`_keep_namespace`): it unshared CLONE_NEWPID, so its
+    children live in a PID namespace other than its own. The watchdog leaves it out of the bot's
+    process count and memory: it is the arena's, a forked copy of it (its resident pages are the
+    arena's), and never the bot's code."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid") != os.readlink(f"/proc/{pid}/ns/pid_for_children")
+    except OSError:  # gone, or a kernel without pid_for_children (before 4.12): count it
+        return False
+
+
 def _own_proc(libc) -> None:
     """Give the bot a /proc of its own namespace, in a mount namespace of its own.
 

@@ -133,6 +133,30 @@ def test_forker_without_cgroup_is_killed_by_the_watchdog(monkeypatch):
     assert "sandbox: more than 40 processes" in faults[0].detail
 
 
+def test_without_cgroup_the_watchdog_does_not_count_the_namespace_keeper():
+    """The keeper is a forked copy of the arena: counted, it made processes = 1 kill every bot,
+    and its resident pages (the arena's) counted against the bot's memory."""
+    import sys
+
+    from arena.sandbox import BotGuard, Limits, WATCH_INTERVAL_S, can_unshare_pid, is_keeper
+    from arena.transport.procs import BotProcess
+
+    if not can_unshare_pid():
+        pytest.skip("no PID namespace here, so no keeper to leave out")
+    arena_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    # A bare Python process needs about 10 MB; the keeper holds as much as the arena.
+    guard = BotGuard(Limits(processes=1, memory_mb=max(30, arena_rss_mb // 2)), use_cgroup=False)
+    proc = BotProcess.start([sys.executable, "-c", "import sys; sys.stdin.read()"], preexec=guard.preexec)
+    try:
+        guard.attach(proc)
+        assert is_keeper(proc.pid), "the arena started no keeper: the test proves nothing"
+        time.sleep(WATCH_INTERVAL_S * 5)
+        assert guard.violation is None and proc.returncode is None
+    finally:
+        proc.close(grace_s=0.2)
+        guard.close()
+
+
 def test_cgroups_are_removed_after_the_match():
     from arena.sandbox_cgroup import CGROUP_PREFIX, CGROUP_ROOT
 
