@@ -80,20 +80,30 @@ def render_standings_table(standings: Standings, console: Console, title: str = 
     console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 110))
 
 
-def head_to_head_renderable(standings: Standings) -> Table:
-    """Row bot vs column bot: share of their common games in which the row bot finished ahead."""
+def head_to_head_renderable(standings: Standings) -> _TableOrLines:
+    """Row bot vs column bot: share of their common games in which the row bot finished ahead.
+    Where the terminal is too narrow for the matrix (six bots need about 100 columns), a line
+    per bot: a squeezed matrix cut the bot names short."""
     names = [b.bot for b in standings.bots]
-    table = Table(title="Head to head: row finished ahead of column (share of games together)")
+    title = "Head to head: row finished ahead of column (share of games together)"
+    table = Table(title=title)
     table.add_column("bot")
     for name in names:
         table.add_column(name, justify="right")
+    lines = [Text("Head to head: how often each bot finished ahead of each other bot", style="italic")]
     for a in names:
-        cells = []
+        cells, ahead_of = [], []
         for b in names:
             together, ahead = standings.head_to_head.get((a, b), (0, 0))
-            cells.append("-" if a == b or not together else f"{100 * ahead / together:.0f}% of {together}")
+            if a == b or not together:
+                cells.append("-")
+                continue
+            share = f"{100 * ahead / together:.0f}%"
+            cells.append(f"{share} of {together}")
+            ahead_of.append(f"{b} in {share} of {count(together, 'game')}")
         table.add_row(a, *cells)
-    return table
+        lines.append(Text(f"{a}: ahead of {', '.join(ahead_of) or 'no bot it met'}"))
+    return _TableOrLines(table, lines)
 
 
 def places_table(places_by_seat: Sequence[Sequence[int]]) -> Table:

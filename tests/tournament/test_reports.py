@@ -11,7 +11,8 @@ from html.parser import HTMLParser
 from rich.console import Console
 
 from arena.report_export import to_csv, to_html, to_json, to_markdown
-from arena.report_standings import leaderboard_renderable, render_standings_details, render_standings_table
+from arena.report_standings import (head_to_head_renderable, leaderboard_renderable, render_standings_details,
+                                    render_standings_table)
 from arena.standings import standings_from_rows
 from arena.store import GameRow
 
@@ -68,6 +69,22 @@ def test_a_narrow_terminal_gets_a_line_per_bot_with_every_number_whole():
     wide = console()
     wide.print(leaderboard_renderable(s, "Live"))
     assert "┃" in wide.file.getvalue()  # where it fits, the table
+
+
+def test_a_narrow_terminal_gets_the_head_to_head_as_a_line_per_bot_with_whole_names():
+    """Six bots need about 100 columns: in 80 the matrix cut the names short ('heur…')."""
+    s = standings()
+    narrow = Console(file=io.StringIO(), width=40, color_system=None, soft_wrap=True)
+    narrow.print(head_to_head_renderable(s))
+    out = " ".join(narrow.file.getvalue().split())
+    assert "…" not in out and "┃" not in out
+    assert max(len(line) for line in narrow.file.getvalue().splitlines()) <= 40
+    together, ahead = s.head_to_head[("alpha", "beta")]
+    assert f"alpha: ahead of beta in {100 * ahead / together:.0f}% of {together} games" in out
+    assert "newbie: ahead of no bot it met" in out
+    wide = console()
+    wide.print(head_to_head_renderable(s))
+    assert "┃" in wide.file.getvalue()
 
 
 def test_markdown():
