@@ -21,7 +21,7 @@ from arena import protocol
 from arena.game import Rules
 from arena.bot_build import build_bot
 from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
-from arena.match import BotSettings, close_seat, connect_bot, play_match
+from arena.match import BotSettings, allow_restarts, close_seat, connect_bot, play_match
 from arena.protocol_view import visible
 from arena.wording import count
 from arena.referee import FaultKind, Seat, TimeLimits, send_lines
@@ -173,11 +173,13 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
     label = f"seat0-{manifest.name}"
     ev = _Evidence(log_dir, label)
     seats: list[Seat] = []
+    procs: list[Any] = []  # every process of the bot under test, restarts included
     try:
         t0 = time.monotonic()
         seat, hello_name = connect_bot(manifest, settings, label)
         startup_ms = (time.monotonic() - t0) * 1000.0
         seats.append(seat)
+        procs.append(_process_of(seat))
         guard = getattr(seat.transport, "guard", None)
         if guard is not None:
             report.sandbox = guard.describe()
@@ -191,6 +193,9 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         results.append(CheckResult(
             "handshake", ok, f"hello name={hello_name} in {startup_ms:.0f} ms (limit {limit_ms:.0f} ms)",
             () if ok else ev.both()))
+        # As in a match or a tournament, a bot lost in one game starts afresh for the next:
+        # otherwise its later games were all the referee's moves, each charged as a loss of its own.
+        allow_restarts(seat, manifest, settings, label, on_start=lambda fresh: procs.append(_process_of(fresh)))
 
         for i, name in enumerate(opponents, start=1):
             from arena.manifest import DEFAULT_BOTS_DIR
@@ -198,6 +203,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             opp = load_manifest(name, opponents_dir or DEFAULT_BOTS_DIR)
             build_bot(opp)
             opp_seat, _ = connect_bot(opp, settings, f"seat{i}-{opp.name}")
+            allow_restarts(opp_seat, opp, settings, f"seat{i}-{opp.name}")
             seats.append(opp_seat)
             if not opp_seat.alive:
                 results.append(CheckResult("games", False, f"opponent {opp.name} could not start: {opp_seat.dead_reason}"))
@@ -244,26 +250,31 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             () if f is None else evidence_for(f)))
 
         f = first_fault({FaultKind.EXITED, FaultKind.DEAD})
+        restarted = f", then started afresh {count(seats[0].restarts, 'time')} for later games" if seats[0].restarts else ""
         results.append(CheckResult(
             "stays up", f is None and seats[0].alive,
             "the bot played every game to the end" if f is None and seats[0].alive
-            else f"lost during the games: {f.detail if f else seats[0].dead_reason}",
+            else f"lost during the games: {f.detail if f else seats[0].dead_reason}{restarted}",
             () if f is None and seats[0].alive else ev.both()))
 
         _check_quit(manifest, seats[0], report, ev, quit_wait_s)
     finally:
-        # The bot's process record (through any wrapping transports); after close, its
-        # `members()` scan (session, group, descendants, ARENA_BOT_TOKEN) must come back empty.
-        proc = getattr(seats[0].transport, "_proc", None) if seats and seats[0].transport is not None else None
+        # After close, the `members()` scan (session, group, descendants, ARENA_BOT_TOKEN) of each
+        # process the bot had must come back empty.
         for s in seats:
             close_seat(s)
         if seats and not manifest.is_service and any(r.name == "handshake" for r in results):
             time.sleep(0.05)
-            left = sorted(proc.members()) if proc is not None else []
+            left = sorted({pid for proc in procs if proc is not None for pid in proc.members()})
             results.append(CheckResult(
                 "no leftover processes", not left,
                 "nothing of the bot runs after close" if not left
                 else f"{len(left)} process(es) of the bot still running after close: {left[:10]}"))
+
+
+def _process_of(seat: Seat) -> Any:
+    """The bot's process record, through any wrapping transports (None for a running service)."""
+    return getattr(seat.transport, "_proc", None) if seat.transport is not None else None
 
 
 def _check_quit(manifest: BotManifest, seat: Seat, report: CheckReport, ev: _Evidence, wait_s: float) -> None:

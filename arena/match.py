@@ -261,19 +261,27 @@ def open_table(manifests: Sequence[BotManifest], settings: BotSettings, labels: 
         for seat, deadline in zip(seats, deadlines):
             await_hello(seat, deadline, timeout_s)
         for seat, manifest, label in zip(seats, manifests, labels):
-            seat.restart = _restarter(manifest, settings, label)
-            seat.failed_restarts = 0 if seat.alive else 1  # a failed first start counts as one
+            allow_restarts(seat, manifest, settings, label)
         yield seats
     finally:
         for seat in seats:
             close_seat(seat)
 
 
-def _restarter(manifest: BotManifest, settings: BotSettings, label: str) -> Callable[[], Seat]:
-    def restart() -> Seat:
-        return connect_bot(manifest, settings, label)[0]
+def allow_restarts(seat: Seat, manifest: BotManifest, settings: BotSettings, label: str,
+                   on_start: Callable[[Seat], None] | None = None) -> None:
+    """Let `revive_seats` start this bot afresh before a game after it was lost (`on_start` sees
+    each fresh start). Every bot the match layer starts gets this: one game's fault costs that
+    game only."""
 
-    return restart
+    def restart() -> Seat:
+        fresh = connect_bot(manifest, settings, label)[0]
+        if on_start is not None:
+            on_start(fresh)
+        return fresh
+
+    seat.restart = restart
+    seat.failed_restarts = 0 if seat.alive else 1  # a failed first start counts as one
 
 
 def handshake_faults(seats: Sequence[Seat]) -> list[tuple[int, str]]:

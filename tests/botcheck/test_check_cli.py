@@ -110,6 +110,16 @@ def test_check_fails_bad_exit_code():
     assert failed(report) == {"exit on quit": "exited after quit with exit code 3"}
 
 
+def test_check_starts_a_lost_bot_afresh_for_its_next_game():
+    """As a match does: without it, every game after a crash was the referee's and each was
+    charged another `exited`, for a crash that happened once."""
+    report = check_bot(TEST_BOTS / "crash_even_games", **{**FAST, "games": 3})  # it crashes in game 2 only
+    games = failed(report)["games"]
+    assert "exited x1," in games and "exited x2" not in games, games
+    assert "then started afresh 1 time for later games" in failed(report)["stays up"]
+    assert "no leftover processes" not in failed(report)
+
+
 def test_check_cli_shows_failure_and_exit_code_1():
     result = run("bot", "check", str(TEST_BOTS / "noise"), "--games", "1", "--move-timeout", "0.5")
     assert result.exit_code == 1
