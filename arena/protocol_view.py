@@ -104,8 +104,10 @@ def one_line(text: str) -> str:
 
 
 def parse_int(text: str, what: str) -> int:
-    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+    if not (text.isascii() and text.isdigit()):
         raise ProtocolError(f"{what} must be a whole number like 7, got {text[:40]!r}")
+    if len(text) > 18:  # section 2: ids and counts fit in 64 bits, so C and awk bots can hold them
+        raise ProtocolError(f"{what} has {len(text)} digits; at most 18 are allowed, got {text[:40]!r}")
     return int(text)
 
 

@@ -254,6 +254,8 @@ def test_parse_move_reply_accepts(line, expected):
     ("move 1.5 Kd", "request id"),
     ("move ٣ Kd", "request id"),
     ("move 99999999999999999999 Kd", "request id"),
+    # A whole number all the same: the message named the digit limit only in protocol.md.
+    ("move 0000000000000000003 Kd", "request id \\(second token\\) has 19 digits; at most 18 are allowed"),
     ("move 3 Kd Qd", "extra 'Qd'"),
     ("move 3 4h, 5h", "extra '5h'"),
     ("move 3 Zq", "third token: not a move"),
