@@ -114,6 +114,12 @@ def _resolve_manifest_path(ref: str | Path, bots_dir: Path, base_dir: Path | Non
         # Lexical "..": the config's folder may not exist yet while `tournament new` checks it.
         candidate = Path(os.path.normpath(Path(base_dir).resolve() / candidate))
     if candidate.is_file():
+        if candidate.suffix.lower() != ".toml":  # e.g. the bot's program: its TOML error misled
+            beside = candidate.parent / MANIFEST_NAME
+            hint = (f"; its folder has one: {candidate.parent}" if beside.is_file()
+                    else f"; a {MANIFEST_NAME} beside the program says how to run it (arena bot new writes one)")
+            raise ManifestError(f"{candidate}: not a bot manifest (a .toml file): give the bot's folder or its "
+                                f"{MANIFEST_NAME}{hint}")
         return candidate
     if candidate.is_dir():
         inner = candidate / MANIFEST_NAME

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 import uuid
@@ -270,6 +271,19 @@ def test_build_timeout_ends_the_whole_build(tmp_path: Path) -> None:
     with pytest.raises(ManifestError, match="more than 0.5 s"):
         build_bot(load_manifest(p), timeout_s=0.5)
     assert _sleepers(f"sleep {tag}") == []
+
+
+def test_a_program_given_for_a_manifest_is_named_as_such(tmp_path: Path) -> None:
+    """`arena play mybot/bot.py ...` got "invalid TOML: Expected '=' after a key"."""
+    program = write(tmp_path, 'name = "x"\ncommand = ["a"]\n').parent / "bot.py"
+    program.write_text("import sys\nprint('hello name=x')\n")
+    with pytest.raises(ManifestError, match=f"not a bot manifest .*; its folder has one: {re.escape(str(program.parent))}$"):
+        load_manifest(program)
+    lone = tmp_path / "elsewhere" / "bot.py"
+    lone.parent.mkdir()
+    lone.write_text("")
+    with pytest.raises(ManifestError, match="a bot.toml beside the program says how to run it"):
+        load_manifest(lone)
 
 
 def test_a_path_is_a_path_even_when_a_registered_bot_has_its_name(tmp_path: Path, monkeypatch) -> None:
