@@ -190,8 +190,11 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             results.append(CheckResult("games", False, "not played: the bot did not complete the handshake"))
             return
         ok = startup_ms <= limit_ms
+        # Not a failure (a bot may call itself what it likes), but worth a word: standings,
+        # logs and replays all use the manifest's name.
+        other_name = f"; results use the manifest's name, {manifest.name}" if hello_name != manifest.name else ""
         results.append(CheckResult(
-            "handshake", ok, f"hello name={hello_name} in {startup_ms:.0f} ms (limit {limit_ms:.0f} ms)",
+            "handshake", ok, f"hello name={hello_name} in {startup_ms:.0f} ms (limit {limit_ms:.0f} ms){other_name}",
             () if ok else ev.both()))
         # As in a match or a tournament, a bot lost in one game starts afresh for the next:
         # otherwise its later games were all the referee's moves, each charged as a loss of its own.

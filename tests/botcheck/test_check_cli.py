@@ -41,6 +41,16 @@ def test_scaffold_passes_check(tmp_path, lang, needs):
     assert stored["passed"] is True and stored["date"]
 
 
+def test_check_says_when_the_hello_name_is_not_the_manifests(tmp_path):
+    assert run("bot", "new", "mine", "--dir", str(tmp_path)).exit_code == 0
+    manifest = tmp_path / "mine" / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "mine"', 'name = "renamed"'))
+    report = check_bot(manifest, **FAST)
+    handshake = next(r for r in report.results if r.name == "handshake")
+    assert handshake.passed and "hello name=mine" in handshake.detail
+    assert "results use the manifest's name, renamed" in handshake.detail
+
+
 def test_new_rejects_bad_input(tmp_path):
     assert run("bot", "new", "ok", "--dir", str(tmp_path)).exit_code == 0
     again = run("bot", "new", "ok", "--dir", str(tmp_path))
