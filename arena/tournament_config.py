@@ -139,7 +139,10 @@ def _entry_for_config(ref: str, config_dir: Path) -> str:
     path = Path(ref).expanduser()
     if found == DEFAULT_BOTS_DIR / ref / MANIFEST_NAME or path.is_absolute():
         return ref
-    return os.path.relpath(path.resolve(), config_dir.resolve())
+    relative = os.path.relpath(path.resolve(), config_dir.resolve())
+    # A bot folder beside the config must not be written as a bare name: a name means the bot of
+    # that name under bots/ first (a copy of random_bot in ./random_bot played as the bundled one).
+    return relative if os.sep in relative or relative in (".", "..") else "./" + relative
 
 
 def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:

@@ -427,6 +427,20 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
     assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
 
 
+def test_tournament_new_keeps_a_bot_folder_beside_the_config_a_path(tmp_path, monkeypatch):
+    """A copy of random_bot in ./random_bot was written as "random_bot": a name, which means the
+    bundled bot first, so the organiser's own copy never played."""
+    _copy_of_random_bot(tmp_path / "random_bot", "my_random")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("tournament", "new", "t.toml", "-b", "./random_bot", "-b", "heuristic_bot", "-b", "shell_bot")
+    assert result.exit_code == 0, result.output
+    assert tomllib.loads((tmp_path / "t.toml").read_text())["bots"][0] == "./random_bot"
+    from arena.tournament_config import load_config, load_entries
+
+    _, manifests = load_entries(load_config(Path("t.toml")))
+    assert "my_random" in manifests and "random_bot" not in manifests
+
+
 def test_a_resumed_run_notes_limits_changed_since_the_stored_games(tmp_path):
     config = tmp_path / "limits.toml"
     base = 'seed = 4\ndeals = 1\nworkers = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n'
