@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tomllib
@@ -300,6 +301,6 @@ def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_siz
         partial.write_bytes(text)
         os.replace(partial, path)
     except OSError as exc:
-        if partial.parent.is_dir():
+        with contextlib.suppress(OSError):  # on a read-only filesystem the clean-up fails too
             partial.unlink(missing_ok=True)
         raise ConfigError(f"{path}: cannot write the config ({exc.strerror or exc})") from None

@@ -427,6 +427,21 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
     assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
 
 
+def test_tournament_new_on_a_read_only_filesystem_is_a_clear_error(tmp_path, monkeypatch):
+    """There even removing the partial file fails: that second error came out as a traceback."""
+    import errno
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(Path, "write_bytes", read_only)
+    monkeypatch.setattr(Path, "unlink", read_only)
+    result = invoke("tournament", "new", str(tmp_path / "t.toml"), "-b", "random_bot", "-b", "heuristic_bot",
+                    "-b", "shell_bot")
+    assert result.exit_code == 2
+    assert "cannot write the config (Read-only file system)" in " ".join(result.output.split())
+
+
 def test_tournament_new_keeps_a_bot_folder_beside_the_config_a_path(tmp_path, monkeypatch):
     """A copy of random_bot in ./random_bot was written as "random_bot": a name, which means the
     bundled bot first, so the organiser's own copy never played."""
