@@ -169,6 +169,10 @@ def run(
     from arena.tournament import build_schedule, describe_balance, run_tournament
     from arena.tournament_workers import WorkerDied
 
+    from arena.tournament_config import MAX_WORKERS
+
+    if workers is not None and workers > MAX_WORKERS:  # the config's own bound (checked here: a lazy import)
+        fail(f"--workers {workers}: expected a whole number from 1 to {MAX_WORKERS}")
     config, manifests = _prepare(config_path)
     log = usable_log_dir(log)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started

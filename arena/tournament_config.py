@@ -43,10 +43,12 @@ from arena.sandbox_limits import first_limit_problem
 from arena.schedule import GameNumbers
 from arena.wording import count
 
+MAX_WORKERS = 256  # a worker is a process with its table's bots: far more than any machine's cores
+
 TOP_KEYS = {
     "name": "a text", "seed": "a whole number from -2**62 to 2**62", "bots": "a list of bot names or manifest paths",
     "table_size": "a whole number from 2 to 5", "deals": "a whole number of at least 1",
-    "scoring": "placement or pot", "fault_policy": "fallback or forfeit", "workers": "a whole number from 1 to 256",
+    "scoring": "placement or pot", "fault_policy": "fallback or forfeit", "workers": f"a whole number from 1 to {MAX_WORKERS}",
     "schedule": "round_robin or balanced", "tables": "a whole number of at least 1 (balanced schedule)",
     "database": "a path to the SQLite results file", "rules": "a table of rule options",
     "limits": "a table with move_timeout_s and startup_timeout_s",
@@ -172,7 +174,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         raise bad("bots", bots)
     table_size = integer("table_size", 3, 2, 5)
     deals = integer("deals", 1, 1)
-    workers = integer("workers", default_workers(), 1, 256)
+    workers = integer("workers", default_workers(), 1, MAX_WORKERS)
     schedule = data.get("schedule", "round_robin")
     if schedule not in ("round_robin", "balanced"):
         raise bad("schedule", schedule)

@@ -427,6 +427,17 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
     assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
 
 
+def test_tournament_run_bounds_workers_as_the_config_does(tmp_path):
+    """--workers 1000 started as many worker processes (up to one per table), where the config's
+    `workers` stops at 256."""
+    path = tmp_path / "w.toml"
+    path.write_text('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    result = invoke("tournament", "run", str(path), "--workers", "1000")
+    assert result.exit_code == 2
+    assert "--workers 1000: expected a whole number from 1 to 256" in " ".join(result.output.split())
+    assert not (tmp_path / "w.sqlite").exists()
+
+
 def test_tournament_new_on_a_read_only_filesystem_is_a_clear_error(tmp_path, monkeypatch):
     """There even removing the partial file fails: that second error came out as a traceback."""
     import errno
