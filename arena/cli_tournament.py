@@ -117,9 +117,12 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
         expected = fingerprint(config, manifests, versions)
         if create:
             old_deals = store.check_fingerprint(expected)
-            if old_deals is not None:
+            if old_deals is not None and old_deals < config.deals:
                 err_console.print(f"note: deals raised from {old_deals} to {config.deals}: the stored games stay, "
                                   "and the new deals are played", highlight=False)
+            elif old_deals is not None:
+                err_console.print(f"note: deals lowered from {old_deals} to {config.deals}: no game of the "
+                                  "dropped deals was stored", highlight=False)
             return store, config
     except StoreError as exc:
         if store is not None:
@@ -127,15 +130,19 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
         if isinstance(exc, StoreBusy):
             fail(str(exc), code=1)
         fail(f"{exc} (the results file of {config.path}, which its key 'database' can move)")
-    diff = compare(stored, as_stored(expected)) if stored is not None else None
+    if stored is not None:
+        lowered = isinstance(stored.get("deals"), int) and config.deals < stored["deals"]
+        diff = compare(stored, as_stored(expected), store.deals_played() if lowered else None)
+    else:
+        diff = None
     changed = dict(diff.changes) if diff is not None else {}
     notes = []
     if "bot_versions" in changed:
         # Bots change after a tournament (their authors go on working): the stored games still
         # are what they are, so reports show them, with a word about it.
         notes.append(f"bot files changed since these results were stored ({changed.pop('bot_versions')})")
-    if diff is not None and diff.deals_raised_from is not None:
-        notes.append(f"the config has {config.deals} deals, the results {diff.deals_raised_from}: "
+    if diff is not None and diff.deals_from is not None and diff.deals_from < config.deals:
+        notes.append(f"the config has {config.deals} deals, the results {diff.deals_from}: "
                      f"'arena tournament run {config.path}' plays the new ones")
     if changed:
         store.close()

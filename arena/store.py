@@ -215,22 +215,33 @@ class ResultStore:
 
     def check_fingerprint(self, fingerprint: dict[str, object]) -> int | None:
         """First run: store it. Later runs: it must match, else StoreError naming what changed
-        (`store_changes.compare`: `deals` may rise). When the deals rise, the stored fingerprint
-        takes the new number, and the number it had is returned."""
+        (`store_changes.compare`: `deals` may change). When the deals change, the stored
+        fingerprint takes the new number, and the number it had is returned."""
         new = as_stored(fingerprint)
         with self._write():
             stored = self._meta("fingerprint")
             if stored is None:
                 self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(new, sort_keys=True),))
                 return None
-            diff = compare(json.loads(stored), new)
+            old = json.loads(stored)
+            played = self._deals_played() if old.get("deals") != new.get("deals") else None
+            diff = compare(old, new, played)
             if diff.changes:
                 raise StoreError(f"{self.path} holds results of a different tournament ({', '.join(diff.changes)} "
                                  "changed): " + "; ".join(diff.changes.values())
                                  + ". Use a new results file, or restore the old settings to resume.")
-            if diff.deals_raised_from is not None:
+            if diff.deals_from is not None:
                 self._db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(new, sort_keys=True),))
-            return diff.deals_raised_from
+            return diff.deals_from
+
+    def _deals_played(self) -> int:
+        """How many deals have a stored game (the highest deal number + 1; 0 with none stored)."""
+        row = self._db.execute("SELECT MAX(deal) FROM games").fetchone()
+        return 0 if row[0] is None else row[0] + 1
+
+    def deals_played(self) -> int:
+        with self._read():
+            return self._deals_played()
 
     def fingerprint(self) -> dict | None:
         stored = self._meta("fingerprint")

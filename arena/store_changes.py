@@ -43,7 +43,7 @@ class FingerprintDiff:
     """How a config's fingerprint stands to the stored one."""
 
     changes: dict[str, str]  # what makes the stored results another tournament's: key -> its text
-    deals_raised_from: int | None  # the stored deals, when the config only plays more of them
+    deals_from: int | None  # the stored deals, when the config's other number of deals is accepted
 
 
 def as_stored(fingerprint: dict[str, object]) -> dict:
@@ -51,14 +51,17 @@ def as_stored(fingerprint: dict[str, object]) -> dict:
     return json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
 
 
-def compare(old: dict, new: dict) -> FingerprintDiff:
-    """Every key must match, except that `deals` may rise: more deals of the same tables keep the
-    stored games' keys, cards and numbers (schedule.GameNumbers by deal). Results numbered table
-    by table (no `game_numbers` key) cannot take more deals: those would renumber them."""
+def compare(old: dict, new: dict, deals_played: int | None = None) -> FingerprintDiff:
+    """Every key must match, except `deals`: more deals of the same tables keep the stored games'
+    keys, cards and numbers (schedule.GameNumbers by deal); fewer are accepted too while no stored
+    game is of a dropped deal (`deals_played`: the deals with a stored game, if known), so a raise
+    stopped before its first new game can be taken back. Results numbered table by table (no
+    `game_numbers` key) take neither: a new number of deals would renumber them."""
     changes = describe_changes(old, new)
     before, after = old.get("deals"), new.get("deals")
-    if ("deals" in changes and isinstance(before, int) and isinstance(after, int) and after > before
-            and old.get("game_numbers") == new.get("game_numbers") == "by_deal"):
+    if ("deals" in changes and isinstance(before, int) and isinstance(after, int)
+            and old.get("game_numbers") == new.get("game_numbers") == "by_deal"
+            and (after > before or (deals_played is not None and deals_played <= after))):
         del changes["deals"]
         return FingerprintDiff(changes, before)
     return FingerprintDiff(changes, None)
@@ -69,7 +72,8 @@ def _deals_hint(old: dict, new: dict) -> str:
     if not (isinstance(before, int) and isinstance(after, int)):
         return ""
     if after < before:
-        return " (deals may rise, to play more, but not fall: the stored games of the later deals would still count)"
+        return (" (deals may rise, to play more, but not fall below a deal with stored games: those games "
+                "would still count)")
     if old.get("game_numbers") != "by_deal":
         return (" (these results come from an arena that numbered games table by table, which more deals "
                 "would renumber: play them into a new results file)")

@@ -100,19 +100,25 @@ def test_fingerprint(tmp_path):
     store.close()
 
 
-def test_deals_may_rise_but_not_fall(tmp_path):
+def test_deals_may_rise_but_not_fall_below_a_stored_deal(tmp_path):
     """More deals of the same tables keep every stored game's key, cards and number; fewer would
-    leave stored games outside the schedule, still counted."""
+    leave stored games outside the schedule, still counted, unless none of the dropped deals was
+    played: a raise stopped before its first new game can be taken back."""
     store = ResultStore(tmp_path / "r.db")
     fp = {"bots": "a,b,c", "seed": 1, "table_size": 3, "deals": 2, "schedule": "round_robin:", "game_numbers": "by_deal"}
     assert store.check_fingerprint(fp) is None
+    for spec, record in games(deals=2):
+        store.add_game(spec, record)
     assert store.check_fingerprint({**fp, "deals": 5}) == 2  # the deals it had
     assert store.fingerprint()["deals"] == 5 and store.check_fingerprint({**fp, "deals": 5}) is None
-    with pytest.raises(StoreError, match="deals: was 5, now 3 \\(deals may rise, to play more, but not fall"):
-        store.check_fingerprint({**fp, "deals": 3})
-    with pytest.raises(StoreError, match="seed: was 1, now 2"):  # with another change, nothing is raised
+    assert store.check_fingerprint({**fp, "deals": 3}) == 5  # deals 3 and 4 have no stored game
+    assert store.fingerprint()["deals"] == 3
+    with pytest.raises(StoreError, match="deals: was 3, now 1 \\(deals may rise, to play more, but not fall below a "
+                                         "deal with stored games"):
+        store.check_fingerprint({**fp, "deals": 1})  # deal 1 (the second) has stored games
+    with pytest.raises(StoreError, match="seed: was 1, now 2"):  # with another change, nothing is changed
         store.check_fingerprint({**fp, "deals": 6, "seed": 2})
-    assert store.fingerprint()["deals"] == 5
+    assert store.fingerprint()["deals"] == 3
     store.close()
 
 

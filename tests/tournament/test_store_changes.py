@@ -30,8 +30,10 @@ def test_more_deals_is_not_a_change_but_fewer_is():
     assert compare(old, {**old, "deals": 4}) == FingerprintDiff({}, 2)
     assert compare(old, dict(old)) == FingerprintDiff({}, None)
     fewer = compare(old, {**old, "deals": 1})
-    assert list(fewer.changes) == ["deals"] and "not fall" in fewer.changes["deals"] and fewer.deals_raised_from is None
+    assert list(fewer.changes) == ["deals"] and "not fall" in fewer.changes["deals"] and fewer.deals_from is None
+    assert compare(old, {**old, "deals": 1}, deals_played=2).deals_from is None  # deal 2 has stored games
+    assert compare(old, {**old, "deals": 1}, deals_played=1) == FingerprintDiff({}, 2)  # none of deal 2
     both = compare(old, {**old, "deals": 3, "seed": 2})  # the seed refuses it: only the seed is named
-    assert list(both.changes) == ["seed"] and both.deals_raised_from == 2
+    assert list(both.changes) == ["seed"] and both.deals_from == 2
     table_by_table = {"seed": 1, "deals": 2}
     assert list(compare(table_by_table, {**table_by_table, "deals": 3}).changes) == ["deals"]
