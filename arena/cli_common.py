@@ -53,6 +53,15 @@ def stop_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, handler)
 
 
+def ignore_interrupts() -> None:
+    """From here on a Ctrl-C or SIGTERM has nothing left to stop (the work is done, or stopped and
+    being reported): ignored, so that the closing message comes out whole and the exit code says
+    how the run ended. A Ctrl-C just after the last game once gave "done" and exit code 130."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform != "win32":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def _seconds_within(bounds_s: tuple[float, float]):
     def check(value: float) -> float:
         problem = time_limit_problem(value, bounds_s)  # also refuses nan and inf, which click lets through

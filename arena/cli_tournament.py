@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, err_console, fail,
+from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, err_console, fail, ignore_interrupts,
                                parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.wording import count
 
@@ -199,7 +199,9 @@ def run(
         with board:
             summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log,
                                      versions=versions, tables=tables)
+            ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
     except (KeyboardInterrupt, SystemExit) as exc:
+        ignore_interrupts()  # a second Ctrl-C cut the message on how to resume
         stored = store.game_count()
         store.close()
         console.print()

@@ -427,6 +427,33 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
     assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
 
 
+def test_a_ctrl_c_after_the_last_game_leaves_the_summary_and_exit_code_whole(tmp_path, monkeypatch):
+    """The interrupt landed after the games were stored: "done" with exit code 130, or no
+    closing message at all."""
+    import os
+    import signal
+
+    from arena.store import ResultStore
+
+    original = ResultStore.start_failures
+
+    def interrupted(self):
+        os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C, while the summary is being made
+        return original(self)
+
+    monkeypatch.setattr(ResultStore, "start_failures", interrupted)
+    path = tmp_path / "c.toml"
+    path.write_text('seed = 2\ndeals = 1\nworkers = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    try:
+        result = invoke("tournament", "run", str(path))
+    finally:
+        signal.signal(signal.SIGINT, handlers[0])
+        signal.signal(signal.SIGTERM, handlers[1])
+    assert result.exit_code == 0, result.output
+    assert "done: 6 games stored (6 played now)" in " ".join(result.output.split())
+
+
 def test_tournament_run_bounds_workers_as_the_config_does(tmp_path):
     """--workers 1000 started as many worker processes (up to one per table), where the config's
     `workers` stops at 256."""
