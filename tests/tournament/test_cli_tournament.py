@@ -444,12 +444,7 @@ def test_a_ctrl_c_after_the_last_game_leaves_the_summary_and_exit_code_whole(tmp
     monkeypatch.setattr(ResultStore, "start_failures", interrupted)
     path = tmp_path / "c.toml"
     path.write_text('seed = 2\ndeals = 1\nworkers = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
-    handlers = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-    try:
-        result = invoke("tournament", "run", str(path))
-    finally:
-        signal.signal(signal.SIGINT, handlers[0])
-        signal.signal(signal.SIGTERM, handlers[1])
+    result = invoke("tournament", "run", str(path))  # tests/conftest.py puts the signal handlers back
     assert result.exit_code == 0, result.output
     assert "done: 6 games stored (6 played now)" in " ".join(result.output.split())
 
