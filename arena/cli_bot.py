@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli_common import MoveTimeout, StartupTimeout, console, fail, stop_on_sigterm
+from arena.cli_common import MoveTimeout, StartupTimeout, command, console, fail, stop_on_sigterm
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
@@ -40,7 +40,7 @@ def new(
         fail(f"cannot write the bot folder: {exc}")
     files = ", ".join(sorted(p.name for p in folder.iterdir()))
     console.print(f"created [bold]{escape(str(folder))}[/bold] ({escape(files)})", highlight=False)
-    console.print(f"next: arena bot check {escape(str(folder))}", highlight=False)
+    console.print(f"next: {escape(command('arena', 'bot', 'check', folder))}", highlight=False)
 
 
 def _render_report(report) -> None:

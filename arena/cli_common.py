@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -29,6 +30,12 @@ def fail(message: str, code: int = 2) -> NoReturn:
     # escape: a message quotes paths and bot output, and "[/x]" in them is not Rich markup
     err_console.print(f"[bold red]error:[/bold red] {escape(message)}", highlight=False)
     raise SystemExit(code)
+
+
+def command(*words: object) -> str:
+    """A command to suggest, quoted for a POSIX shell so it can be pasted as it is (a config path
+    with a space in it broke the pasted resume command)."""
+    return " ".join(shlex.quote(str(w)) for w in words)
 
 
 def parse_rule_options(pairs: Sequence[str] | None) -> dict[str, str]:

@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, err_console, fail, ignore_interrupts,
-                               parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, command, console, err_console, fail,
+                               ignore_interrupts, parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.wording import count
 
 tournament_app = typer.Typer(help="Create and run round-robin tournaments.", no_args_is_help=True)
@@ -65,7 +65,7 @@ def new(
         fail(_in_option_terms(str(exc), path))
     except (UsageError, GameError) as exc:
         fail(str(exc))
-    console.print(f"wrote {escape(str(path))}; run it with: arena tournament run {escape(str(path))}", highlight=False)
+    console.print(f"wrote {escape(str(path))}; run it with: {escape(command('arena', 'tournament', 'run', path))}", highlight=False)
 
 
 # `tournament new` checks what it would write as a config would be checked; its user gave
@@ -105,7 +105,7 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
     from arena.tournament import fingerprint
 
     if not create and not config.database.exists():
-        fail(f"no results yet for {config.path}: {config.database} does not exist (run: arena tournament run {config.path})")
+        fail(f"no results yet for {config.path}: {config.database} does not exist (run: {command('arena', 'tournament', 'run', config.path)})")
     store = None
     try:
         store = ResultStore(config.database, read_only=not create)
@@ -143,7 +143,7 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
         notes.append(f"bot files changed since these results were stored ({changed.pop('bot_versions')})")
     if diff is not None and diff.deals_from is not None and diff.deals_from < config.deals:
         notes.append(f"the config has {config.deals} deals, the results {diff.deals_from}: "
-                     f"'arena tournament run {config.path}' plays the new ones")
+                     f"'{command('arena', 'tournament', 'run', config.path)}' plays the new ones")
     if changed:
         store.close()
         fail(f"{config.database} holds results of a different tournament ({', '.join(changed)} changed): "
@@ -207,14 +207,14 @@ def run(
         console.print()
         console.print(f"[yellow]stopped[/yellow]: {count(stored, 'game')} {'is' if stored == 1 else 'are'} stored "
                       "and kept; every bot was stopped.")
-        console.print(f"resume with: arena tournament run {escape(str(config_path))}", highlight=False)
+        console.print(f"resume with: {escape(command('arena', 'tournament', 'run', config_path))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
     except (StoreError, WorkerDied) as exc:  # a full disk, say, or a killed worker: what is stored stays
         stored = store.game_count()
         store.close()
         console.print()  # past the live board's last line
         fail(f"{exc}. Stopped with {count(stored, 'game')} stored and kept; every bot was stopped. "
-             f"Resume with: arena tournament run {config_path}", code=1)
+             f"Resume with: {command('arena', 'tournament', 'run', config_path)}", code=1)
     start_failures = store.start_failures()
     store.close()
     console.print()  # past the live board's last line
@@ -222,7 +222,7 @@ def run(
         console.print(f"nothing to play: all {count(summary.total, 'game')} "
                       f"{'is' if summary.total == 1 else 'are'} already stored")
     console.print(f"done: {count(summary.total, 'game')} stored ({summary.played} played now). "
-                  f"Report: arena standings {escape(str(config_path))} --format html -o standings.html", highlight=False)
+                  f"Report: {escape(command('arena', 'standings', config_path))} --format html -o standings.html", highlight=False)
     if start_failures:
         # The results stand (each such game is a recorded fault), but a bot that never played is
         # a setup problem a script must be able to see, as with `arena play`.

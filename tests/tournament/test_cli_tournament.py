@@ -427,6 +427,16 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
     assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
 
 
+def test_suggested_commands_are_quoted_for_the_shell(tmp_path):
+    """'run it with: arena tournament run my folder/t.toml' broke when pasted."""
+    path = tmp_path / "my folder" / "t.toml"
+    result = invoke("tournament", "new", str(path), "-b", "heuristic_bot", "-b", "random_bot", "-b", "shell_bot")
+    assert result.exit_code == 0, result.output
+    assert f"run it with: arena tournament run '{path}'" in " ".join(result.output.split())
+    missing = invoke("standings", str(path))
+    assert f"(run: arena tournament run '{path}')" in " ".join(missing.output.split())
+
+
 def test_a_ctrl_c_after_the_last_game_leaves_the_summary_and_exit_code_whole(tmp_path, monkeypatch):
     """The interrupt landed after the games were stored: "done" with exit code 130, or no
     closing message at all."""
