@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -308,6 +309,13 @@ def _game_key(game: str, config) -> str:
     return game
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): not the same file
+        return False
+
+
 def _write_report(output: Path, content: str, config) -> None:
     """Write a report file, but never over the tournament's own config or results."""
     from arena.store import COMPANION_SUFFIXES
@@ -317,7 +325,7 @@ def _write_report(output: Path, content: str, config) -> None:
     own.update({database.with_name(database.name + suffix): "results database" for suffix in COMPANION_SUFFIXES})
     target = output.resolve()
     for path, what in own.items():
-        if path.resolve() == target:
+        if path.resolve() == target or _same_file(path, output):  # a hard link has another name
             fail(f"-o {output} is this tournament's own {what}; write the report to another file")
     try:
         output.write_text(content, encoding="utf-8")

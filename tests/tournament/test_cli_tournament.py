@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import tomllib
 from html.parser import HTMLParser
 from pathlib import Path
@@ -153,6 +154,12 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
     text_file = tmp_path / "standings.txt"
     assert invoke("standings", str(config), "-o", str(text_file)).exit_code == 0
     assert "heuristic_bot" in text_file.read_text()
+    hard_link = tmp_path / "hard.json"  # another name for the config itself: it was overwritten
+    os.link(config, hard_link)
+    before = config.read_text()
+    refused = invoke("standings", str(config), "-o", str(hard_link))
+    assert refused.exit_code == 2 and "this tournament's own config" in " ".join(refused.output.split())
+    assert config.read_text() == before
 
     replay = invoke("replay", str(config), "1")
     assert replay.exit_code == 0 and "skitgubbe" in replay.output
