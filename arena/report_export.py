@@ -25,7 +25,9 @@ def _ci_text(b: BotStanding) -> str:
 
 
 def _md_cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text as Markdown shows it literally: HTML in a tournament or bot name (which Markdown
+    passes through) as entities, and a | that would end a table cell escaped."""
+    return escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def to_markdown(standings: Standings, title: str = "Standings") -> str:

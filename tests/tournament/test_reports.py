@@ -88,10 +88,13 @@ def test_a_narrow_terminal_gets_the_head_to_head_as_a_line_per_bot_with_whole_na
 
 
 def test_markdown():
-    md = to_markdown(standings())
+    md = to_markdown(standings(), title="<script>alert(1)</script> | cup")
     assert "| 1 | alpha |" in md and "## Head to head" in md and "newbie" in md
     # Who faulted how, as in the terminal report (it used to give only tournament-wide counts).
-    assert "| bot | timeout | total |" in md and f"| {NASTY} | 1 | 1 |" in md and "| all | 1 | 1 |" in md
+    assert "| bot | timeout | total |" in md and "| all | 1 | 1 |" in md
+    # HTML in a name is shown, not run: Markdown passes HTML through to the page.
+    assert "<b>" not in md and "<script>" not in md and "| &lt;b&gt;&amp;co\" | 1 | 1 |" in md
+    assert md.startswith("# &lt;script&gt;alert(1)&lt;/script&gt; \\| cup\n")
 
 
 def test_json_round_trip():
