@@ -13,6 +13,7 @@ import ipaddress
 import os
 import shutil
 import socket
+import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -34,6 +35,42 @@ from arena.transport.base import (
 )
 
 ENDPOINT_ENV = "ARENA_ZMQ_ENDPOINT"
+
+# ipc endpoints live in a folder of their own, named after the arena process that made it, so
+# that the folders of an arena killed with SIGKILL (whose clean-up never ran) can be found and
+# removed by the next one.
+IPC_FOLDER_PREFIX = "arena-zmq-"
+_stale_ipc_removed = False
+
+
+def _ipc_folder() -> str:
+    global _stale_ipc_removed
+    if not _stale_ipc_removed:
+        _stale_ipc_removed = True
+        remove_stale_ipc_folders()
+    return tempfile.mkdtemp(prefix=f"{IPC_FOLDER_PREFIX}{os.getpid()}-")
+
+
+def remove_stale_ipc_folders(where: str | None = None) -> None:
+    """Remove our ipc folders whose arena process is gone (best effort)."""
+    base = where or tempfile.gettempdir()
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return
+    for name in names:
+        owner = name[len(IPC_FOLDER_PREFIX):].partition("-")[0]
+        if not (name.startswith(IPC_FOLDER_PREFIX) and owner.isdigit()) or os.path.exists(f"/proc/{owner}"):
+            continue
+        path = os.path.join(base, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():  # a folder, and ours
+            shutil.rmtree(path, ignore_errors=True)
+
+
 _EXIT_CHECK_S = 0.05  # arena-started bots: how often receive() checks the process
 _FAIL_EVENTS = {
     getattr(zmq, "EVENT_HANDSHAKE_FAILED_AUTH", 0x4000): "authentication refused by the service",
@@ -154,7 +191,7 @@ class ZmqTransport:
         in argv), and connect a DEALER. The bot's stdout joins its stderr log."""
         tmpdir = None
         if endpoint_kind == "ipc":
-            tmpdir = tempfile.mkdtemp(prefix="arena-zmq-")
+            tmpdir = _ipc_folder()
             endpoint = f"ipc://{tmpdir}/bot.sock"
         elif endpoint_kind == "tcp":
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -230,3 +231,25 @@ def test_connect_to_nothing_is_unreachable() -> None:
             t.receive(0.5)
     finally:
         t.close()
+
+
+def test_ipc_folders_of_a_killed_arena_are_removed_by_the_next(tmp_path):
+    """An arena killed with SIGKILL never ran its clean-up: its ipc folders (with the socket
+    files in them) piled up in /tmp."""
+    from arena.transport.zmq import IPC_FOLDER_PREFIX, remove_stale_ipc_folders
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a process id that no longer runs
+    stale = tmp_path / f"{IPC_FOLDER_PREFIX}{gone.pid}-abc"
+    live = tmp_path / f"{IPC_FOLDER_PREFIX}{os.getpid()}-def"  # a running arena's: kept
+    other = tmp_path / "someone-else"
+    for folder in (stale, live, other):
+        folder.mkdir()
+        (folder / "bot.sock").write_text("")
+    remove_stale_ipc_folders(str(tmp_path))
+    assert not stale.exists() and live.exists() and other.exists()
+    transport = ZmqTransport.start([sys.executable, "-c", "import sys; sys.stdin.read()"], endpoint_kind="ipc")
+    try:  # the folder of a new endpoint carries this arena's process id
+        assert f"/{IPC_FOLDER_PREFIX}{os.getpid()}-" in transport.endpoint
+    finally:
+        transport.close(grace_s=0.2)
