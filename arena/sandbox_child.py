@@ -141,7 +141,11 @@ def is_keeper(pid: int) -> bool:
     process count and memory: it is the arena's, a forked copy of it (its resident pages are the
     arena's), and never the bot's code."""
     try:
-        return os.readlink(f"/proc/{pid}/ns/pid") != os.readlink(f"/proc/{pid}/ns/pid_for_children")
+        if os.readlink(f"/proc/{pid}/ns/pid") == os.readlink(f"/proc/{pid}/ns/pid_for_children"):
+            return False
+        # Also never exec'd: a bot whose keeper could not fork runs in its place, after the unshare.
+        with open(f"/proc/{pid}/cmdline", "rb") as theirs, open("/proc/self/cmdline", "rb") as ours:
+            return theirs.read() == ours.read()
     except OSError:  # gone, or a kernel without pid_for_children (before 4.12): count it
         return False
 
