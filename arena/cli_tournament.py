@@ -175,9 +175,8 @@ def run(
     from arena.report_live import LiveBoard
     from arena.store import StoreError
     from arena.tournament import build_schedule, describe_balance, run_tournament
-    from arena.tournament_workers import WorkerDied
-
     from arena.tournament_config import MAX_WORKERS
+    from arena.tournament_workers import WorkerDied
 
     if workers is not None and workers > MAX_WORKERS:  # the config's own bound (checked here: a lazy import)
         fail(f"--workers {workers}: expected a whole number from 1 to {MAX_WORKERS}")
