@@ -235,21 +235,33 @@ def test_connect_to_nothing_is_unreachable() -> None:
 
 def test_ipc_folders_of_a_killed_arena_are_removed_by_the_next(tmp_path):
     """An arena killed with SIGKILL never ran its clean-up: its ipc folders (with the socket
-    files in them) piled up in /tmp."""
-    from arena.transport.zmq import IPC_FOLDER_PREFIX, remove_stale_ipc_folders
+    files in them) piled up in /tmp. A folder is an arena's while it holds the folder's lock, in
+    whatever PID namespace it runs."""
+    import fcntl
 
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()  # a process id that no longer runs
-    stale = tmp_path / f"{IPC_FOLDER_PREFIX}{gone.pid}-abc"
-    live = tmp_path / f"{IPC_FOLDER_PREFIX}{os.getpid()}-def"  # a running arena's: kept
+    from arena.transport.zmq import IPC_FOLDER_PREFIX, IPC_LOCK_NAME, remove_stale_ipc_folders
+
+    stale, live = tmp_path / f"{IPC_FOLDER_PREFIX}stale", tmp_path / f"{IPC_FOLDER_PREFIX}live"
+    unlocked_old, unlocked_new = tmp_path / f"{IPC_FOLDER_PREFIX}old", tmp_path / f"{IPC_FOLDER_PREFIX}new"
     other = tmp_path / "someone-else"
-    for folder in (stale, live, other):
+    for folder in (stale, live, unlocked_old, unlocked_new, other):
         folder.mkdir()
         (folder / "bot.sock").write_text("")
-    remove_stale_ipc_folders(str(tmp_path))
-    assert not stale.exists() and live.exists() and other.exists()
+    (stale / IPC_LOCK_NAME).write_text("")  # its arena is gone: nobody holds the lock
+    held = os.open(live / IPC_LOCK_NAME, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)  # a running arena's
+    os.utime(unlocked_old, (time.time() - 3600, time.time() - 3600))  # an older arena's, without a lock
+    try:
+        remove_stale_ipc_folders(str(tmp_path))
+    finally:
+        os.close(held)
+    assert not stale.exists() and not unlocked_old.exists()
+    assert live.exists() and unlocked_new.exists() and other.exists()
     transport = ZmqTransport.start([sys.executable, "-c", "import sys; sys.stdin.read()"], endpoint_kind="ipc")
-    try:  # the folder of a new endpoint carries this arena's process id
-        assert f"/{IPC_FOLDER_PREFIX}{os.getpid()}-" in transport.endpoint
+    folder = Path(transport.endpoint.removeprefix("ipc://")).parent
+    try:  # the folder of a new endpoint is locked while it is in use, and goes with the transport
+        remove_stale_ipc_folders(str(folder.parent))
+        assert folder.is_dir()
     finally:
         transport.close(grace_s=0.2)
+    assert not folder.exists()
