@@ -125,17 +125,16 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
                 err_console.print(f"note: deals lowered from {old_deals} to {config.deals}: no game of the "
                                   "dropped deals was stored", highlight=False)
             return store, config
+        diff = None
+        if stored is not None:
+            lowered = isinstance(stored.get("deals"), int) and config.deals < stored["deals"]
+            diff = compare(stored, as_stored(expected), store.deals_played() if lowered else None)
     except StoreError as exc:
         if store is not None:
             store.close()
         if isinstance(exc, StoreBusy):
             fail(str(exc), code=1)
         fail(f"{exc} (the results file of {config.path}, which its key 'database' can move)")
-    if stored is not None:
-        lowered = isinstance(stored.get("deals"), int) and config.deals < stored["deals"]
-        diff = compare(stored, as_stored(expected), store.deals_played() if lowered else None)
-    else:
-        diff = None
     changed = dict(diff.changes) if diff is not None else {}
     notes = []
     if "bot_versions" in changed:
@@ -144,7 +143,7 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
         notes.append(f"bot files changed since these results were stored ({changed.pop('bot_versions')})")
     if diff is not None and diff.deals_from is not None and diff.deals_from < config.deals:
         notes.append(f"the config has {config.deals} deals, the results {diff.deals_from}: "
-                     f"'{command('arena', 'tournament', 'run', config.path)}' plays the new ones")
+                     f"{command('arena', 'tournament', 'run', config.path)} plays the new ones")
     if changed:
         store.close()
         fail(f"{config.database} holds results of a different tournament ({', '.join(changed)} changed): "

@@ -71,12 +71,12 @@ def _deals_hint(old: dict, new: dict) -> str:
     before, after = old.get("deals"), new.get("deals")
     if not (isinstance(before, int) and isinstance(after, int)):
         return ""
+    if old.get("game_numbers") != "by_deal":
+        return (" (these results come from an arena that numbered games table by table, which another "
+                "number of deals would renumber: play them into a new results file)")
     if after < before:
         return (" (deals may rise, to play more, but not fall below a deal with stored games: those games "
                 "would still count)")
-    if old.get("game_numbers") != "by_deal":
-        return (" (these results come from an arena that numbered games table by table, which more deals "
-                "would renumber: play them into a new results file)")
     return ""
 
 

@@ -66,8 +66,9 @@ def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str
 
 def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict[str, object]:
     """What stored results depend on: change any of it and old results no longer fit, except
-    `deals`, which may rise (`ResultStore.check_fingerprint`). Results stored before game numbers
-    went by deal have no `game_numbers` key: their fingerprints still match."""
+    `deals`, which may rise, or fall while no stored game is of a dropped deal
+    (`store_changes.compare`). Results stored before game numbers went by deal have no
+    `game_numbers` key: their fingerprints still match."""
     numbering = {"game_numbers": "by_deal"} if config.games_numbered_by_deal else {}
     return {
         **numbering,

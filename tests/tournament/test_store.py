@@ -128,8 +128,10 @@ def test_results_numbered_table_by_table_resume_but_take_no_more_deals(tmp_path)
     fp = {"bots": "a,b,c", "seed": 1, "table_size": 3, "deals": 2, "schedule": "round_robin:"}
     store.check_fingerprint(fp)
     assert store.check_fingerprint(dict(fp)) is None
-    with pytest.raises(StoreError, match="numbered games table by table, which more deals would renumber"):
+    with pytest.raises(StoreError, match="numbered games table by table, which another number of deals would renumber"):
         store.check_fingerprint({**fp, "deals": 3})
+    with pytest.raises(StoreError, match="numbered games table by table"):  # fewer too, even with no game stored
+        store.check_fingerprint({**fp, "deals": 1})
     store.close()
 
 
