@@ -9,13 +9,9 @@ One line = one single-frame message (UTF-8, no newline). Two ways in:
 
 from __future__ import annotations
 
-import fcntl
 import ipaddress
 import os
-import shutil
 import socket
-import stat
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -34,70 +30,9 @@ from arena.transport.base import (
     LineTooLong,
     describe_returncode,
 )
+from arena.transport.ipc_folders import new_ipc_folder, release_ipc_folder
 
 ENDPOINT_ENV = "ARENA_ZMQ_ENDPOINT"
-
-# ipc endpoints live in a folder of their own, locked (flock) by the arena process that made it
-# for as long as it uses it: the folders of an arena killed with SIGKILL, whose clean-up never
-# ran, are then unlocked, and the next arena removes them. A lock rather than a process id: an
-# arena in another PID namespace (a container sharing /tmp) is alive though its pid is not.
-IPC_FOLDER_PREFIX = "arena-zmq-"
-IPC_LOCK_NAME = ".lock"
-IPC_UNLOCKED_GRACE_S = 60.0  # a folder made but not yet locked is new: left alone this long
-_ipc_locks: dict[str, int] = {}  # folder -> the descriptor holding its lock
-_stale_ipc_removed = False
-
-
-def _ipc_folder() -> str:
-    global _stale_ipc_removed
-    if not _stale_ipc_removed:
-        _stale_ipc_removed = True
-        remove_stale_ipc_folders()
-    folder = tempfile.mkdtemp(prefix=IPC_FOLDER_PREFIX)
-    fd = os.open(os.path.join(folder, IPC_LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    _ipc_locks[folder] = fd
-    return folder
-
-
-def _release_ipc_folder(folder: str) -> None:
-    shutil.rmtree(folder, ignore_errors=True)
-    fd = _ipc_locks.pop(folder, None)
-    if fd is not None:
-        os.close(fd)
-
-
-def remove_stale_ipc_folders(where: str | None = None) -> None:
-    """Remove our ipc folders that no live arena holds (best effort)."""
-    base = where or tempfile.gettempdir()
-    try:
-        names = [n for n in os.listdir(base) if n.startswith(IPC_FOLDER_PREFIX)]
-    except OSError:
-        return
-    for name in names:
-        path = os.path.join(base, name)
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():  # a folder, and ours
-            continue
-        try:
-            fd = os.open(os.path.join(path, IPC_LOCK_NAME), os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
-        except FileNotFoundError:  # no lock: an older arena's folder, or one just being made
-            if time.time() - info.st_mtime > IPC_UNLOCKED_GRACE_S:
-                shutil.rmtree(path, ignore_errors=True)
-            continue
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # held: a live arena's
-            continue
-        finally:
-            os.close(fd)  # (had we taken the lock, closing gives it back: the folder goes anyway)
-        shutil.rmtree(path, ignore_errors=True)
-
 
 _EXIT_CHECK_S = 0.05  # arena-started bots: how often receive() checks the process
 _FAIL_EVENTS = {
@@ -219,7 +154,7 @@ class ZmqTransport:
         in argv), and connect a DEALER. The bot's stdout joins its stderr log."""
         tmpdir = None
         if endpoint_kind == "ipc":
-            tmpdir = _ipc_folder()
+            tmpdir = new_ipc_folder()
             endpoint = f"ipc://{tmpdir}/bot.sock"
         elif endpoint_kind == "tcp":
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -236,7 +171,7 @@ class ZmqTransport:
                 preexec=preexec, stdout_pipe=False)
         except BaseException:
             if tmpdir:
-                _release_ipc_folder(tmpdir)
+                release_ipc_folder(tmpdir)
             raise
         sock = cls._dealer(endpoint, max_line_bytes, None)
         sock.connect(endpoint)
@@ -405,5 +340,5 @@ class ZmqTransport:
         except Exception:
             pass
         if self._tmpdir:
-            _release_ipc_folder(self._tmpdir)
+            release_ipc_folder(self._tmpdir)
         procs.unregister(self)

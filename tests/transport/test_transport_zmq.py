@@ -239,7 +239,7 @@ def test_ipc_folders_of_a_killed_arena_are_removed_by_the_next(tmp_path):
     whatever PID namespace it runs."""
     import fcntl
 
-    from arena.transport.zmq import IPC_FOLDER_PREFIX, IPC_LOCK_NAME, remove_stale_ipc_folders
+    from arena.transport.ipc_folders import IPC_FOLDER_PREFIX, IPC_LOCK_NAME, remove_stale_ipc_folders
 
     stale, live = tmp_path / f"{IPC_FOLDER_PREFIX}stale", tmp_path / f"{IPC_FOLDER_PREFIX}live"
     unlocked_old, unlocked_new = tmp_path / f"{IPC_FOLDER_PREFIX}old", tmp_path / f"{IPC_FOLDER_PREFIX}new"

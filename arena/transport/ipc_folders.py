@@ -1,0 +1,74 @@
+"""Folders for ZeroMQ ipc endpoints: one per arena-started bot, locked while in use.
+
+Split from arena/transport/zmq.py, which starts the bots and talks to them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import stat
+import tempfile
+import time
+
+# ipc endpoints live in a folder of their own, locked (flock) by the arena process that made it
+# for as long as it uses it: the folders of an arena killed with SIGKILL, whose clean-up never
+# ran, are then unlocked, and the next arena removes them. A lock rather than a process id: an
+# arena in another PID namespace (a container sharing /tmp) is alive though its pid is not.
+IPC_FOLDER_PREFIX = "arena-zmq-"
+IPC_LOCK_NAME = ".lock"
+IPC_UNLOCKED_GRACE_S = 60.0  # a folder made but not yet locked is new: left alone this long
+_ipc_locks: dict[str, int] = {}  # folder -> the descriptor holding its lock
+_stale_ipc_removed = False
+
+
+def new_ipc_folder() -> str:
+    global _stale_ipc_removed
+    if not _stale_ipc_removed:
+        _stale_ipc_removed = True
+        remove_stale_ipc_folders()
+    folder = tempfile.mkdtemp(prefix=IPC_FOLDER_PREFIX)
+    fd = os.open(os.path.join(folder, IPC_LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    _ipc_locks[folder] = fd
+    return folder
+
+
+def release_ipc_folder(folder: str) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    fd = _ipc_locks.pop(folder, None)
+    if fd is not None:
+        os.close(fd)
+
+
+def remove_stale_ipc_folders(where: str | None = None) -> None:
+    """Remove our ipc folders that no live arena holds (best effort)."""
+    base = where or tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(base) if n.startswith(IPC_FOLDER_PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(base, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():  # a folder, and ours
+            continue
+        try:
+            fd = os.open(os.path.join(path, IPC_LOCK_NAME), os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:  # no lock: an older arena's folder, or one just being made
+            if time.time() - info.st_mtime > IPC_UNLOCKED_GRACE_S:
+                shutil.rmtree(path, ignore_errors=True)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: a live arena's
+            continue
+        finally:
+            os.close(fd)  # (had we taken the lock, closing gives it back: the folder goes anyway)
+        shutil.rmtree(path, ignore_errors=True)
