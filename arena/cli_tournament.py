@@ -102,7 +102,6 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
     from dataclasses import replace
 
     from arena.store import ResultStore, StoreBusy, StoreError
-    from arena.store_changes import as_stored, compare
     from arena.tournament import fingerprint
 
     if not create and not config.database.exists():
@@ -125,10 +124,7 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
                 err_console.print(f"note: deals lowered from {old_deals} to {config.deals}: no game of the "
                                   "dropped deals was stored", highlight=False)
             return store, config
-        diff = None
-        if stored is not None:
-            lowered = isinstance(stored.get("deals"), int) and config.deals < stored["deals"]
-            diff = compare(stored, as_stored(expected), store.deals_played() if lowered else None)
+        diff = store.diff_from(stored, expected) if stored is not None else None
     except StoreError as exc:
         if store is not None:
             store.close()

@@ -42,7 +42,7 @@ from typing import Any, Iterable, Iterator
 from arena.referee import GameRecord
 from arena.schedule import GameSpec
 # How one game becomes rows and back; re-exported, as callers know them from here.
-from arena.store_changes import as_stored, compare
+from arena.store_changes import FingerprintDiff, as_stored, compare
 from arena.store_rows import (SCHEMA, SCHEMA_VERSION, GameRow, StoreError, compress_transcript,  # noqa: F401
                               decode_row, encode_game)
 
@@ -223,9 +223,7 @@ class ResultStore:
             if stored is None:
                 self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(new, sort_keys=True),))
                 return None
-            old = json.loads(stored)
-            played = self._deals_played() if old.get("deals") != new.get("deals") else None
-            diff = compare(old, new, played)
+            diff = self._diff(json.loads(stored), new)
             if diff.changes:
                 raise StoreError(f"{self.path} holds results of a different tournament ({', '.join(diff.changes)} "
                                  "changed): " + "; ".join(diff.changes.values())
@@ -234,14 +232,18 @@ class ResultStore:
                 self._db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(new, sort_keys=True),))
             return diff.deals_from
 
-    def _deals_played(self) -> int:
-        """How many deals have a stored game (the highest deal number + 1; 0 with none stored)."""
-        row = self._db.execute("SELECT MAX(deal) FROM games").fetchone()
-        return 0 if row[0] is None else row[0] + 1
-
-    def deals_played(self) -> int:
+    def diff_from(self, stored: dict, fingerprint: dict[str, object]) -> FingerprintDiff:
+        """How `fingerprint` stands to the `stored` one (read by `fingerprint()`), by the rule the
+        run's check applies, for the reports: they change nothing."""
         with self._read():
-            return self._deals_played()
+            return self._diff(stored, as_stored(fingerprint))
+
+    def _diff(self, old: dict, new: dict) -> FingerprintDiff:
+        # Which deals have stored games matters only when the deals differ (a query over all games).
+        if old.get("deals") == new.get("deals"):
+            return compare(old, new)
+        row = self._db.execute("SELECT MAX(deal) FROM games").fetchone()
+        return compare(old, new, deals_played=0 if row[0] is None else row[0] + 1)
 
     def fingerprint(self) -> dict | None:
         stored = self._meta("fingerprint")
