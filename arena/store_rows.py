@@ -107,9 +107,6 @@ class GameRow:
     def skitgubbe(self) -> int:
         return self.finishing_order[-1]
 
-    def place_of(self, seat: int) -> int:
-        return self.finishing_order.index(seat) + 1
-
     @property
     def transcript(self) -> Transcript:
         cached = self.__dict__.get("_transcript")

@@ -306,9 +306,6 @@ class BotProcess:
         and anything carrying its token (setsid'd grandchildren re-parented to init)."""
         return tree_members(self.popen, self.token)
 
-    def _signal_all(self, sig: int, pids: set[int]) -> None:
-        signal_tree(self.popen, sig, pids)
-
     def close_stdin(self) -> None:
         if self.stdin_fd is not None:
             try:
@@ -328,7 +325,7 @@ class BotProcess:
             self.wait_returncode(grace_s)
             pids = self.members()
             if pids:
-                self._signal_all(signal.SIGTERM, pids)
+                signal_tree(self.popen, signal.SIGTERM, pids)
                 deadline = time.monotonic() + grace_s
                 while time.monotonic() < deadline:
                     self.popen.poll()  # reap the root promptly so it stops counting as alive
