@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import os
+import signal
+import subprocess
+import sys
 import tomllib
 from html.parser import HTMLParser
 from pathlib import Path
@@ -180,37 +184,38 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
     assert changed.exit_code == 2 and "seed" in changed.output
 
 
-def test_a_second_run_of_a_running_tournament_is_refused_and_plays_nothing(tmp_path):
-    """Two runs at once would both play every missing game; the second is refused instead."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
-    from arena.store import ResultStore
-
-    config = tmp_path / "busy.toml"
-    config.write_text('name = "busy"\nseed = 3\ndeals = 1\nworkers = 1\n'
-                      'bots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
-    database = tmp_path / "busy.sqlite"
-    # Another run holds the tournament: a child process that claims the results and waits.
+@contextlib.contextmanager
+def _run_lock_held_elsewhere(database: Path):
+    """Another run holding the tournament: a child process that claims the results and waits.
+    SIGKILL at the end: the kernel drops the claim with the process, so no stale lock survives."""
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys; from arena.store import ResultStore; s = ResultStore(sys.argv[1]); "
          "s.lock_for_run(); print('locked', flush=True); sys.stdin.read()", str(database)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
+        yield holder.pid
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait()
+
+
+def test_a_second_run_of_a_running_tournament_is_refused_and_plays_nothing(tmp_path):
+    """Two runs at once would both play every missing game; the second is refused instead."""
+    from arena.store import ResultStore
+
+    config = tmp_path / "busy.toml"
+    config.write_text('name = "busy"\nseed = 3\ndeals = 1\nworkers = 1\n'
+                      'bots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    database = tmp_path / "busy.sqlite"
+    with _run_lock_held_elsewhere(database) as holder_pid:
         refused = invoke("tournament", "run", str(config))
         text = refused.output.replace("\n", " ")
         assert refused.exit_code == 1, refused.output
-        assert "another run of this tournament" in text and f"pid {holder.pid}" in text
+        assert "another run of this tournament" in text and f"pid {holder_pid}" in text
         store = ResultStore(database)
         assert store.game_count() == 0  # the refused run played nothing
         store.close()
-    finally:
-        # SIGKILL: the kernel drops the claim with the process, so no stale lock survives it.
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.wait()
     result = invoke("tournament", "run", str(config))
     assert result.exit_code == 0, result.output
     assert "6 games stored" in result.output.replace("\n", " ")
@@ -218,18 +223,10 @@ def test_a_second_run_of_a_running_tournament_is_refused_and_plays_nothing(tmp_p
     # A run refused while another holds the tournament changes nothing, not even raised deals:
     # the fingerprint was once updated before the lock was tried, and then the running tournament's
     # own config (1 deal) could no longer read or resume its results.
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from arena.store import ResultStore; s = ResultStore(sys.argv[1]); "
-         "s.lock_for_run(); print('locked', flush=True); sys.stdin.read()", str(database)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "locked"
+    with _run_lock_held_elsewhere(database):
         config.write_text(config.read_text().replace("deals = 1", "deals = 2"))
         again = invoke("tournament", "run", str(config))
         assert again.exit_code == 1 and "another run of this tournament" in again.output, again.output
-    finally:
-        os.kill(holder.pid, signal.SIGKILL)
-        holder.wait()
     store = ResultStore(database)
     assert store.fingerprint()["deals"] == 1
     store.close()
