@@ -185,13 +185,12 @@ def run(
             fail(str(exc))
     versions = _versions(manifests)
     store, config = _open_store(config, manifests, versions, create=True)
-    _note_changed_limits(store, config, manifests, versions)
-    tables = build_schedule(config)
-    if config.schedule == "balanced":
-        console.print(f"balanced schedule: {describe_balance(tables, config.bots)}", highlight=False)
-    board = LiveBoard(config, store, console)
-    try:
-        with board:
+    try:  # from here the store is open (its deals perhaps changed): a Ctrl-C gets the stop message
+        _note_changed_limits(store, config, manifests, versions)
+        tables = build_schedule(config)
+        if config.schedule == "balanced":
+            console.print(f"balanced schedule: {describe_balance(tables, config.bots)}", highlight=False)
+        with LiveBoard(config, store, console) as board:
             summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log,
                                      versions=versions, tables=tables)
             ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left

@@ -431,6 +431,23 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
     assert manifests["mine"].directory == (tmp_path / "mybots" / "mine").resolve()
 
 
+def test_a_ctrl_c_before_the_first_game_gets_the_stop_message(tmp_path, monkeypatch):
+    """Between opening the results (which may have changed their deals) and the live board, a
+    Ctrl-C ended the run with exit code 130 and no word."""
+    import arena.tournament
+
+    def interrupted(config):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena.tournament, "build_schedule", interrupted)
+    path = tmp_path / "c.toml"
+    path.write_text('seed = 2\ndeals = 1\nworkers = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    result = invoke("tournament", "run", str(path))
+    said = " ".join(result.output.split())
+    assert result.exit_code == 130, result.output
+    assert "stopped: 0 games are stored and kept" in said and "resume with: arena tournament run" in said
+
+
 def test_suggested_commands_are_quoted_for_the_shell(tmp_path):
     """'run it with: arena tournament run my folder/t.toml' broke when pasted."""
     path = tmp_path / "my folder" / "t.toml"
