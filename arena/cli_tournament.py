@@ -112,17 +112,13 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
         if create:
             store.lock_for_run()  # before the fingerprint check: a refused run must not raise the deals
         stored = store.fingerprint()
-        # Results stored before games were numbered by deal keep their numbers (schedule.GameNumbers).
-        config = replace(config, games_numbered_by_deal=stored is None or stored.get("game_numbers") == "by_deal")
+        # Older results keep their table order and game numbers (schedule.GameNumbers).
+        config = replace(config, layout=_stored_layout(stored))
         expected = fingerprint(config, manifests, versions)
         if create:
-            old_deals = store.check_fingerprint(expected)
-            if old_deals is not None and old_deals < config.deals:
-                err_console.print(f"note: deals raised from {old_deals} to {config.deals}: the stored games stay, "
-                                  "and the new deals are played", highlight=False)
-            elif old_deals is not None:
-                err_console.print(f"note: deals lowered from {old_deals} to {config.deals}: no game of the "
-                                  "dropped deals was stored", highlight=False)
+            diff = store.check_fingerprint(expected)
+            for note in _growth_notes(diff, config):
+                err_console.print(escape(f"note: {note}"), highlight=False)
             return store, config
         diff = store.diff_from(stored, expected) if stored is not None else None
     except StoreError as exc:
@@ -140,6 +136,10 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
     if diff is not None and diff.deals_from is not None and diff.deals_from < config.deals:
         notes.append(f"the config has {config.deals} deals, the results {diff.deals_from}: "
                      f"{command('arena', 'tournament', 'run', config.path)} plays the new ones")
+    added = _added_bots(diff, config)
+    if added:
+        notes.append(f"the config adds {', '.join(added)}: {command('arena', 'tournament', 'run', config.path)} "
+                     "plays the new tables")
     if changed:
         store.close()
         fail(f"{config.database} holds results of a different tournament ({', '.join(changed)} changed): "
@@ -225,6 +225,45 @@ def run(
              + ". Its moves there were the referee's; check it with: arena bot check BOT", code=1)
 
 
+def _stored_layout(stored: dict | None) -> str:
+    """The layout of stored results: new results are PAIRED; a fingerprint without the key is from
+    the first arenas (BY_TABLE). A value this arena does not know stays PAIRED, so that the
+    fingerprint check names it as a change rather than guessing its numbers."""
+    from arena.schedule import BY_TABLE, LAYOUTS, PAIRED
+
+    if stored is None:
+        return PAIRED
+    layout = stored.get("game_numbers", BY_TABLE)
+    return layout if layout in LAYOUTS else PAIRED
+
+
+def _added_bots(diff, config) -> list[str]:
+    if diff is None or diff.bots_from is None:
+        return []
+    return [name for name in config.bots if name not in diff.bots_from]
+
+
+def _growth_notes(diff, config) -> list[str]:
+    """What a run says when the stored results take the config's other deals or bots."""
+    if diff is None:
+        return []
+    notes = []
+    if diff.deals_from is not None and diff.deals_from < config.deals:
+        notes.append(f"deals raised from {diff.deals_from} to {config.deals}: the stored games stay, "
+                     "and the new deals are played")
+    elif diff.deals_from is not None:
+        notes.append(f"deals lowered from {diff.deals_from} to {config.deals}: no game of the dropped deals was stored")
+    added = _added_bots(diff, config)
+    if added:
+        notes.append(f"{'bot' if len(added) == 1 else 'bots'} added: {', '.join(added)}: the stored games stay, "
+                     "and the new tables are played")
+    elif diff.bots_from is not None:
+        dropped = [name for name in diff.bots_from if name not in config.bots]
+        notes.append(f"{'bot' if len(dropped) == 1 else 'bots'} taken out: {', '.join(dropped)}: "
+                     "none of their games was stored")
+    return notes
+
+
 def _format_of(output: Path | None) -> str:
     """`-o standings.html` alone means HTML: a text table in a .html file helps nobody."""
     suffix = output.suffix.lower() if output is not None else ""
@@ -297,7 +336,8 @@ def _game_key(game: str, config) -> str:
         numbers = config.game_numbers()
         key = numbers.key_of(int(game))
         if key is None:
-            fail(f"no game {game}: the games of {config.path} are numbered 1 to {numbers.total}")
+            gaps = " (with gaps: the numbers stay when deals or bots are added)" if numbers.highest > numbers.total else ""
+            fail(f"no game {game}: the games of {config.path} have numbers from 1 to {numbers.highest}{gaps}")
         return key
     return game
 

@@ -50,29 +50,64 @@ def game_key(table: int, deal: int, seating: int) -> str:
     return f"t{table:04d}-d{deal:04d}-s{seating:02d}"
 
 
+# How a tournament lays out its games (the fingerprint's `game_numbers`): the order of its
+# tables and the numbers of its games. New results are PAIRED; older ones keep their own.
+PAIRED = "paired"  # tables in colex order, numbers from (table, deal) pairs: neither more deals nor more bots renumber
+BY_DEAL = "by_deal"  # tables in lex order, numbers deal by deal: more deals renumber nothing, more bots would
+BY_TABLE = "by_table"  # tables in lex order, numbers table by table: the first arenas' results
+LAYOUTS = (PAIRED, BY_DEAL, BY_TABLE)
+
+
+def pair_index(table: int, deal: int) -> int:
+    """Szudzik's pairing of two whole numbers: a one-to-one map onto 0, 1, 2, ... in which every
+    (table, deal) below m in both comes before every pair with m in either. It depends on the pair
+    alone, never on how many tables or deals there are, so adding either renumbers nothing."""
+    return deal * deal + table if table < deal else table * table + table + deal
+
+
+def unpair_index(index: int) -> tuple[int, int]:
+    """(table, deal) of a `pair_index`."""
+    m = math.isqrt(index)
+    rest = index - m * m
+    return (rest, m) if rest < m else (m, rest - m)
+
+
 @dataclass(frozen=True, slots=True)
 class GameNumbers:
-    """Tournament game numbers (1, 2, 3, ...), as bots see them in the `game` line and replays take
-    them. The same in every run, so a bot that seeds itself from the number plays the same way
-    after a resume.
+    """Tournament game numbers, as bots see them in the `game` line and replays take them. The same
+    in every run, so a bot that seeds itself from the number plays the same way after a resume.
 
-    By deal (`by_deal`): all tables' first deal, then all tables' second deal, and so on, seatings
-    innermost. Raising `deals` then only adds numbers after the stored ones: an extended
-    tournament is exactly the one it would have been with that many deals from the start.
-    Results stored before this numbering counted table by table (`by_deal` false); they keep it."""
+    PAIRED: (table, deal) by `pair_index`, seatings innermost. A game keeps its number when deals
+    or bots are added (colex tables keep their index: `round_robin`), so an extended tournament is
+    exactly the one it would have been with those deals and bots from the start. The price: the
+    numbers of a schedule leave gaps (protocol.md lets them).
+    BY_DEAL: all tables' first deal, then all tables' second deal, and so on, seatings innermost.
+    BY_TABLE: table by table. Both number 1 to `total` without gaps."""
 
     tables: int
     deals: int
     seatings: int
-    by_deal: bool = True
+    layout: str = PAIRED
 
     @property
     def total(self) -> int:
-        """How many games the schedule has: they are numbered 1 to this."""
+        """How many games the schedule has."""
         return self.tables * self.deals * self.seatings
 
+    @property
+    def highest(self) -> int:
+        """The highest game number of the schedule: `total`, unless numbers leave gaps."""
+        if self.total == 0:
+            return 0
+        if self.layout == PAIRED:
+            # pair_index grows with each of its arguments: the far corner has the highest.
+            return (pair_index(self.tables - 1, self.deals - 1) + 1) * self.seatings
+        return self.total
+
     def of(self, spec: GameSpec) -> int:
-        if self.by_deal:
+        if self.layout == PAIRED:
+            index = pair_index(spec.table, spec.deal)
+        elif self.layout == BY_DEAL:
             index = spec.deal * self.tables + spec.table
         else:
             index = spec.table * self.deals + spec.deal
@@ -80,13 +115,17 @@ class GameNumbers:
 
     def key_of(self, number: int) -> str | None:
         """The key of the game with this number (the inverse of `of`); None if there is none."""
-        if not 1 <= number <= self.total:
+        if not 1 <= number <= self.highest:
             return None
         index, seating = divmod(number - 1, self.seatings)
-        if self.by_deal:
+        if self.layout == PAIRED:
+            table, deal = unpair_index(index)
+        elif self.layout == BY_DEAL:
             deal, table = divmod(index, self.tables)
         else:
             table, deal = divmod(index, self.deals)
+        if table >= self.tables or deal >= self.deals:
+            return None
         return game_key(table, deal, seating)
 
 
@@ -112,12 +151,20 @@ def table_games(index: int, entries: tuple[str, ...], deals: int, seed: int, cop
     return tuple(games)
 
 
-def round_robin(entries: list[str], table_size: int, deals: int, seed: int) -> list[TableSpec]:
-    """Every combination of `table_size` entries, each playing `deals` duplicate deals."""
+def round_robin(entries: list[str], table_size: int, deals: int, seed: int, layout: str = PAIRED) -> list[TableSpec]:
+    """Every combination of `table_size` entries, each playing `deals` duplicate deals.
+
+    PAIRED lays the tables out in colex order (by their last entry, then the one before, ...):
+    the tables of the first n entries then come first whatever follows, so an entry added at the
+    end of the list only adds tables after the others, and no table changes its index (its key).
+    Older layouts keep the lex order they were stored with."""
     _check(entries, table_size, deals)
+    combos = list(itertools.combinations(range(len(entries)), table_size))
+    if layout == PAIRED:
+        combos.sort(key=lambda combo: combo[::-1])
     return [
-        TableSpec(i, combo, table_games(i, combo, deals, seed))
-        for i, combo in enumerate(itertools.combinations(entries, table_size))
+        TableSpec(i, entries_of, table_games(i, entries_of, deals, seed))
+        for i, entries_of in enumerate(tuple(entries[x] for x in combo) for combo in combos)
     ]
 
 

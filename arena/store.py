@@ -213,10 +213,10 @@ class ResultStore:
 
     # ---- fingerprint -------------------------------------------------------------------------
 
-    def check_fingerprint(self, fingerprint: dict[str, object]) -> int | None:
-        """First run: store it. Later runs: it must match, else StoreError naming what changed
-        (`store_changes.compare`: `deals` may change). When the deals change, the stored
-        fingerprint takes the new number, and the number it had is returned."""
+    def check_fingerprint(self, fingerprint: dict[str, object]) -> FingerprintDiff | None:
+        """First run: store it, and return None. Later runs: it must match, else StoreError naming
+        what changed (`store_changes.compare`: `deals` and `bots` may change). When they change,
+        the stored fingerprint becomes the config's; the diff says what the results had."""
         new = as_stored(fingerprint)
         with self._write():
             stored = self._meta("fingerprint")
@@ -228,9 +228,9 @@ class ResultStore:
                 raise StoreError(f"{self.path} holds results of a different tournament ({', '.join(diff.changes)} "
                                  "changed): " + "; ".join(diff.changes.values())
                                  + ". Use a new results file, or restore the old settings to resume.")
-            if diff.deals_from is not None:
+            if new != json.loads(stored):
                 self._db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(new, sort_keys=True),))
-            return diff.deals_from
+            return diff
 
     def diff_from(self, stored: dict, fingerprint: dict[str, object]) -> FingerprintDiff:
         """How `fingerprint` stands to the `stored` one (read by `fingerprint()`), by the rule the
@@ -239,11 +239,15 @@ class ResultStore:
             return self._diff(stored, as_stored(fingerprint))
 
     def _diff(self, old: dict, new: dict) -> FingerprintDiff:
-        # Which deals have stored games matters only when the deals differ (a query over all games).
-        if old.get("deals") == new.get("deals"):
-            return compare(old, new)
-        row = self._db.execute("SELECT MAX(deal) FROM games").fetchone()
-        return compare(old, new, deals_played=0 if row[0] is None else row[0] + 1)
+        # Which deals and bots have stored games matters only when they differ (queries over all games).
+        deals_played = bots_played = None
+        if old.get("deals") != new.get("deals"):
+            row = self._db.execute("SELECT MAX(deal) FROM games").fetchone()
+            deals_played = 0 if row[0] is None else row[0] + 1
+        if old.get("bots") != new.get("bots"):
+            bots_played = {name for (name,) in self._db.execute(
+                "SELECT name FROM bots WHERE EXISTS (SELECT 1 FROM seat_results WHERE bot = bots.id)")}
+        return compare(old, new, deals_played, bots_played)
 
     def fingerprint(self) -> dict | None:
         stored = self._meta("fingerprint")

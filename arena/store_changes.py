@@ -9,12 +9,16 @@ import ast
 import json
 from dataclasses import dataclass
 
+from arena.schedule import BY_DEAL, PAIRED
+
+_GROWABLE = (PAIRED, BY_DEAL)  # layouts whose game numbers stay when deals are added (schedule.GameNumbers)
 _BOT_FILES_HINT = " (a bot that writes into its own folder changes its version: protocol.md, the manifest)"
 
 
 def describe_changes(old: dict, new: dict) -> dict[str, str]:
     """key -> 'key: was X, now Y' for each key that differs. For the rules and the bot versions
-    only the entries that changed: the whole list is long enough to be cut off before them."""
+    only the entries that changed: the whole list is long enough to be cut off before them. Bot
+    versions are compared for the bots in both lists: a bot added or taken out is the `bots` change."""
     changes = {}
     for key in sorted(set(old) | set(new)):
         before, after = old.get(key, "(absent)"), new.get(key, "(absent)")
@@ -23,9 +27,11 @@ def describe_changes(old: dict, new: dict) -> dict[str, str]:
         if key == "bot_versions":
             by_bot = _versions_by_bot(before), _versions_by_bot(after)
             if by_bot[0] is not None and by_bot[1] is not None:
-                if by_bot[0] == by_bot[1]:
-                    continue  # the same versions in another order: the `bots` change says it
-                changes[key] = "bot files changed: " + _changed_entries(*by_bot) + _BOT_FILES_HINT
+                both = set(by_bot[0]) & set(by_bot[1])
+                common = [{name: versions[name] for name in both} for versions in by_bot]
+                if common[0] == common[1]:
+                    continue  # the same versions, in another order or with bots added: `bots` says it
+                changes[key] = "bot files changed: " + _changed_entries(*common) + _BOT_FILES_HINT
                 continue
         if key == "rules":
             try:
@@ -34,7 +40,7 @@ def describe_changes(old: dict, new: dict) -> dict[str, str]:
                 continue
             except (ValueError, SyntaxError, TypeError):
                 pass
-        changes[key] = f"{key}: was {_show(before)}, now {_show(after)}" + (_deals_hint(old, new) if key == "deals" else "")
+        changes[key] = f"{key}: was {_show(before)}, now {_show(after)}"
     return changes
 
 
@@ -43,7 +49,8 @@ class FingerprintDiff:
     """How a config's fingerprint stands to the stored one."""
 
     changes: dict[str, str]  # what makes the stored results another tournament's: key -> its text
-    deals_from: int | None  # the stored deals, when the config's other number of deals is accepted
+    deals_from: int | None = None  # the stored deals, when the config's other number of deals is accepted
+    bots_from: tuple[str, ...] | None = None  # the stored bots, when the config's other list is accepted
 
 
 def as_stored(fingerprint: dict[str, object]) -> dict:
@@ -51,33 +58,75 @@ def as_stored(fingerprint: dict[str, object]) -> dict:
     return json.loads(json.dumps(fingerprint, sort_keys=True, default=str))
 
 
-def compare(old: dict, new: dict, deals_played: int | None = None) -> FingerprintDiff:
-    """Every key must match, except `deals`: more deals of the same tables keep the stored games'
-    keys, cards and numbers (schedule.GameNumbers by deal); fewer are accepted too while no stored
-    game is of a dropped deal (`deals_played`: the deals with a stored game, if known), so a raise
-    stopped before its first new game can be taken back. Results numbered table by table (no
-    `game_numbers` key) take neither: a new number of deals would renumber them."""
+def compare(old: dict, new: dict, deals_played: int | None = None,
+            bots_played: set[str] | None = None) -> FingerprintDiff:
+    """Every key must match, except two, which may grow or shrink back:
+    - `deals`: more deals of the same tables keep the stored games' keys, cards and numbers
+      (schedule.GameNumbers); fewer are accepted while no stored game is of a dropped deal
+      (`deals_played`: the deals with a stored game, if known), so that a raise stopped before
+      its first new game can be taken back. Results numbered table by table take neither.
+    - `bots` of a round robin laid out PAIRED: bots added at the end of the list only add tables
+      after the stored ones (schedule.round_robin); the last ones may be taken out again while
+      none of them has a stored game (`bots_played`: the bots with a stored game, if known).
+    """
     changes = describe_changes(old, new)
-    before, after = old.get("deals"), new.get("deals")
-    if ("deals" in changes and isinstance(before, int) and isinstance(after, int)
-            and old.get("game_numbers") == new.get("game_numbers") == "by_deal"
-            and (after > before or (deals_played is not None and deals_played <= after))):
-        del changes["deals"]
-        return FingerprintDiff(changes, before)
-    return FingerprintDiff(changes, None)
+    deals_from = bots_from = None
+    if "deals" in changes:
+        refusal = _deals_refusal(old, new, deals_played)
+        if refusal is None:
+            del changes["deals"]
+            deals_from = old["deals"]
+        else:
+            changes["deals"] += refusal
+    if "bots" in changes:
+        refusal = _bots_refusal(old, new, bots_played)
+        if refusal is None:
+            del changes["bots"]
+            bots_from = tuple(str(old["bots"]).split(","))
+        else:
+            changes["bots"] += refusal
+    return FingerprintDiff(changes, deals_from, bots_from)
 
 
-def _deals_hint(old: dict, new: dict) -> str:
+def _deals_refusal(old: dict, new: dict, deals_played: int | None) -> str | None:
+    """Why the stored results cannot take the config's other number of deals (None: they can)."""
     before, after = old.get("deals"), new.get("deals")
     if not (isinstance(before, int) and isinstance(after, int)):
         return ""
-    if old.get("game_numbers") != "by_deal":
+    if old.get("game_numbers") not in _GROWABLE or new.get("game_numbers") != old.get("game_numbers"):
         return (" (these results come from an arena that numbered games table by table, which another "
                 "number of deals would renumber: play them into a new results file)")
-    if after < before:
-        return (" (deals may rise, to play more, but not fall below a deal with stored games: those games "
-                "would still count)")
-    return ""
+    if after > before or (deals_played is not None and deals_played <= after):
+        return None
+    return (" (deals may rise, to play more, but not fall below a deal with stored games: those games "
+            "would still count)")
+
+
+def _bots_refusal(old: dict, new: dict, bots_played: set[str] | None) -> str | None:
+    """Why the stored results cannot take the config's other list of bots (None: they can)."""
+    before, after = old.get("bots"), new.get("bots")
+    if not (isinstance(before, str) and isinstance(after, str)):
+        return ""
+    if old.get("schedule") != "round_robin:" or new.get("schedule") != "round_robin:":
+        return (" (a balanced schedule is laid out for its bots: another bot would change every table; "
+                "play them into a new results file)")
+    if old.get("game_numbers") != PAIRED or new.get("game_numbers") != PAIRED:
+        return (" (these results come from an arena that laid tables out in an order that another bot "
+                "would change: play them into a new results file)")
+    before_list, after_list = before.split(","), after.split(",")
+    if after_list[:len(before_list)] == before_list:
+        return None
+    if before_list[:len(after_list)] == after_list:
+        dropped = before_list[len(after_list):]
+        if bots_played is None:
+            return ""
+        with_games = [name for name in dropped if name in bots_played]
+        if not with_games:
+            return None
+        return (f" (a bot may be taken out only while none of its games is stored, and {', '.join(with_games)} "
+                f"{'has' if len(with_games) == 1 else 'have'} stored games)")
+    return (" (bots may be added only at the end of the list: a bot put before others, moved, renamed or "
+            "taken out of the middle changes the tables of the stored games)")
 
 
 def _changed_entries(before: dict, after: dict) -> str:

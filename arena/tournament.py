@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from arena.manifest import BotManifest
 from arena.referee import GameRecord
-from arena.schedule import TableSpec, balanced_schedule, pair_meetings, round_robin
+from arena.schedule import BY_TABLE, TableSpec, balanced_schedule, pair_meetings, round_robin
 from arena.store import ResultStore
 from arena.wording import count
 from arena.tournament_config import TournamentConfig
@@ -45,7 +45,7 @@ def build_schedule(config: TournamentConfig) -> list[TableSpec]:
     per command and pass it on (`run_tournament(tables=...)`)."""
     if config.schedule == "balanced":
         return balanced_schedule(list(config.bots), config.table_size, config.table_count(), config.deals, config.seed)
-    return round_robin(list(config.bots), config.table_size, config.deals, config.seed)
+    return round_robin(list(config.bots), config.table_size, config.deals, config.seed, config.layout)
 
 
 def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str:
@@ -66,10 +66,10 @@ def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str
 
 def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict[str, object]:
     """What stored results depend on: change any of it and old results no longer fit, except
-    `deals`, which may rise, or fall while no stored game is of a dropped deal
+    `deals` and `bots`, which may grow, or shrink while no stored game is of what is dropped
     (`store_changes.compare`). Results stored before game numbers went by deal have no
-    `game_numbers` key: their fingerprints still match."""
-    numbering = {"game_numbers": "by_deal"} if config.games_numbered_by_deal else {}
+    `game_numbers` key (BY_TABLE): their fingerprints still match."""
+    numbering = {} if config.layout == BY_TABLE else {"game_numbers": config.layout}
     return {
         **numbering,
         "bots": ",".join(config.bots),

@@ -40,7 +40,7 @@ from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, Manife
                             resolve_manifest_path, toml_text)
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.sandbox_limits import first_limit_problem
-from arena.schedule import GameNumbers
+from arena.schedule import PAIRED, GameNumbers
 from arena.wording import count
 
 MAX_WORKERS = 256  # a worker is a process with its table's bots: far more than any machine's cores
@@ -85,15 +85,15 @@ class TournamentConfig:
     startup_timeout_s: float = 10.0
     sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
-    # Not a config key: how the stored results number their games (schedule.GameNumbers). Results
-    # stored before games were numbered by deal keep their numbering; `arena.cli_tournament` sets it.
-    games_numbered_by_deal: bool = True
+    # Not a config key: how the stored results lay out their tables and number their games
+    # (schedule.PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; `arena.cli_tournament` sets it.
+    layout: str = PAIRED
 
     def table_count(self) -> int:
         return self.tables if self.tables is not None else math.comb(len(self.bots), self.table_size)
 
     def game_numbers(self) -> GameNumbers:
-        return GameNumbers(self.table_count(), self.deals, math.factorial(self.table_size), self.games_numbered_by_deal)
+        return GameNumbers(self.table_count(), self.deals, math.factorial(self.table_size), self.layout)
 
 
 def default_workers() -> int:

@@ -172,7 +172,7 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
     assert fourth.exit_code == 0 and fourth.output.startswith("game 4 (t0000-d0000-s03)")
     assert invoke("replay", str(config), "t0000-d0000-s03").output == fourth.output
     beyond = invoke("replay", str(config), "7")
-    assert beyond.exit_code == 2 and "numbered 1 to 6" in beyond.output
+    assert beyond.exit_code == 2 and "numbers from 1 to 6" in beyond.output
     seat_view = invoke("replay", str(config), "1", "--seat", "0")
     assert seat_view.exit_code == 0
     missing = invoke("replay", str(config), "999")
@@ -532,24 +532,36 @@ def test_a_resumed_run_notes_limits_changed_since_the_stored_games(tmp_path):
     assert "random_bot: open_files was 256, now 100" in again
 
 
-def test_game_numbers_go_by_deal_and_older_results_keep_numbering_by_table(tmp_path):
-    """Numbers by deal let a tournament take more deals without renumbering its games. Results
-    stored by an arena that numbered table by table (no game_numbers in their fingerprint) keep
-    their numbers: bots were sent them, and a resumed run must send the same."""
+def _set_stored_layout(database: Path, layout: str | None) -> None:
+    """Make stored results look like an older arena's: game_numbers "by_deal", or absent (None)."""
     import sqlite3
 
-    _copy_of_random_bot(tmp_path / "one", "one")
-    _copy_of_random_bot(tmp_path / "two", "two")
-    config = tmp_path / "n.toml"  # 4 tables x 2 deals x 6 seatings
-    config.write_text('bots = ["random_bot", "heuristic_bot", "one", "two"]\ndeals = 2\nworkers = 1\n')
-    assert invoke("tournament", "run", str(config)).exit_code == 0
-    assert invoke("replay", str(config), "7").output.startswith("game 7 (t0001-d0000-s00)")
-    with sqlite3.connect(tmp_path / "n.sqlite") as db:
+    with sqlite3.connect(database) as db:
         stored = json.loads(db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0])
-        del stored["game_numbers"]
+        if layout is None:
+            del stored["game_numbers"]
+        else:
+            stored["game_numbers"] = layout
         db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(stored, sort_keys=True),))
     db.close()
-    assert invoke("replay", str(config), "7").output.startswith("game 7 (t0000-d0001-s00)")
+
+
+def test_game_numbers_pair_table_and_deal_and_older_results_keep_their_own(tmp_path):
+    """New results number a game from its (table, deal) pair, which leaves gaps. Results stored by
+    an arena that numbered deal by deal, or table by table (no game_numbers in their fingerprint),
+    keep their numbers: bots were sent them, and a resumed run must send the same."""
+    _copy_of_random_bot(tmp_path / "one", "one")
+    _copy_of_random_bot(tmp_path / "two", "two")
+    config = tmp_path / "n.toml"  # 4 tables x 2 deals x 6 seatings; paired numbers run to 84
+    config.write_text('bots = ["random_bot", "heuristic_bot", "one", "two"]\ndeals = 2\nworkers = 1\n')
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+    assert invoke("replay", str(config), "37").output.startswith("game 37 (t0002-d0000-s00)")
+    gap = invoke("replay", str(config), "25")  # (table 0, deal 2): no such deal
+    assert gap.exit_code == 2 and "numbers from 1 to 84 (with gaps" in " ".join(gap.output.split())
+    _set_stored_layout(tmp_path / "n.sqlite", "by_deal")
+    assert invoke("replay", str(config), "37").output.startswith("game 37 (t0002-d0001-s00)")
+    _set_stored_layout(tmp_path / "n.sqlite", None)
+    assert invoke("replay", str(config), "37").output.startswith("game 37 (t0003-d0000-s00)")
     again = invoke("tournament", "run", str(config))
     assert again.exit_code == 0 and "nothing to play" in again.output
     config.write_text(config.read_text().replace("deals = 2", "deals = 3"))
@@ -594,3 +606,66 @@ def test_a_results_file_locked_by_another_program_is_a_message_not_a_traceback(t
     text = result.output.replace("\n", " ")
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     assert "stayed locked by another program for 0.2 s" in text and "'database'" not in text
+
+
+def _stored_games(database: Path) -> dict[str, tuple]:
+    from arena.store import ResultStore
+
+    with ResultStore(database, read_only=True) as store:
+        return {row.key: (row.bots, row.seed, row.points) for row in store.rows(with_transcripts=False)}
+
+
+def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_from_the_start(tmp_path):
+    """The organiser adds a bot to a finished round robin (as gomill's ringmaster allows): the
+    stored games stay, only the new tables are played, and the standings are exactly those of a
+    tournament that had the bot from the start."""
+    for name in ("one", "two", "three"):
+        _copy_of_random_bot(tmp_path / name, name)
+    grown = tmp_path / "grown.toml"
+    three_bots = 'bots = ["random_bot", "heuristic_bot", "./one"]\ndeals = 1\nworkers = 1\n'
+    grown.write_text(three_bots)
+    first = invoke("tournament", "run", str(grown))
+    assert first.exit_code == 0 and "done: 6 games stored" in first.output
+    stored_before = _stored_games(tmp_path / "grown.sqlite")
+    four_bots = three_bots.replace('"./one"]', '"./one", "./two"]')
+    grown.write_text(four_bots)
+    # The report, before the run, shows the stored games and says what the run will add.
+    report = invoke("standings", str(grown))
+    assert report.exit_code == 0 and "the config adds two" in " ".join(report.output.split())
+    # A bot added and taken out again before any of its games is stored: accepted both ways.
+    grown.write_text(four_bots.replace('"./two"]', '"./two", "./three"]'))
+    from arena.store import ResultStore
+
+    with ResultStore(tmp_path / "grown.sqlite") as store:
+        store.check_fingerprint(_fingerprint_of(grown))
+    grown.write_text(four_bots)
+    second = invoke("tournament", "run", str(grown))
+    said = " ".join(second.output.split())
+    assert second.exit_code == 0, said
+    assert "bot taken out: three: none of their games was stored" in said
+    assert "done: 24 games stored (18 played now)" in said
+    stored_after = _stored_games(tmp_path / "grown.sqlite")
+    assert all(stored_after[key] == game for key, game in stored_before.items())
+
+    fresh = tmp_path / "fresh.toml"
+    fresh.write_text(four_bots)
+    assert invoke("tournament", "run", str(fresh)).exit_code == 0
+    assert _stored_games(tmp_path / "fresh.sqlite") == stored_after
+    assert invoke("standings", str(grown), "--format", "json").output == invoke("standings", str(fresh), "--format", "json").output
+
+    grown.write_text(three_bots)  # `two` has stored games now
+    refused = " ".join(invoke("tournament", "run", str(grown)).output.split())
+    assert "a bot may be taken out only while none of its games is stored, and two has stored games" in refused
+    grown.write_text(four_bots.replace('"./one", "./two"]', '"./two", "./one"]'))
+    moved = " ".join(invoke("tournament", "run", str(grown)).output.split())
+    assert "bots may be added only at the end of the list" in moved
+    assert _stored_games(tmp_path / "grown.sqlite") == stored_after
+
+
+def _fingerprint_of(config_path: Path) -> dict:
+    from arena.manifest import content_hash
+    from arena.tournament import fingerprint
+    from arena.tournament_config import load_config, load_entries
+
+    config, manifests = load_entries(load_config(config_path))
+    return fingerprint(config, manifests, {name: content_hash(m) for name, m in manifests.items()})

@@ -9,9 +9,14 @@ from math import comb
 import pytest
 
 from arena.schedule import (
+    BY_DEAL,
+    BY_TABLE,
+    PAIRED,
     GameNumbers,
+    GameSpec,
     ScheduleError,
     balanced_schedule,
+    game_key,
     pair_meetings,
     round_robin,
 )
@@ -108,24 +113,65 @@ def test_bad_schedules_are_refused(entries, size, deals):
         round_robin(entries, size, deals, seed=1)
 
 
-@pytest.mark.parametrize("by_deal", [True, False])
-def test_game_numbers_count_every_game_once_and_lead_back_to_it(by_deal):
-    tables = round_robin(ENTRIES, 3, deals=3, seed=1)
-    numbers = GameNumbers(len(tables), 3, 6, by_deal)
+@pytest.mark.parametrize("layout", [BY_DEAL, BY_TABLE])
+def test_game_numbers_count_every_game_once_and_lead_back_to_it(layout):
+    tables = round_robin(ENTRIES, 3, deals=3, seed=1, layout=layout)
+    numbers = GameNumbers(len(tables), 3, 6, layout)
     games = [g for t in tables for g in t.games]
     assert sorted(numbers.of(g) for g in games) == list(range(1, len(games) + 1))
     assert all(numbers.key_of(numbers.of(g)) == g.key for g in games)
     assert numbers.key_of(0) is None and numbers.key_of(len(games) + 1) is None
 
 
-def test_raising_deals_keeps_every_game_its_number_key_and_cards():
-    """Numbers by deal: the games of the new deals come after all the old ones."""
-    two_deals, five_deals = GameNumbers(10, 2, 6), GameNumbers(10, 5, 6)  # C(5, 3) = 10 tables
-    few = {g.key: (two_deals.of(g), g.seed) for t in round_robin(ENTRIES, 3, 2, seed=1) for g in t.games}
-    more = {g.key: (five_deals.of(g), g.seed) for t in round_robin(ENTRIES, 3, 5, seed=1) for g in t.games}
+@pytest.mark.parametrize("tables, deals", [(10, 3), (1, 7), (20, 20), (35, 2)])
+def test_paired_game_numbers_are_distinct_lead_back_and_leave_no_game_out(tables, deals):
+    numbers = GameNumbers(tables, deals, 6, PAIRED)
+    specs = [GameSpec(game_key(t, d, s), t, d, s, (), 0, 0) for t in range(tables) for d in range(deals) for s in range(6)]
+    assigned = [numbers.of(g) for g in specs]
+    assert len(set(assigned)) == len(specs) == numbers.total and max(assigned) == numbers.highest
+    assert all(numbers.key_of(n) == g.key for n, g in zip(assigned, specs))
+    unused = set(range(1, numbers.highest + 1)) - set(assigned)
+    assert all(numbers.key_of(n) is None for n in unused)  # a gap leads to no game
+    assert numbers.key_of(0) is None and numbers.key_of(numbers.highest + 1) is None
+
+
+def test_raising_deals_by_deal_keeps_every_game_its_number_key_and_cards():
+    """Results numbered by deal: the games of the new deals come after all the old ones."""
+    two_deals, five_deals = GameNumbers(10, 2, 6, BY_DEAL), GameNumbers(10, 5, 6, BY_DEAL)  # C(5, 3) = 10 tables
+    few = {g.key: (two_deals.of(g), g.seed) for t in round_robin(ENTRIES, 3, 2, 1, BY_DEAL) for g in t.games}
+    more = {g.key: (five_deals.of(g), g.seed) for t in round_robin(ENTRIES, 3, 5, 1, BY_DEAL) for g in t.games}
     assert all(more[key] == stored for key, stored in few.items())
     assert min(number for key, (number, _) in more.items() if key not in few) == len(few) + 1
     assert two_deals.key_of(1) == "t0000-d0000-s00" and two_deals.key_of(7) == "t0001-d0000-s00"
+
+
+def _paired(entries: list[str], deals: int) -> dict[str, tuple]:
+    tables = round_robin(entries, 3, deals, seed=1)
+    numbers = GameNumbers(len(tables), deals, 6, PAIRED)
+    return {g.key: (numbers.of(g), g.bots, g.seed, g.dealer) for t in tables for g in t.games}
+
+
+def test_adding_bots_or_deals_keeps_every_game_its_number_key_seating_and_cards():
+    """PAIRED: the tables of the first bots come first (colex order), and a game's number depends
+    on its table and deal alone, so a tournament grown either way, in either order, holds exactly
+    the games, numbers and cards of one that had those bots and deals from the start."""
+    start = _paired(ENTRIES[:4], 2)
+    more_bots, more_deals, both = _paired(ENTRIES, 2), _paired(ENTRIES[:4], 5), _paired(ENTRIES, 5)
+    for grown in (more_bots, more_deals):
+        assert all(grown[key] == game for key, game in start.items())
+        assert all(both[key] == game for key, game in grown.items())
+    assert len(both) == 10 * 5 * 6 and len({game[0] for game in both.values()}) == len(both)
+    # The tables of the fifth bot are new ones, after the four tables of the first four bots.
+    new_tables = {key[:5] for key in more_bots if key not in start}
+    assert new_tables == {f"t{i:04d}" for i in range(4, 10)}
+    assert all("e" in more_bots[key][1] for key in more_bots if key[:5] in new_tables)
+
+
+def test_older_layouts_keep_their_lex_table_order():
+    lex = [t.entries for t in round_robin(ENTRIES, 3, 1, 1, BY_DEAL)]
+    assert lex == list(itertools.combinations(ENTRIES, 3))
+    colex = [t.entries for t in round_robin(ENTRIES, 3, 1, 1)]
+    assert sorted(colex) == lex and colex[:4] == list(itertools.combinations(ENTRIES[:4], 3))
 
 
 def test_a_balanced_schedule_too_small_to_seat_every_entry_is_refused():

@@ -19,7 +19,7 @@ from arena.game import Rules, game_points, replay
 from arena.referee import Fault, FaultKind, GameRecord
 from arena.schedule import round_robin
 from arena.selfplay import play_random_game
-from arena.store import ResultStore, StoreError
+from arena.store import FingerprintDiff, ResultStore, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = Rules()
@@ -109,9 +109,9 @@ def test_deals_may_rise_but_not_fall_below_a_stored_deal(tmp_path):
     assert store.check_fingerprint(fp) is None
     for spec, record in games(deals=2):
         store.add_game(spec, record)
-    assert store.check_fingerprint({**fp, "deals": 5}) == 2  # the deals it had
-    assert store.fingerprint()["deals"] == 5 and store.check_fingerprint({**fp, "deals": 5}) is None
-    assert store.check_fingerprint({**fp, "deals": 3}) == 5  # deals 3 and 4 have no stored game
+    assert store.check_fingerprint({**fp, "deals": 5}).deals_from == 2  # the deals it had
+    assert store.fingerprint()["deals"] == 5 and store.check_fingerprint({**fp, "deals": 5}) == FingerprintDiff({})
+    assert store.check_fingerprint({**fp, "deals": 3}).deals_from == 5  # deals 3 and 4 have no stored game
     assert store.fingerprint()["deals"] == 3
     with pytest.raises(StoreError, match="deals: was 3, now 1 \\(deals may rise, to play more, but not fall below a "
                                          "deal with stored games"):
@@ -127,7 +127,7 @@ def test_results_numbered_table_by_table_resume_but_take_no_more_deals(tmp_path)
     store = ResultStore(tmp_path / "r.db")
     fp = {"bots": "a,b,c", "seed": 1, "table_size": 3, "deals": 2, "schedule": "round_robin:"}
     store.check_fingerprint(fp)
-    assert store.check_fingerprint(dict(fp)) is None
+    assert store.check_fingerprint(dict(fp)) == FingerprintDiff({})
     with pytest.raises(StoreError, match="numbered games table by table, which another number of deals would renumber"):
         store.check_fingerprint({**fp, "deals": 3})
     with pytest.raises(StoreError, match="numbered games table by table"):  # fewer too, even with no game stored

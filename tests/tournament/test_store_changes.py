@@ -37,3 +37,46 @@ def test_more_deals_is_not_a_change_but_fewer_is():
     assert list(both.changes) == ["seed"] and both.deals_from == 2
     table_by_table = {"seed": 1, "deals": 2}
     assert list(compare(table_by_table, {**table_by_table, "deals": 3}).changes) == ["deals"]
+
+
+ROUND_ROBIN = {"schedule": "round_robin:", "game_numbers": "paired", "deals": 2}
+
+
+def _entries(*names: str) -> dict:
+    return {**ROUND_ROBIN, "bots": ",".join(names), "bot_versions": ",".join(f"{n}={n * 3}" for n in names)}
+
+
+def test_bots_added_at_the_end_of_a_paired_round_robin_are_not_a_change():
+    old = _entries("a", "b", "c")
+    assert compare(old, _entries("a", "b", "c", "d", "e")) == FingerprintDiff({}, bots_from=("a", "b", "c"))
+    grown_both = compare(old, {**_entries("a", "b", "c", "d"), "deals": 5})
+    assert grown_both == FingerprintDiff({}, deals_from=2, bots_from=("a", "b", "c"))
+    # A stored bot's files changed as well: that alone is named.
+    changed = compare(old, {**_entries("a", "b", "c", "d"), "bot_versions": "a=aaa,b=bbb,c=xyz,d=ddd"})
+    assert list(changed.changes) == ["bot_versions"] and "c was ccc, now xyz" in changed.changes["bot_versions"]
+
+
+def test_bots_put_anywhere_but_the_end_are_refused_with_the_reason():
+    old = _entries("a", "b", "c")
+    for bots in (("d", "a", "b", "c"), ("a", "d", "b", "c"), ("b", "a", "c", "d"), ("a", "b", "x")):
+        diff = compare(old, _entries(*bots), bots_played={"a", "b", "c"})
+        assert list(diff.changes) == ["bots"] and diff.bots_from is None
+        assert "added only at the end of the list" in diff.changes["bots"]
+
+
+def test_the_last_bots_may_be_taken_out_only_while_none_of_their_games_is_stored():
+    old = _entries("a", "b", "c", "d", "e")
+    assert compare(old, _entries("a", "b", "c"), bots_played={"a", "b", "c"}).bots_from == ("a", "b", "c", "d", "e")
+    played = compare(old, _entries("a", "b", "c"), bots_played={"a", "b", "c", "e"})
+    assert "e has stored games" in played.changes["bots"] and played.bots_from is None
+    assert list(compare(old, _entries("a", "b", "c")).changes) == ["bots"]  # not known: refused
+
+
+def test_bots_are_not_added_to_a_balanced_schedule_or_to_older_layouts():
+    balanced = {**_entries("a", "b", "c"), "schedule": "balanced2:4"}
+    diff = compare(balanced, {**_entries("a", "b", "c", "d"), "schedule": "balanced2:4"})
+    assert "a balanced schedule is laid out for its bots" in diff.changes["bots"]
+    for layout in ({"game_numbers": "by_deal"}, {}):
+        older = {**{k: v for k, v in _entries("a", "b", "c").items() if k != "game_numbers"}, **layout}
+        grown = {**{k: v for k, v in _entries("a", "b", "c", "d").items() if k != "game_numbers"}, **layout}
+        assert "laid tables out in an order that another bot would change" in compare(older, grown).changes["bots"]
