@@ -9,8 +9,8 @@ import typer
 from rich.markup import escape
 
 from arena import cli_bot, cli_tournament
-from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, console, err_console, fail, parse_rule_options,
-                               stop_on_sigterm, usable_log_dir)
+from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, build_or_fail, console, err_console, fail,
+                               parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.game import GameError, Rules
 
 app = typer.Typer(
@@ -119,16 +119,15 @@ def play(
 
 
 def _load_bots(refs: list[str]):
-    from arena.bot_build import build_bot
     from arena.manifest import ManifestError, load_manifest
 
     manifests = []
     for ref in refs:
         try:
             manifest = load_manifest(ref)
-            build_bot(manifest)
         except ManifestError as exc:
             fail(str(exc))
+        build_or_fail(manifest)
         manifests.append(manifest)
     return manifests
 

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli_common import MoveTimeout, StartupTimeout, command, console, fail, stop_on_sigterm
+from arena.cli_common import MoveTimeout, StartupTimeout, command, console, fail, ignore_interrupts, stop_on_sigterm
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
@@ -61,8 +61,12 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     from arena.registry import save_check
 
     stop_on_sigterm()  # so that the build and the bots under test are ended, not left behind
-    report = check_bot(bot, games=games, bots_dir=bots_dir, move_timeout_s=move_timeout,
-                       startup_timeout_s=startup_timeout)
+    try:
+        report = check_bot(bot, games=games, bots_dir=bots_dir, move_timeout_s=move_timeout,
+                           startup_timeout_s=startup_timeout)
+    except KeyboardInterrupt:  # it ended with exit code 130 and no word
+        ignore_interrupts()
+        fail("interrupted: the check was stopped, with its build and every bot it started", code=130)
     if report.directory is None:  # the manifest could not be loaded: a usage error
         fail(report.results[0].detail)
     _render_report(report)

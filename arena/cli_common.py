@@ -69,6 +69,23 @@ def ignore_interrupts() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
+def build_or_fail(manifest) -> None:
+    """A bot's build step for a command: a failed build is a clean error, and a Ctrl-C during one
+    says what it stopped (build_bot has killed the build's processes by then). It used to end the
+    command with exit code 130 and no word."""
+    from arena.bot_build import build_bot
+    from arena.manifest import ManifestError
+
+    try:
+        build_bot(manifest)
+    except ManifestError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        ignore_interrupts()  # a second Ctrl-C would cut the message
+        fail(f"interrupted during the build of {manifest.name} ({' '.join(manifest.build)}): the build was "
+             "stopped, and no game was played", code=130)
+
+
 def _seconds_within(bounds_s: tuple[float, float]):
     def check(value: float) -> float:
         problem = time_limit_problem(value, bounds_s)  # also refuses nan and inf, which click lets through

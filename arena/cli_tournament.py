@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, command, console, err_console, fail,
+from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, build_or_fail, command, console, err_console, fail,
                                ignore_interrupts, parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.wording import count
 
@@ -165,8 +165,6 @@ def run(
     log: Annotated[Optional[Path], typer.Option(help="Directory for protocol lines and bot stderr, per table.")] = None,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
-    from arena.bot_build import build_bot
-    from arena.manifest import ManifestError
     from arena.report_live import LiveBoard
     from arena.store import StoreError
     from arena.tournament import build_schedule, describe_balance, run_tournament
@@ -179,10 +177,7 @@ def run(
     log = usable_log_dir(log)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     for manifest in manifests.values():
-        try:
-            build_bot(manifest)
-        except ManifestError as exc:
-            fail(str(exc))
+        build_or_fail(manifest)
     versions = _versions(manifests)
     store, config = _open_store(config, manifests, versions, create=True)
     try:  # from here the store is open (its deals perhaps changed): a Ctrl-C gets the stop message

@@ -300,3 +300,32 @@ def _interrupted_before_our_code(output: str) -> bool:
     our_functions = [function for path, function in frames
                      if Path(path).is_relative_to(REPO / "arena") and function != "<module>"]
     return "KeyboardInterrupt" in output and not our_functions
+
+
+@pytest.mark.parametrize("command", [["tournament", "run", "t.toml"], ["play", "./slow", "random_bot", "random_bot"],
+                                     ["bot", "check", "./slow"]], ids=["tournament run", "play", "bot check"])
+def test_ctrl_c_during_a_build_says_what_it_stopped_and_leaves_nothing(tmp_path, command):
+    """A Ctrl-C while a bot was being built ended the command with exit code 130 and no word."""
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "bot.py").write_text((REPO / "bots" / "random_bot" / "bot.py").read_text())
+    (slow / "bot.toml").write_text('name = "slow"\ncommand = ["{python}", "bot.py"]\n'
+                                   'build = ["sh", "-c", "touch ../building; sleep 60"]\n')
+    (tmp_path / "t.toml").write_text('bots = ["random_bot", "heuristic_bot", "./slow"]\ndeals = 1\n')
+    marker = uuid.uuid4().hex
+    env = {**os.environ, "ARENA_TEST_MARKER": marker, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *command], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "building").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert (tmp_path / "building").exists(), "the build step never started"
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=30)
+    said = " ".join(output.split())
+    assert proc.returncode == 130, said
+    assert "interrupted" in said and "build" in said and "Traceback" not in said
+    deadline = time.monotonic() + 10
+    while marker_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker_processes(marker) == []  # the build's shell and its sleep are gone
