@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import re
 from html import escape
 
 from arena.standings import BotStanding, Standings
@@ -24,10 +25,18 @@ def _ci_text(b: BotStanding) -> str:
     return f"{b.points_per_game:.2f} ± {b.ci95_half_width:.2f}"
 
 
+# What Markdown would act on in a name: a link or image ([...]), emphasis (*, and _ that is not
+# between letters or digits: random_bot stays as it is), code (`), strikethrough (~), and the
+# backslash that escapes all of them.
+_MD_ACTIVE = re.compile(r"[\\`*\[\]~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
 def _md_cell(text: object) -> str:
     """Text as Markdown shows it literally: HTML in a tournament or bot name (which Markdown
-    passes through) as entities, and a | that would end a table cell escaped."""
-    return escape(str(text), quote=False).replace("|", "\\|").replace("\n", " ")
+    passes through) as entities, what Markdown would act on backslash-escaped, and a | that
+    would end a table cell escaped."""
+    safe = escape(str(text), quote=False).replace("\n", " ")
+    return _MD_ACTIVE.sub(lambda m: "\\" + m.group(0), safe).replace("|", "\\|")
 
 
 def to_markdown(standings: Standings, title: str = "Standings") -> str:

@@ -164,3 +164,23 @@ def test_html_faults_are_counted_per_bot_and_kind():
     assert "<th>bot</th><th>timeout</th><th>total</th>" in section
     assert '<tr><td>&lt;b&gt;&amp;co&quot;</td><td class="num">1</td><td class="num">1</td></tr>' in section
     assert '<tr><td>alpha</td><td class="num">0</td><td class="num">0</td></tr>' in section
+
+
+def test_markdown_shows_a_name_literally_rather_than_as_a_link_or_emphasis():
+    """Rendered, a tournament name shaped like a link stayed a live link in the report."""
+    from markdown_it import MarkdownIt  # Rich's own Markdown parser (CommonMark)
+
+    title = "[click me](http://example.com) *big* _cup_ `x` ~~old~~ back\\slash"
+    md = to_markdown(standings(), title=title)
+    html = MarkdownIt("commonmark").enable("table").render(md)
+    assert "<a " not in html and "<em>" not in html and "<strong>" not in html and "<code>" not in html
+    heading = html.split("</h1>")[0].removeprefix("<h1>")
+    assert heading == title  # shown as typed
+    assert "| random_bot |" in to_markdown(standings_with_bot("random_bot"))  # plain names stay plain
+
+
+def standings_with_bot(name: str):
+    import dataclasses
+
+    s = standings()
+    return dataclasses.replace(s, bots=[dataclasses.replace(s.bots[0], bot=name)])
