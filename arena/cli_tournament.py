@@ -19,8 +19,11 @@ FORMATS = ("table", "markdown", "html", "json", "csv")
 
 
 def register(app: typer.Typer) -> None:
+    from arena.cli_games import games
+
     app.add_typer(tournament_app, name="tournament")
     app.command("standings")(standings)
+    app.command("games")(games)
     app.command("replay")(replay)
 
 

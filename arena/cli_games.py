@@ -1,0 +1,90 @@
+"""`arena games`: list a tournament's stored games, to find the ones to replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from arena.cli_common import command, console, fail
+from arena.wording import count
+
+GAME_FORMATS = ("table", "csv", "json")
+TABLE_LIMIT = 100  # games a terminal table shows unless --limit says otherwise
+
+
+def games(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
+    bot: Annotated[Optional[list[str]], typer.Option(
+        "--bot", "-b", help="Only games this bot played (repeat: games they all played together).")] = None,
+    faults: Annotated[bool, typer.Option(
+        "--faults", help="Only games with a fault (by one of the --bot bots, when given).")] = False,
+    skitgubbe: Annotated[Optional[str], typer.Option(help="Only games this bot finished last.")] = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="table, csv or json (one JSON object per line).")] = "table",
+    limit: Annotated[Optional[int], typer.Option(
+        min=0, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
+) -> None:
+    """List the stored games (in the order they were stored) with their numbers for `arena replay`:
+    who sat where, who finished first, the points and the faults."""
+    from arena.cli_tournament import _open_store, _prepare, _versions
+    from arena.game_list import csv_header, csv_row, game_lines, json_line
+    from arena.report_games import render_game_table
+
+    format = format.lower()
+    if format not in GAME_FORMATS:
+        fail(f"--format must be one of {', '.join(GAME_FORMATS)}, not {format!r}")
+    config, manifests = _prepare(config_path)
+    wanted = list(dict.fromkeys(bot or ()))
+    for name in wanted + ([skitgubbe] if skitgubbe is not None else []):
+        if name not in config.bots:
+            fail(f"no bot {name!r} in {config.path}; its bots are {', '.join(config.bots)}")
+    if limit is None:
+        limit = TABLE_LIMIT if format == "table" else 0
+    store, config = _open_store(config, manifests, _versions(manifests), create=False)
+    numbers = config.game_numbers()
+    shown, more = [], 0
+    try:
+        found = game_lines(store.rows(with_transcripts=False), numbers.of, bots=wanted, faults_only=faults,
+                           skitgubbe=skitgubbe)
+        if format == "csv":
+            console.out(csv_header(), end="", highlight=False)
+        printed = 0
+        for line in found:
+            if format == "table":  # kept to print as one table; beyond the limit only counted
+                if limit and len(shown) >= limit:
+                    more += 1
+                else:
+                    shown.append(line)
+                continue
+            console.out(csv_row(line) if format == "csv" else json_line(line), end="" if format == "csv" else "\n",
+                        highlight=False)
+            printed += 1
+            if limit and printed >= limit:
+                break
+    finally:
+        store.close()
+    if format != "table":
+        return
+    filters = _described(wanted, faults, skitgubbe)
+    title = f"{config.name}: {count(len(shown) + more, 'stored game')}{filters}"
+    if not shown:
+        console.print(f"{title}: none", highlight=False, markup=False)
+        return
+    render_game_table(shown, console, title=title)
+    if more:
+        console.print(f"... and {more} more (--limit 0 shows them all); replay one with: "
+                      f"{command('arena', 'replay', config_path, 'GAME')}", highlight=False, markup=False)
+    else:
+        console.print(f"replay one with: {command('arena', 'replay', config_path, 'GAME')}", highlight=False, markup=False)
+
+
+def _described(bots: list[str], faults: bool, skitgubbe: str | None) -> str:
+    parts = []
+    if bots:
+        parts.append("with " + " and ".join(bots))
+    if faults:
+        parts.append("with a fault" + (" by " + " or ".join(bots) if bots else ""))
+    if skitgubbe:
+        parts.append(f"lost by {skitgubbe}")
+    return (" " + ", ".join(parts)) if parts else ""

@@ -1,0 +1,91 @@
+"""The stored games of a tournament as a list, for `arena games`: which game to replay.
+
+The standings say that a bot faulted or lost; this finds the games where it did, with the numbers
+`arena replay` takes. Pure: it reads `GameRow`s and writes text (CSV, JSON lines); the terminal
+table is arena/report_games.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+from arena.referee import NOT_COUNTED_FAULTS
+from arena.store_rows import GameRow
+
+
+@dataclass(frozen=True, slots=True)
+class GameLine:
+    """One stored game, as the list shows it."""
+
+    number: int  # the tournament game number (what bots were sent, what `arena replay` takes)
+    key: str
+    bots: tuple[str, ...]  # by seat
+    order: tuple[str, ...]  # bot names, first out first: the last is the skitgubbe
+    points: tuple[int, ...]  # by seat
+    reason: str  # how the game ended (normal, forfeit, ...)
+    moves: int
+    faults: tuple[tuple[int, str, int], ...]  # (seat, kind, how many), counted kinds only, by seat
+
+    def fault_text(self) -> str:
+        """e.g. "seat 1 timeout x2, seat 2 illegal"; "" without faults."""
+        return ", ".join(f"seat {seat} {kind}" + (f" x{times}" if times > 1 else "")
+                         for seat, kind, times in self.faults)
+
+    def as_dict(self) -> dict:
+        return {"number": self.number, "key": self.key, "bots": list(self.bots), "order": list(self.order),
+                "points": list(self.points), "reason": self.reason, "moves": self.moves,
+                "faults": [{"seat": seat, "kind": kind, "count": times} for seat, kind, times in self.faults]}
+
+
+def game_line(row: GameRow, number: int) -> GameLine:
+    counted = Counter((f["seat"], f["kind"]) for f in row.faults if f["kind"] not in NOT_COUNTED_FAULTS)
+    return GameLine(
+        number=number, key=row.key, bots=row.bots, order=tuple(row.bots[s] for s in row.finishing_order),
+        points=row.points, reason=row.reason, moves=row.moves,
+        faults=tuple((seat, kind, times) for (seat, kind), times in sorted(counted.items())),
+    )
+
+
+def game_lines(rows: Iterable[GameRow], number_of: Callable[[GameRow], int], *, bots: Iterable[str] = (),
+               faults_only: bool = False, skitgubbe: str | None = None) -> Iterator[GameLine]:
+    """The games that seat every bot in `bots`; with `faults_only`, only those with a counted
+    fault (by one of `bots`, when given); with `skitgubbe`, only those that bot finished last."""
+    wanted = tuple(bots)
+    for row in rows:
+        if any(name not in row.bots for name in wanted):
+            continue
+        if skitgubbe is not None and row.bots[row.skitgubbe] != skitgubbe:
+            continue
+        line = game_line(row, number_of(row))
+        if faults_only and not any(not wanted or line.bots[seat] in wanted for seat, _, _ in line.faults):
+            continue
+        yield line
+
+
+CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults")
+
+
+def csv_header() -> str:
+    return _csv_row(CSV_FIELDS)
+
+
+def csv_row(line: GameLine) -> str:
+    """`bots`, `order` and `points` as ";"-separated lists (by seat, except `order`)."""
+    return _csv_row((line.number, line.key, ";".join(line.bots), ";".join(line.order),
+                     ";".join(map(str, line.points)), line.reason, line.moves, line.fault_text()))
+
+
+def json_line(line: GameLine) -> str:
+    """One JSON object per line (JSON lines), so that a long list streams."""
+    return json.dumps(line.as_dict())
+
+
+def _csv_row(cells) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(cells)
+    return out.getvalue()

@@ -1,0 +1,26 @@
+"""`arena games` in the terminal: the stored games as a Rich table (arena/game_list.py builds the lines)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from arena.game_list import GameLine
+
+
+def render_game_table(lines: Sequence[GameLine], console: Console, *, title: str) -> None:
+    table = Table(title=escape(title), title_justify="left")  # a tournament name is free text, not markup
+    table.add_column("game", justify="right")
+    # No key column: the number is what `arena replay` takes, and narrow terminals need the room.
+    table.add_column("seats")
+    table.add_column("finished")
+    table.add_column("points", justify="right")
+    table.add_column("faults")
+    for line in lines:
+        result = " > ".join(line.order) + ("" if line.reason == "normal" else f" ({line.reason})")
+        table.add_row(str(line.number), " ".join(line.bots), result, "/".join(map(str, line.points)),
+                      line.fault_text())
+    console.print(table)

@@ -1,0 +1,98 @@
+"""`arena games`: the stored games listed and filtered, to find the one to replay."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.game_list import game_lines
+from arena.store_rows import GameRow
+
+REPO = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    result = runner.invoke(app, list(args))
+    assert "Traceback" not in result.output
+    return result
+
+
+def _row(key: str, bots: tuple[str, ...], order: tuple[int, ...], faults: tuple[dict, ...] = ()) -> GameRow:
+    points = tuple(len(bots) - 1 - order.index(seat) for seat in range(len(bots)))
+    return GameRow(id=0, key=key, table=0, deal=0, bots=bots, finishing_order=order, points=points, faults=faults)
+
+
+ROWS = [
+    _row("g1", ("a", "b", "c"), (0, 1, 2)),
+    _row("g2", ("b", "c", "d"), (2, 0, 1), ({"seat": 1, "kind": "timeout", "detail": "", "move": 3},
+                                           {"seat": 1, "kind": "timeout", "detail": "", "move": 9},
+                                           {"seat": 0, "kind": "illegal", "detail": "", "move": 5})),
+    _row("g3", ("a", "c", "d"), (1, 2, 0), ({"seat": 2, "kind": "exited", "detail": "", "move": 4},
+                                           {"seat": 2, "kind": "dead", "detail": "", "move": 6})),
+]
+
+
+def keys(**filters) -> list[str]:
+    return [line.key for line in game_lines(ROWS, lambda row: int(row.key[1:]), **filters)]
+
+
+def test_games_are_filtered_by_the_bots_they_seat_their_faults_and_who_lost():
+    assert keys() == ["g1", "g2", "g3"]
+    assert keys(bots=["c", "d"]) == ["g2", "g3"]  # games they played together
+    assert keys(faults_only=True) == ["g2", "g3"]
+    assert keys(faults_only=True, bots=["c"]) == ["g2"]  # only c's own faults count: g3's is d's
+    assert keys(faults_only=True, bots=["d"]) == ["g3"]
+    assert keys(skitgubbe="c") == ["g1", "g2"] and keys(skitgubbe="a") == ["g3"] and keys(skitgubbe="d") == []
+
+
+def test_a_game_line_counts_faults_by_seat_and_kind_and_leaves_out_the_referees_moves_for_a_gone_bot():
+    g2, g3 = list(game_lines(ROWS[1:], lambda row: 7))
+    assert g2.fault_text() == "seat 0 illegal, seat 1 timeout x2"
+    assert g3.fault_text() == "seat 2 exited"  # `dead` marks the moves made for it afterwards: not counted
+    assert g3.order == ("c", "d", "a") and g3.points == (0, 2, 1) and g3.number == 7
+
+
+def test_games_lists_a_tournament_with_its_faults_in_every_format(tmp_path):
+    config = tmp_path / "t.toml"
+    illegal = REPO / "tests" / "bots" / "illegal"
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{illegal}"]\ndeals = 1\nworkers = 1\n')
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+
+    # The bot sends one illegal move per process, so one game of the six has its fault.
+    faulted = " ".join(invoke("games", str(config), "--faults", "-b", "hostile_illegal").output.split())
+    assert "1 stored game with hostile_illegal, with a fault by hostile_illegal" in faulted
+    assert "seat" in faulted and "illegal" in faulted
+    table = invoke("games", str(config), "--limit", "2")
+    said = " ".join(table.output.split())
+    assert table.exit_code == 0, said
+    assert "t: 6 stored games" in said and "... and 4 more (--limit 0 shows them all)" in said
+    assert f"replay one with: arena replay {config} GAME" in said
+
+    rows = list(csv.DictReader(io.StringIO(invoke("games", str(config), "--format", "csv").output)))
+    assert len(rows) == 6 and {row["key"] for row in rows} == {f"t0000-d0000-s{s:02d}" for s in range(6)}
+    assert all(sorted(row["bots"].split(";")) == ["heuristic_bot", "hostile_illegal", "random_bot"] for row in rows)
+    assert [row["faults"].endswith("illegal") for row in rows].count(True) == 1
+
+    lines = invoke("games", str(config), "--format", "json", "--skitgubbe", "hostile_illegal").output.splitlines()
+    games = [json.loads(line) for line in lines]
+    assert games and all(game["order"][-1] == "hostile_illegal" for game in games)
+    # The number listed is the one `arena replay` takes.
+    replay = invoke("replay", str(config), str(games[0]["number"]))
+    assert replay.exit_code == 0 and replay.output.startswith(f"game {games[0]['number']} ({games[0]['key']})")
+
+
+def test_games_refuses_a_bot_the_tournament_does_not_have_and_an_unknown_format(tmp_path):
+    config = tmp_path / "t.toml"
+    config.write_text('bots = ["random_bot", "heuristic_bot", "shell_bot"]\ndeals = 1\n')
+    missing = invoke("games", str(config))
+    assert missing.exit_code == 2 and "no results yet" in missing.output
+    unknown = invoke("games", str(config), "-b", "nobody")
+    assert unknown.exit_code == 2 and "no bot 'nobody'" in unknown.output and "random_bot, heuristic_bot" in unknown.output
+    bad = invoke("games", str(config), "--format", "html")
+    assert bad.exit_code == 2 and "--format must be one of table, csv, json" in bad.output
