@@ -159,6 +159,19 @@ def test_under_forfeit_a_bot_missing_from_the_start_is_the_skitgubbe_at_once():
     assert replay(record.transcript).outcome == record.outcome
 
 
+def test_under_forfeit_with_two_bots_missing_the_one_that_plays_is_not_ranked_below_a_missing_one():
+    """R53 with R51's tie-break from the player due to act: every hand holds the same number of
+    cards before the first move, so the tie-break alone places the second missing bot and the live
+    one. It used to start from the first missing seat, which put seat 1 (missing) first."""
+    rules = Rules.from_options({"fault_policy": "forfeit"})
+    seed = next(s for s in range(50) if Game.new(rules, seed=s, dealer=0).to_act == 2)
+    seats = seats_with(random_policy(1), random_policy(2), random_policy(3))
+    seats[0].drop("cannot start: no such file", FaultKind.NO_HELLO)
+    seats[1].drop("cannot start: no such file", FaultKind.NO_HELLO)
+    record = play_game(Game.new(rules, seed=seed, dealer=0), seats)
+    assert record.outcome.finishing_order == (2, 1, 0) and record.points == (0, 1, 2)
+
+
 def test_a_bot_already_gone_is_played_by_the_fallback():
     game = Game.new(Rules(), seed=4, dealer=0)
     seats = seats_with(random_policy(1), random_policy(2), random_policy(3))

@@ -150,7 +150,10 @@ class Game:
         if self.phase == 1 and self.trump_holder is not None:
             counts[self.trump_holder] += 1
         remaining = [s for s in range(self.n) if not self.out[s] and s != seat]
-        order = rank_remaining(self.out_order, remaining, counts, seat, self.n) + (seat,)
+        # Ties go clockwise from the player due to act (R51), who is the offender for a fault in
+        # play but not for a bot missing from the game's start (forfeited before the first move).
+        due = self.to_act if self.to_act is not None else seat
+        order = rank_remaining(self.out_order, remaining, counts, due, self.n) + (seat,)
         self._end(Outcome(order, EndReason.FORFEIT, seat, reason, len(self.out_order)))
 
     def start_phase2(self) -> None:

@@ -162,7 +162,19 @@ def test_forfeit_phase2_R53():
     assert g.outcome is o
 
 
-def test_forfeit_tie_break_from_the_offender():
+def test_forfeit_tie_break_from_the_player_due_to_act_R53_R51():
+    """A bot missing from the start forfeits before the first move, when another seat is due to
+    act: ties among the others go clockwise from that seat, not from the offender (the engine
+    once started from the offender, which placed a missing bot first when two were missing)."""
+    for seed in range(20):
+        g = Game.new(Rules(), seed, 0)
+        due = g.to_act
+        offender = (due + 1) % 3  # not the one due to act; every seat holds 3 cards: all tie
+        g.forfeit(offender)
+        assert g.outcome.finishing_order == (due, (due + 2) % 3, offender)
+
+
+def test_forfeit_tie_break_from_the_offender_when_it_is_due_to_act():
     g = phase2_game(Rules(), ["3h", "5h Kc", "2d 8c"], "Qs", C)  # A 1, B 2, C 3
     g.forfeit(A)
     assert g.outcome.finishing_order == (B, C, A)
