@@ -186,6 +186,8 @@ def _convert(name: str, raw: Any, default: Any) -> Any:
     if isinstance(default, bool):
         if isinstance(raw, bool):
             return raw
+        if isinstance(raw, int) and raw in (0, 1):  # `ace_high = 1` in a TOML config: the message offers 1/0
+            return raw == 1
         if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
             return raw.strip().lower() in _TRUE
         raise RulesError(f"rule option {name} cannot be {raw!r}; allowed: true or false (yes/no, on/off and 1/0 also work)")

@@ -30,6 +30,7 @@ def test_unknown_option_names_it_and_lists_the_allowed():
         ("pickup", "everything", ["trick", "top_card", "top_play", "top_run", "bottom_play"]),
         ("draw_timing", "during", ["before", "after"]),
         ("ace_high", "maybe", ["true", "false"]),
+        ("ace_high", 2, ["true", "false"]),
         ("num_players", 6, ["2", "5"]),
         ("num_players", "three", ["2", "5"]),
         ("max_phase2_actions", 0, ["1"]),
@@ -58,6 +59,8 @@ def test_options_accept_text_and_round_trip():
     assert Rules.from_options(r.to_options()) == r
     assert r.changed_options() == {"ace_high": True, "num_players": 4, "pickup": "top_run"}
     assert Rules().effective_target_points == 10 and make_rules(num_players=5).effective_target_points == 20
+    # A switch also takes the numbers 1 and 0, as its message says (TOML `ace_high = 1` was refused).
+    assert Rules.from_options({"ace_high": 1}).ace_high is True and Rules.from_options({"ace_high": 0}).ace_high is False
 
 
 # ---- player counts (R5) ----------------------------------------------------------------------------
