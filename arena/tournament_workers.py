@@ -170,16 +170,20 @@ def _play_table(table: TableSpec, conn: Connection, manifests: dict[str, BotMani
     settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
                            sandbox_limits=config.sandbox or None)
     with open_table([manifests[name] for name in table.entries], settings) as seats:
-        # A table is one match for its bots (protocol.md section 4), of the games still to play.
-        match_line = protocol.format_match_start(config.rules, len(table.games))
-        tell_match_start(seats, match_line)
-        by_name = dict(zip(table.entries, seats))
-        for spec in table.games:
-            game = Game.new(config.rules, spec.seed, spec.dealer)
-            number = numbers.of(spec)
-            revive_seats(seats, match_line)
-            record = play_game(game, [by_name[name] for name in spec.bots], number=number, limits=limits)
-            conn.send(("game", (spec, record)))
+        try:
+            # A table is one match for its bots (protocol.md section 4), of the games still to play.
+            match_line = protocol.format_match_start(config.rules, len(table.games))
+            tell_match_start(seats, match_line)
+            by_name = dict(zip(table.entries, seats))
+            for spec in table.games:
+                game = Game.new(config.rules, spec.seed, spec.dealer)
+                number = numbers.of(spec)
+                revive_seats(seats, match_line)
+                record = play_game(game, [by_name[name] for name in spec.bots], number=number, limits=limits)
+                conn.send(("game", (spec, record)))
+        except SystemExit:
+            _unwinding()  # before open_table closes the bots: that clean-up must not be cut short
+            raise
 
 
 def _die_with_parent() -> None:
@@ -193,7 +197,23 @@ def _die_with_parent() -> None:
         os._exit(0)
 
 
+_stopping = False  # the worker is unwinding after a SIGTERM: later ones are dropped
+
+
+def _unwinding() -> None:
+    """Called once the first SIGTERM's SystemExit has reached our own code. From then on a second
+    SIGTERM (the parent's tidy-up after a second Ctrl-C, or the parent's death signal) would land in
+    the bots' clean-up, cut it short and print a traceback (the kill/resume audit saw it). Not set
+    by the handler itself: a SystemExit raised inside a callback that swallows it (an at-fork hook
+    while a bot starts) never unwinds anything, and the next SIGTERM must still end the worker.
+    Not SIG_IGN either: that would be inherited by any process started from here on."""
+    global _stopping
+    _stopping = True
+
+
 def _exit_on_signal(signum, frame) -> None:  # noqa: ARG001
+    if _stopping:
+        return
     raise SystemExit(128 + signum)  # unwinds `open_table`, which closes every bot
 
 

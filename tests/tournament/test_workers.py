@@ -61,3 +61,33 @@ def report_blocked_signals() -> None:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("SigBlk:"):
             print(line.split()[1], flush=True)
+
+
+def test_a_second_sigterm_while_a_worker_unwinds_does_not_cut_its_clean_up_short():
+    """The kill/resume audit: a double Ctrl-C, or Ctrl-C then SIGKILL of the arena, sent a worker a
+    second SIGTERM while it closed its bots; it raised again inside that clean-up and printed a
+    traceback. A first SIGTERM whose SystemExit is swallowed (no `_unwinding` yet) must not make
+    the worker deaf to the next one."""
+    code = (
+        "import os, signal, time\n"
+        "from arena import tournament_workers as w\n"
+        "signal.signal(signal.SIGTERM, w._exit_on_signal)\n"
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(5)\n"
+        "except SystemExit:\n"
+        "    print('swallowed once', flush=True)\n"  # as an at-fork hook would
+        "try:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    time.sleep(5)\n"
+        "except SystemExit:\n"
+        "    w._unwinding()\n"
+        "    raise\n"
+        "finally:\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # the second one, while the bots are closed\n"
+        "    time.sleep(0.05)\n"
+        "    print('clean-up finished', flush=True)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, cwd=REPO)
+    assert result.stdout == "swallowed once\nclean-up finished\n" and "Traceback" not in result.stderr
+    assert result.returncode == 128 + signal.SIGTERM
