@@ -27,21 +27,21 @@ def games(
 ) -> None:
     """List the stored games (in the order they were stored) with their numbers for `arena replay`:
     who sat where, who finished first, the points and the faults."""
-    from arena.cli_tournament import _open_store, _prepare, _versions
+    from arena.cli_tournament import bot_versions, open_store, prepare
     from arena.game_list import csv_header, csv_row, game_lines, json_line
     from arena.report_games import render_game_table
 
     format = format.lower()
     if format not in GAME_FORMATS:
         fail(f"--format must be one of {', '.join(GAME_FORMATS)}, not {format!r}")
-    config, manifests = _prepare(config_path)
+    config, manifests = prepare(config_path)
     wanted = list(dict.fromkeys(bot or ()))
     for name in wanted + ([skitgubbe] if skitgubbe is not None else []):
         if name not in config.bots:
             fail(f"no bot {name!r} in {config.path}; its bots are {', '.join(config.bots)}")
     if limit is None:
         limit = TABLE_LIMIT if format == "table" else 0
-    store, config = _open_store(config, manifests, _versions(manifests), create=False)
+    store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     numbers = config.game_numbers()
     shown, more = [], 0
     try:

@@ -88,7 +88,7 @@ def _in_option_terms(message: str, path: Path) -> str:
     return message
 
 
-def _prepare(config_path: Path):
+def prepare(config_path: Path):
     """Load the config and the bots; resolve entries to bot names. Clean errors only."""
     from arena.tournament_config import ConfigError, load_config, load_entries
 
@@ -98,7 +98,7 @@ def _prepare(config_path: Path):
         fail(str(exc))
 
 
-def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
+def open_store(config, manifests, versions: dict[str, str], *, create: bool):
     """The results of `config`: to write (`create`: a run, which holds the run lock) or only to
     read (reports, replays). Returns the store and the config, whose game numbering is the
     stored results' own."""
@@ -152,7 +152,7 @@ def _open_store(config, manifests, versions: dict[str, str], *, create: bool):
     return store, config
 
 
-def _versions(manifests) -> dict[str, str]:
+def bot_versions(manifests) -> dict[str, str]:
     from arena.manifest import ManifestError, content_hash
 
     try:
@@ -176,13 +176,13 @@ def run(
 
     if workers is not None and workers > MAX_WORKERS:  # the config's own bound (checked here: a lazy import)
         fail(f"--workers {workers}: expected a whole number from 1 to {MAX_WORKERS}")
-    config, manifests = _prepare(config_path)
+    config, manifests = prepare(config_path)
     log = usable_log_dir(log)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     for manifest in manifests.values():
         build_or_fail(manifest)
-    versions = _versions(manifests)
-    store, config = _open_store(config, manifests, versions, create=True)
+    versions = bot_versions(manifests)
+    store, config = open_store(config, manifests, versions, create=True)
     try:  # from here the store is open (its deals perhaps changed): a Ctrl-C gets the stop message
         _note_changed_limits(store, config, manifests, versions)
         tables = build_schedule(config)
@@ -298,8 +298,8 @@ def standings(
     format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
-    config, manifests = _prepare(config_path)
-    store, config = _open_store(config, manifests, _versions(manifests), create=False)
+    config, manifests = prepare(config_path)
+    store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
         result = compute_standings(store, list(config.bots))
     finally:
@@ -373,8 +373,8 @@ def replay(
     from arena.replay import replay_lines
     from arena.store import StoreError
 
-    config, manifests = _prepare(config_path)
-    store, config = _open_store(config, manifests, _versions(manifests), create=False)
+    config, manifests = prepare(config_path)
+    store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
         key = _game_key(game.strip(), config)
         row = store.get_game(key)
