@@ -15,17 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from arena.cli import app
-
-runner = CliRunner()
-
-
-def invoke(*args: str):
-    result = runner.invoke(app, list(args))
-    assert "Traceback" not in result.output
-    return result
+from tests.cli_support import invoke
 
 
 def test_tournament_new_writes_a_config_that_loads(tmp_path):

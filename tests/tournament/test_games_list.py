@@ -7,20 +7,11 @@ import io
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from arena.cli import app
 from arena.game_list import game_lines
 from arena.store_rows import GameRow
+from tests.cli_support import invoke
 
 REPO = Path(__file__).resolve().parents[2]
-runner = CliRunner()
-
-
-def invoke(*args: str):
-    result = runner.invoke(app, list(args))
-    assert "Traceback" not in result.output
-    return result
 
 
 def _row(key: str, bots: tuple[str, ...], order: tuple[int, ...], faults: tuple[dict, ...] = ()) -> GameRow:
