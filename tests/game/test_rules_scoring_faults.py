@@ -177,7 +177,8 @@ def test_forfeit_tie_break_from_the_player_due_to_act_R53_R51():
         assert g.outcome.finishing_order == (due, (due + 2) % 3, offender)
 
 
-def test_forfeit_tie_break_from_the_offender_when_it_is_due_to_act():
+def test_forfeit_places_the_others_by_cards_held_R53():
+    # In both games seat C is due to act, so a tie (the second game) goes clockwise from C.
     g = phase2_game(Rules(), ["3h", "5h Kc", "2d 8c"], "Qs", C)  # A 1, B 2, C 3
     g.forfeit(A)
     assert g.outcome.finishing_order == (B, C, A)

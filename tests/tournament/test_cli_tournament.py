@@ -312,6 +312,7 @@ def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, mo
 @pytest.mark.parametrize("extra, message", [
     # Named as the options given, not as keys of a file that was never written.
     (["-b", "no_such_bot"], "error: --bot: /"),
+    (["-b", "no_such_bot"], "no bot named 'no_such_bot'"),
     (["-b", "random_bot"], "error: --bot: the bot 'random_bot' is listed twice"),
     ([], "error: --bot: 2 bots cannot fill a table of 3 (--table-size)"),
     (["-b", "shell_bot", "--deals", "200000", "--table-size", "3", "-b", "c_bot"], "error: --deals: 4 tables x 200,000"),
@@ -451,9 +452,6 @@ def test_suggested_commands_are_quoted_for_the_shell(tmp_path):
 def test_a_ctrl_c_after_the_last_game_leaves_the_summary_and_exit_code_whole(tmp_path, monkeypatch):
     """The interrupt landed after the games were stored: "done" with exit code 130, or no
     closing message at all."""
-    import os
-    import signal
-
     from arena.store import ResultStore
 
     original = ResultStore.start_failures
@@ -653,9 +651,9 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
 
 
 def _fingerprint_of(config_path: Path) -> dict:
-    from arena.manifest import content_hash
+    from arena.cli_tournament import bot_versions
     from arena.tournament import fingerprint
     from arena.tournament_config import load_config, load_entries
 
     config, manifests = load_entries(load_config(config_path))
-    return fingerprint(config, manifests, {name: content_hash(m) for name, m in manifests.items()})
+    return fingerprint(config, manifests, bot_versions(manifests))

@@ -63,11 +63,12 @@ def report_blocked_signals() -> None:
             print(line.split()[1], flush=True)
 
 
-def test_a_second_sigterm_while_a_worker_unwinds_does_not_cut_its_clean_up_short():
+def test_the_worker_sigterm_handler_drops_later_signals_once_unwinding_and_not_before():
     """The kill/resume audit: a double Ctrl-C, or Ctrl-C then SIGKILL of the arena, sent a worker a
     second SIGTERM while it closed its bots; it raised again inside that clean-up and printed a
     traceback. A first SIGTERM whose SystemExit is swallowed (no `_unwinding` yet) must not make
-    the worker deaf to the next one."""
+    the worker deaf to the next one. This is the handler's contract; that `_play_table` calls
+    `_unwinding` before its bots are closed is not driven here (it needs a table of real bots)."""
     code = (
         "import os, signal, time\n"
         "from arena import tournament_workers as w\n"
