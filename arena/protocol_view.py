@@ -73,6 +73,9 @@ def format_view_fields(v: SeatView) -> str:
         "known=" + ("/".join([_cards(k) for k in known]) if any(known) else _NO_KNOWN[len(known)]),
         "actions=" + _n(v.phase2_actions),
         "maxactions=" + _n(v.max_phase2_actions),
+        # Last, though it belongs with the phase-1 fields: bots that read fields by position
+        # (against section 2's advice) keep working.
+        "round=" + (",".join([_n(s) for s in v.round_seats]) if v.round_seats else "-"),
     ))
 
 
@@ -249,6 +252,7 @@ VIEW_FIELDS: dict[str, tuple[str, Callable[[str], object]]] = {
     "known": ("known", lambda t: tuple(_card_list(p) for p in t.split("/"))),
     "actions": ("phase2_actions", _int),
     "maxactions": ("max_phase2_actions", _int),
+    "round": ("round_seats", _seat_list),
 }
 
 

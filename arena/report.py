@@ -91,7 +91,7 @@ def describe_event(event: Event, names: Sequence[str] | None = None) -> str:
         EventKind.TRUMP: f"{who} takes the last stock card (the trump card, face down)",
         EventKind.PLAY: f"{who} plays {_cards(event.cards)}",
         EventKind.CHANCE: f"{who} turns up {_cards(event.cards)} from the stock",
-        EventKind.STUNSA: "stunsa! the same pair plays again",
+        EventKind.STUNSA: "stunsa! the players tied for the top card play another round",
         EventKind.TAKE: f"{who} takes {_cards(event.cards)}",
         EventKind.VOID: f"void trick: cards go back to who played them ({_cards(event.cards)})",
         EventKind.PHASE2: f"phase 2: trump card {_cards(event.cards)} joins {who}'s hand",

@@ -77,7 +77,7 @@ def test_request_fields_documented_order():
     keys = [t.split("=")[0] for t in tokens if "=" in t]
     assert keys == ["phase", "seat", "players", "dealer", "hand", "hands", "stock", "trumpholder", "trump",
                     "duel", "won", "wonsizes", "leader", "opponent", "trick", "drawn", "table", "tricksize",
-                    "discard", "out", "known", "actions", "maxactions"]
+                    "discard", "out", "known", "actions", "maxactions", "round"]
 
 
 def test_request_ignores_unknown_fields_and_needs_all_known():

@@ -1,4 +1,9 @@
-"""Phase 1 (R11-R28): the duel, two-player tricks, drawing, chance, stunsa, the trump card.
+"""Phase 1 (R11-R28): the duel, tricks, drawing, chance, stunsa, the trump card.
+
+A trick is played in rounds (R15). `g.round_seats` holds who plays the current round, in order:
+the leader and his opponent under `phase1_mode = pair` (R11), every player clockwise from the
+leader under `phase1_mode = all` (docs/rules.md, "Phase 1 with everybody", A1-A5). A stunsa
+round is played by the tied players only, which under `pair` is the same pair again (R21).
 
 Functions here mutate a `Game` (arena.game.state); they assume the move was already
 checked legal by `Game.apply`.
@@ -12,7 +17,7 @@ from arena.game.cards import SUIT_OF
 from arena.game.errors import IllegalMove
 from arena.game.events import Event, EventKind
 from arena.game.moves import CHANCE, DRAW, Move, MoveKind, play
-from arena.game.rules import BounceExhausted, DrawTiming, FirstLead, Phase1End
+from arena.game.rules import BounceExhausted, DrawTiming, FirstLead, Phase1End, Phase1Mode
 
 if TYPE_CHECKING:
     from arena.game.state import Game
@@ -24,12 +29,16 @@ def start(g: "Game") -> None:
     p1, p2 = (dealer + 1) % n, (dealer + 2) % n
     if n == 2:
         # R14: the non-dealer leads; for two players that is also P1 under `forehand`.
-        _start_trick(g, p1, dealer)
+        leader, opponent = p1, dealer
     elif g.rules.first_lead is FirstLead.FOREHAND:
-        _start_trick(g, p1, p2)
+        leader, opponent = p1, p2
     else:
         leader = _duel(g, p1, p2)
-        _start_trick(g, leader, p2 if leader == p1 else p1)
+        opponent = p2 if leader == p1 else p1
+    if g.rules.phase1_mode is Phase1Mode.ALL:
+        _start_trick(g, leader, _clockwise_from(g, leader))  # A1: the dealer plays to it too
+    else:
+        _start_trick(g, leader, [leader, opponent])
 
 
 def _duel(g: "Game", p1: int, p2: int) -> int:
@@ -50,8 +59,18 @@ def _duel(g: "Game", p1: int, p2: int) -> int:
     return p1
 
 
-def _start_trick(g: "Game", leader: int, opponent: int) -> None:
-    g.leader, g.opponent = leader, opponent
+def _clockwise_from(g: "Game", leader: int, holders_only: bool = False) -> list[int]:
+    """Every seat clockwise from the leader (A1), or only those with hand cards (A5, play_out)."""
+    n = g.n
+    seats = [(leader + i) % n for i in range(n)]
+    return [s for s in seats if g.hands[s]] if holders_only else seats
+
+
+def _start_trick(g: "Game", leader: int, seats: list[int]) -> None:
+    g.leader = leader
+    # `opponent` exists only in two-player tricks; under `all` the view sends `opponent=-`.
+    g.opponent = seats[1] if g.rules.phase1_mode is Phase1Mode.PAIR else None
+    g.round_seats = seats
     g.trick.clear()
     g.round.clear()
     _begin_turn(g, leader)
@@ -144,35 +163,42 @@ def apply(g: "Game", move: Move) -> None:
         g.events.append(Event(EventKind.PLAY, seat, (c,)))
         if g.rules.draw_timing is DrawTiming.AFTER and g.stock:
             _draw(g, seat)  # R17: play, then draw (into the trump slot if it is the last card)
-    if seat == g.leader and len(g.round) == 1:
-        _next_player_must_play(g, g.opponent)
+    played = len(g.round)
+    if played < len(g.round_seats):
+        _next_player_must_play(g, g.round_seats[played])
     else:
         _resolve_round(g)
 
 
 def _next_player_must_play(g: "Game", seat: int) -> None:
     if not g.stock and not g.hands[seat]:
-        _exhausted(g)  # R22/E5/E6: he must play and cannot
+        # Defensive: a round starts only when all its players hold a card (R22 is checked at a
+        # stunsa, A5 at a play_out trick), and nobody loses a card during another's turn.
+        _exhausted(g, [])
     else:
         _begin_turn(g, seat)
 
 
 def _resolve_round(g: "Game") -> None:
-    lead_card, opp_card = g.round
     v = g.values
-    if v[lead_card] == v[opp_card]:
-        # R21/E3: stunsa; the same pair plays another round, leader first.
-        g.events.append(Event(EventKind.STUNSA))
-        g.round.clear()
-        if not g.stock and not (g.hands[g.leader] and g.hands[g.opponent]):
-            # R22: one of the pair cannot play the new round, so it is not played at all
-            # (survivor_takes_all: the other takes the trick without playing).
-            _exhausted(g)
-            return
-        _next_player_must_play(g, g.leader)
+    ranks = [v[c] for c in g.round]
+    top = max(ranks)
+    tied = [s for s, r in zip(g.round_seats, ranks) if r == top]
+    if len(tied) == 1:
+        _take(g, tied[0])  # R19
         return
-    winner = g.leader if v[lead_card] > v[opp_card] else g.opponent
-    _take(g, winner)
+    # R21/E3: stunsa. The tied players play another round, in the order they just played: under
+    # `pair` the same leader and opponent, under `all` only those tied for the top rank (A3).
+    g.events.append(Event(EventKind.STUNSA))
+    g.round.clear()
+    g.round_seats = tied
+    if not g.stock:
+        holders = [s for s in tied if g.hands[s]]
+        if len(holders) < len(tied):
+            # R22/A4: one of them cannot play the new round, so it is not played as such.
+            _exhausted(g, holders)
+            return
+    _begin_turn(g, tied[0])
 
 
 def _take(g: "Game", winner: int) -> None:
@@ -183,24 +209,33 @@ def _take(g: "Game", winner: int) -> None:
     _after_trick(g, winner)
 
 
-def _exhausted(g: "Game") -> None:
-    """R22: a player who must play a stunsa round has no hand card."""
-    leader, opponent = g.leader, g.opponent
+def _exhausted(g: "Game", holders: list[int]) -> None:
+    """R22/A4: a player who must play a stunsa round has no hand card; `holders` are the tied
+    players who still have one."""
     if g.rules.bounce_exhausted is BounceExhausted.SURVIVOR_TAKES_ALL:
-        holders = [s for s in (leader, opponent) if g.hands[s]]
         if len(holders) == 1:
             _take(g, holders[0])
+            return
+        if len(holders) > 1:
+            # A4 (only under `all`, where three or more can tie): those without a card drop
+            # out of the stunsa, and the others play it on among themselves.
+            g.round_seats = holders
+            _begin_turn(g, holders[0])
             return
     for seat, c, _ in g.trick:
         g.won[seat].append(c)
     g.events.append(Event(EventKind.VOID, None, tuple(c for _, c, _ in g.trick)))
-    _after_trick(g, leader)  # decision: after a void trick its leader keeps the lead (play_out only)
+    _after_trick(g, g.leader)  # decision: after a void trick its leader keeps the lead (play_out only)
 
 
 def _after_trick(g: "Game", next_leader: int) -> None:
     n = g.n
+    everybody = g.rules.phase1_mode is Phase1Mode.ALL
     if g.stock:
-        _start_trick(g, next_leader, (next_leader + 1) % n)  # R24: against his left neighbour
+        if everybody:
+            _start_trick(g, next_leader, _clockwise_from(g, next_leader))  # A2
+        else:
+            _start_trick(g, next_leader, [next_leader, (next_leader + 1) % n])  # R24: his left neighbour
         return
     if g.rules.phase1_end is Phase1End.STOCK_OUT:
         g.start_phase2()  # R27: stock out and the trick resolved
@@ -213,10 +248,13 @@ def _after_trick(g: "Game", next_leader: int) -> None:
     leader = next_leader
     while not g.hands[leader]:
         leader = (leader + 1) % n  # a leader with no hand cards passes the lead clockwise
+    if everybody:
+        _start_trick(g, leader, _clockwise_from(g, leader, holders_only=True))  # A5
+        return
     opponent = (leader + 1) % n
     while not g.hands[opponent]:
         opponent = (opponent + 1) % n
-    _start_trick(g, leader, opponent)
+    _start_trick(g, leader, [leader, opponent])
 
 
 def fallback(g: "Game") -> Move:

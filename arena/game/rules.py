@@ -74,11 +74,14 @@ class Scoring(str, Enum):
 
 
 class Phase1Mode(str, Enum):
-    PAIR = "pair"  # R11; `all` is not implemented yet
+    PAIR = "pair"  # R11: each phase-1 trick is between two players
+    ALL = "all"  # docs/rules.md, "Phase 1 with everybody": every player plays to each trick
 
 
-# Options rules.md lists but this engine does not implement yet: name -> the only accepted value.
-NOT_YET_IMPLEMENTED = {"phase1_mode": "all", "sloughing": True}
+# Options rules.md lists but this engine does not implement yet: name -> the value refused.
+# Sloughing is a play out of turn, which a request/answer protocol cannot offer without asking
+# every other seat after every card (docs/rules.md, section 9).
+NOT_YET_IMPLEMENTED = {"sloughing": True}
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +223,7 @@ def _check_ranges(rules: Rules) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise RulesError(f"rule option {name} cannot be {value!r}; allowed: a whole number from {low} to {high}")
     for name in NOT_YET_IMPLEMENTED:
-        if getattr(rules, name) not in (False, Phase1Mode.PAIR):
+        if getattr(rules, name) is not False:
             raise RulesError(f"rule option {name} is not implemented yet; only the default is")
     if rules.two_player_removed_cards and rules.num_players != 2:
         raise RulesError("rule option two_player_removed_cards needs num_players = 2 (R5)")

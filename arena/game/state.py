@@ -44,9 +44,11 @@ class Game:
         self.moves: list[Move] = []
         self.outcome: Outcome | None = None
         # phase 1
-        self.leader = self.opponent = 0
+        self.leader = 0
+        self.opponent: int | None = 0  # None under phase1_mode = all
         self.trick: list[tuple[int, int, bool]] = []  # (seat, card, blind) for every round of the trick
-        self.round: list[int] = []
+        self.round_seats: list[int] = []  # who plays the current round, in order (R15, R21)
+        self.round: list[int] = []  # the cards played in it so far, in the same order
         self.drawn = False
         self.duel: list[tuple[int, int]] = []
         self.last_trick_winner: int | None = None

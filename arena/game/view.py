@@ -34,6 +34,7 @@ class SeatView(NamedTuple):
     opponent: int | None
     trick: tuple[tuple[int, Card, bool], ...]  # (seat, card, blind) for every round of the trick
     drawn: bool  # draw_timing = before: the source step is done this turn
+    round_seats: tuple[int, ...]  # who plays the current round, in order (R15, R21; A1-A3 under `all`)
     # phase 2
     table: tuple[tuple[int, tuple[Card, ...]], ...]  # (seat, unit), oldest first
     trick_size: int
@@ -77,6 +78,7 @@ def build_view(g, seat: int) -> SeatView:
         g.opponent if in_phase1 else None,
         tuple(g.trick) if in_phase1 else (),
         g.drawn if in_phase1 else False,
+        tuple(g.round_seats) if in_phase1 else (),
         tuple(zip(g.table_owners, g.table)),
         0 if in_phase1 else g.trick_size,
         tuple(g.discard),

@@ -31,6 +31,7 @@ PUBLIC_EVENTS = {
 OPTION_VALUES = {
     "ace_high": [False, True],
     "first_lead": ["duel", "forehand"],
+    "phase1_mode": ["pair", "all"],
     "draw_timing": ["before", "after"],
     "allow_chance": [True, False],
     "chance_min_stock": [2, 3, 10],

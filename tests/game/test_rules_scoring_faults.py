@@ -45,10 +45,12 @@ def test_bad_value_names_option_and_lists_allowed(name, value, allowed):
 
 
 def test_unimplemented_options_are_refused():
-    with pytest.raises(RulesError, match="phase1_mode"):
-        Rules.from_options({"phase1_mode": "all"})
-    with pytest.raises(RulesError, match="sloughing"):
+    with pytest.raises(RulesError, match="sloughing=True is not implemented yet"):
         Rules.from_options({"sloughing": True})
+    with pytest.raises(RulesError, match="sloughing is not implemented yet"):
+        Rules(sloughing=True)
+    with pytest.raises(RulesError, match="sloughing is not implemented yet"):
+        Rules.from_options({"sloughing": 1})
     with pytest.raises(RulesError, match="two_player_removed_cards"):
         Rules.from_options({"two_player_removed_cards": 10})  # needs num_players = 2 (R5)
 
