@@ -5,7 +5,7 @@ built from the real engine state by arena.protocol.format_request, parsed back b
 and the heuristic's `choose(fields, moves)` picks the move. Seats rotate: game g puts the
 heuristic in seat g % n, so every seat and dealer position is covered.
 
-Usage: python benchmarks/bots_strength.py [GAMES=600] [--players 3] [--seed 1]
+Usage: python benchmarks/bots_strength.py [GAMES=600] [--players 3] [--seed 1] [--rule OPTION=VALUE ...]
 Prints, per kind of player: placement points per game (R54: n-1 for the first out .. 0 for
 the skitgubbe), skitgubbe rate and first-out rate.
 """
@@ -38,9 +38,9 @@ def request_line(game: Game, request_id: int) -> str:
     return format_request(request_id, game.view(game.to_act), game.legal_moves())
 
 
-def play_games(games: int, players: int, seed: int, heuristic_seats: int = 1) -> dict:
+def play_games(games: int, players: int, seed: int, heuristic_seats: int = 1, options: dict | None = None) -> dict:
     h = _load_heuristic()
-    rules = Rules(num_players=players)
+    rules = Rules.from_options({**(options or {}), "num_players": players})
     rng = random.Random(seed)
     stats = {kind: {"points": 0, "seatgames": 0, "skitgubbe": 0, "first": 0} for kind in ("heuristic", "random")}
     rid = 0
@@ -77,12 +77,16 @@ def main() -> None:
     parser.add_argument("games", nargs="?", type=int, default=600)
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
+                        help="a rule option, e.g. phase1_mode=all (repeatable)")
     args = parser.parse_args()
+    options = dict(r.split("=", 1) for r in args.rule)
     start = time.perf_counter()
-    stats = play_games(args.games, args.players, args.seed)
+    stats = play_games(args.games, args.players, args.seed, options=options)
     elapsed = time.perf_counter() - start
     print(f"{args.games} games, {args.players} players (1 heuristic_bot vs {args.players - 1} random_bot, "
-          f"seats rotating), seed {args.seed}, {elapsed:.1f} s, {stats['capped']} capped")
+          f"seats rotating), seed {args.seed}, {elapsed:.1f} s, {stats['capped']} capped"
+          + (f"; rules {' '.join(args.rule)}" if args.rule else ""))
     for kind in ("heuristic", "random"):
         st = stats[kind]
         n = st["seatgames"]

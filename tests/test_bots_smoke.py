@@ -142,8 +142,10 @@ def _heuristic():
     return module
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(num_players=2), Rules(num_players=5, ace_high=True)],
-                         ids=["3p", "2p", "5p-ace-high"])
+@pytest.mark.parametrize("rules", [Rules(), Rules(num_players=2), Rules(num_players=5, ace_high=True),
+                                   Rules.from_options({"phase1_mode": "all"}),
+                                   Rules.from_options({"phase1_mode": "all", "num_players": 4})],
+                         ids=["3p", "2p", "5p-ace-high", "3p-all", "4p-all"])
 def test_heuristic_always_legal_and_beats_random(rules: Rules) -> None:
     h = _heuristic()
     rng = random.Random(3)
@@ -178,6 +180,13 @@ def test_heuristic_prefers_draw_and_cheap_wins() -> None:
     # answering a led 2: throw the lowest card rather than spend a king
     fields = {"phase": "1", "seat": "1", "trick": "0:2d"}
     assert h.choose(fields, ["3c", "9h", "Ks"]) == "3c"
+    # phase1_mode = all: `round=` says who plays this round; the jack and queen before us are worth
+    # winning with the king (without `round=` an even trick would mean that we lead)
+    fields = {"phase": "1", "seat": "2", "trick": "0:Jh,1:Qd", "round": "0,1,2"}
+    assert h.choose(fields, ["6c", "Kh", "Ks"]) == "Kh"
+    # ...also in a stunsa between seats 1 and 2 after 4h 9d 9s, in which seat 1 has played a queen
+    fields = {"phase": "1", "seat": "2", "trick": "0:4h,1:9d,2:9s,1:Qs", "round": "1,2"}
+    assert h.choose(fields, ["Jc", "Kh"]) == "Kh"
     # phase 2: same suit before trump, a run that empties the hand at once
     fields = {"phase": "2", "hand": "9c,Tc", "trump": "Th", "table": "0:8c"}
     assert h.choose(fields, ["pickup", "9c", "Tc", "9c,Tc"]) == "9c,Tc"

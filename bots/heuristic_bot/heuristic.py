@@ -8,9 +8,9 @@ of the last `game` line, e.g. `ace_high`) to their text; `moves` are the legal m
 Strategy in brief:
   Phase 1. The cards a player wins become his phase-2 hand, so every card is worth
     `value - PIVOT`: high cards are welcome in phase 2, low ones are a burden. Always draw
-    (never play blind). Lead the lowest card (losing it hands it to the opponent). Answering:
-    win with the cheapest card that beats the led card when the led card plus the card we
-    would otherwise give away are worth it, else throw the lowest card.
+    (never play blind). Lead the lowest card (losing it hands it to the others). Answering:
+    win with the cheapest card that beats the best card of the round so far when the round's
+    cards plus the card we would otherwise give away are worth it, else throw the lowest card.
   Phase 2. Go out when one unit empties the hand. Lead the cheapest unit: long runs of low
     non-trumps first. Answer with the cheapest beating unit, preferring the same suit to
     trumps and long runs to single cards; pick up only when nothing beats or when beating
@@ -92,19 +92,33 @@ def _phase1(fields: dict[str, str], moves: list[str], ace_high: bool) -> str:
         return moves[0]
     v = lambda c: card_value(c, ace_high)  # noqa: E731
     cards.sort(key=v)
-    seat = fields.get("seat", "")
-    trick = [t.split(":") for t in parse_cards(fields.get("trick", "-"))]
-    # The round in progress: an odd number of trick cards means the leader has played.
-    if len(trick) % 2 == 1 and trick[-1][0] != seat:
-        led = v(trick[-1][1])
+    played = [t.split(":")[1] for t in _current_round(fields)]
+    if played:
+        best = max(v(c) for c in played)
         lowest = cards[0]
-        winners = [c for c in cards if v(c) > led]
-        if winners and led + v(lowest) > 2 * PIVOT:
+        winners = [c for c in cards if v(c) > best]
+        # Win with the cheapest card that beats the best so far when the round's cards, plus the
+        # card we would otherwise give away, are worth more than they burden us.
+        if winners and sum(v(c) - PIVOT for c in played) + v(lowest) - PIVOT > 0:
             return winners[0]
         # Lose: throw the lowest card, avoiding a stunsa tie when another card does.
-        losers = [c for c in cards if v(c) < led] or cards
+        losers = [c for c in cards if v(c) < best] or cards
         return losers[0]
-    return cards[0]  # leading: hand the opponent our lowest card
+    return cards[0]  # leading: hand the others our lowest card
+
+
+def _current_round(fields: dict[str, str]) -> list[str]:
+    """The `seat:card` plays of the round in progress, before ours (protocol.md section 6)."""
+    trick = parse_cards(fields.get("trick", "-"))
+    seats = parse_cards(fields.get("round", "-"))
+    seat = fields.get("seat", "")
+    if seat in seats:  # `round=` lists who plays this round in order; those before us have played
+        ahead = seats.index(seat)
+        return trick[len(trick) - ahead:] if ahead else []
+    # An arena without `round=`: two-player tricks, so an odd count means the leader has played.
+    if len(trick) % 2 == 1 and not trick[-1].startswith(seat + ":"):
+        return trick[-1:]
+    return []
 
 
 # ---- phase 2 --------------------------------------------------------------------------------
