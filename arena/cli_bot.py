@@ -89,8 +89,9 @@ def check(
     startup_timeout: StartupTimeout = 10.0,
     dir: DirOption = None,
 ) -> None:
-    """Build the bot and check it keeps the protocol: handshake, legal and timely moves, clean
-    stdout, exit on quit, nothing left running. Exit code 0 only if every check passes."""
+    """Build the bot and check that it keeps the protocol; exit code 0 only if every check passes.
+
+    Checked: the handshake, legal and timely moves, clean stdout, exit on quit, nothing left running."""
     report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir))
     raise typer.Exit(0 if report.passed else 1)
 

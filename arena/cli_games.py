@@ -25,8 +25,9 @@ def games(
     limit: Annotated[Optional[int], typer.Option(
         min=0, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
 ) -> None:
-    """List the stored games (in the order they were stored) with their numbers for `arena replay`:
-    who sat where, who finished first, the points and the faults."""
+    """List the stored games, in the order they were stored, with their numbers for `arena replay`.
+
+    For each game: who sat where, who finished first, the points and the faults."""
     from arena.cli_tournament import bot_versions, open_store, prepare
     from arena.game_list import csv_header, csv_row, game_lines, json_line
     from arena.report_games import render_game_table
