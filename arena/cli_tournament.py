@@ -38,9 +38,13 @@ def new(
     rule: Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option OPTION=VALUE (repeatable).")] = None,
     workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: the number of cores).")] = None,
     schedule: Annotated[Optional[str], typer.Option(
-        help="round_robin (every combination of bots) or balanced (--tables N tables in which every pair "
-             "meets equally often). Default: balanced if --tables is given, else round_robin.")] = None,
+        help="round_robin (every combination of bots), balanced (--tables N tables in which every pair "
+             "meets equally often) or gauntlet (the first --challengers N bots each meet every combination "
+             "of the others). Default: balanced if --tables is given, gauntlet if --challengers is, "
+             "else round_robin.")] = None,
     tables: Annotated[Optional[int], typer.Option(help="Tables of a balanced schedule.")] = None,
+    challengers: Annotated[Optional[int], typer.Option(
+        help="How many of the first --bot entries challenge the others (gauntlet; default 1).")] = None,
     database: Annotated[Optional[Path], typer.Option(
         help="The SQLite results file (default: beside the config, named after it).")] = None,
     move_timeout: MoveTimeout = 2.0,
@@ -61,10 +65,10 @@ def new(
         rules = Rules.from_options(options).changed_options()  # validated, with native TOML types
         rules.pop("num_players", None)
         if schedule is None:
-            schedule = "balanced" if tables is not None else "round_robin"
+            schedule = "balanced" if tables is not None else "gauntlet" if challengers is not None else "round_robin"
         write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
                      rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout,
-                     schedule=schedule, tables=tables, database=database)
+                     schedule=schedule, tables=tables, challengers=challengers, database=database)
     except ConfigError as exc:
         fail(_in_option_terms(str(exc), path))
     except (UsageError, GameError) as exc:
@@ -77,7 +81,7 @@ def new(
 _OPTION_OF_KEY = {"bots": "--bot", "deals": "--deals", "table_size": "--table-size", "seed": "--seed",
                   "name": "--name", "workers": "--workers", "limits.move_timeout_s": "--move-timeout",
                   "limits.startup_timeout_s": "--startup-timeout", "rules": "--rule", "schedule": "--schedule",
-                  "tables": "--tables", "database": "--database"}
+                  "tables": "--tables", "challengers": "--challengers", "database": "--database"}
 
 
 def _in_option_terms(message: str, path: Path) -> str:
@@ -170,7 +174,7 @@ def run(
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report_live import LiveBoard
     from arena.store import StoreError
-    from arena.tournament import build_schedule, describe_balance, run_tournament
+    from arena.tournament import build_schedule, describe_balance, describe_gauntlet, run_tournament
     from arena.tournament_config import MAX_WORKERS
     from arena.tournament_workers import WorkerDied
 
@@ -188,6 +192,8 @@ def run(
         tables = build_schedule(config)
         if config.schedule == "balanced":
             console.print(f"balanced schedule: {describe_balance(tables, config.bots)}", highlight=False)
+        elif config.schedule == "gauntlet":
+            console.print(escape(f"gauntlet: {describe_gauntlet(config)}"), highlight=False)
         with LiveBoard(config, store, console) as board:
             summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log,
                                      versions=versions, tables=tables)
@@ -301,7 +307,7 @@ def standings(
     config, manifests = prepare(config_path)
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
-        result = compute_standings(store, list(config.bots))
+        result = compute_standings(store, list(config.bots), config.ranks_by_points_per_game)
     finally:
         store.close()
     if format == "table":

@@ -40,7 +40,7 @@ def _md_cell(text: object) -> str:
 
 
 def to_markdown(standings: Standings, title: str = "Standings") -> str:
-    lines = [f"# {_md_cell(title)}", "", f"{count(standings.games, 'game')}.", "",
+    lines = [f"# {_md_cell(title)}", "", f"{count(standings.games, 'game')}{_ranking_note(standings)}.", "",
              "| # | bot | games | points | pts/game ± 95% CI | wins | skitgubbe | faults |",
              "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for b in standings.bots:
@@ -68,9 +68,14 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
     return "\n".join(lines) + "\n"
 
 
+def _ranking_note(standings: Standings) -> str:
+    return "; ranked by points per game" if standings.ranked_by == "points_per_game" else ""
+
+
 def to_dict(standings: Standings) -> dict:
     return {
         "games": standings.games,
+        "ranked_by": standings.ranked_by,
         "bots": [
             {
                 "rank": b.rank, "bot": b.bot, "version": b.version, "games": b.games, "points": b.points,
@@ -163,7 +168,7 @@ def to_html(standings: Standings, title: str = "Standings") -> str:
     """One self-contained HTML page: standings, head to head, places by seat, faults, and an SVG chart."""
     t = escape(title)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{t}</title>",
-           f"<style>{_CSS}</style></head><body>", f"<h1>{t}</h1>", f"<p>{count(standings.games, 'game')}.</p>",
+           f"<style>{_CSS}</style></head><body>", f"<h1>{t}</h1>", f"<p>{count(standings.games, 'game')}{_ranking_note(standings)}.</p>",
            '<table class="standings"><thead><tr><th>#</th><th>bot</th><th>version</th><th>games</th><th>points</th>'
            "<th>pts/game ± 95% CI</th><th>wins</th><th>skitgubbe</th><th>faults</th></tr></thead><tbody>"]
     for b in standings.bots:

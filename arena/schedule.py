@@ -9,6 +9,10 @@ order of play, so results do not depend on workers or interruptions.
 Balanced schedule (for many entries): instead of all C(n, k) combinations, a chosen
 number of tables in which every entry plays equally many tables and every pair of entries
 meets equally often, as far as the search finds such a layout (see `balanced_tables`).
+
+Gauntlet (cutechess-cli's and fastchess's name): the first entries are challengers, and each
+plays every combination of the other entries (the field), never another challenger. For testing
+one bot, or a few versions of it, against a field without playing the field's own tables.
 """
 
 from __future__ import annotations
@@ -166,6 +170,34 @@ def round_robin(entries: list[str], table_size: int, deals: int, seed: int, layo
         TableSpec(i, entries_of, table_games(i, entries_of, deals, seed))
         for i, entries_of in enumerate(tuple(entries[x] for x in combo) for combo in combos)
     ]
+
+
+def gauntlet(entries: list[str], challengers: int, table_size: int, deals: int, seed: int) -> list[TableSpec]:
+    """Each of the first `challengers` entries at a table with every combination of
+    `table_size - 1` of the others, each table playing `deals` duplicate deals.
+
+    Tables go field combination by combination, in colex order, with the challengers innermost:
+    an entry added at the end of the field only adds tables after the others (as in
+    `round_robin`), so stored games keep their keys and numbers. A table's bots are in entry
+    order, as in a round robin, so the same bots get the same cards in either schedule."""
+    _check(entries, table_size, deals)
+    if not 1 <= challengers < len(entries):
+        raise ScheduleError(f"a gauntlet needs 1 to {len(entries) - 1} challengers, not {challengers}")
+    heads, field = entries[:challengers], entries[challengers:]
+    if len(field) < table_size - 1:
+        raise ScheduleError(f"the {len(field)} entries after the challengers cannot fill the other "
+                            f"{table_size - 1} seats of a table")
+    combos = sorted(itertools.combinations(range(len(field)), table_size - 1), key=lambda combo: combo[::-1])
+    tables = []
+    for combo in combos:
+        for head in heads:
+            entries_of = (head, *(field[x] for x in combo))
+            tables.append(TableSpec(len(tables), entries_of, table_games(len(tables), entries_of, deals, seed)))
+    return tables
+
+
+def gauntlet_table_count(entries: int, challengers: int, table_size: int) -> int:
+    return challengers * math.comb(entries - challengers, table_size - 1)
 
 
 def balanced_tables(entries: list[str], table_size: int, tables: int, seed: int,

@@ -9,6 +9,10 @@ rules is "more is better"). Ties are broken, in order, by:
 4. faults (fewer first),
 5. name (alphabetical), so the order is total and stable.
 
+A gauntlet ranks by points per game instead (`by_points_per_game`): its challengers play more
+games than the others, so their totals say nothing. Ties then go to cumulative points, and on
+down the list above.
+
 Confidence interval. Duplicate play makes the games of one deal (same table, same
 deal number: every seating of the same cards) strongly dependent, so the unit of
 sampling is the *deal set*: for each bot, take its mean points per game within each
@@ -86,6 +90,7 @@ class Standings:
     faults_by_kind: dict[str, int]
     games: int
     timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)  # (games so far, cumulative points by bot)
+    ranked_by: str = "points"  # or "points_per_game" (a gauntlet)
 
     def bot(self, name: str) -> BotStanding:
         for b in self.bots:
@@ -153,7 +158,7 @@ def _sample_positions(total: int) -> list[int]:
     return positions
 
 
-def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None) -> Standings:
+def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None, by_points_per_game: bool = False) -> Standings:
     """Standings from `GameRow`-like objects (fields table, deal, bots, finishing_order, points, faults, extra)."""
     rows = list(rows)
     agg = _Agg(games=len(rows))
@@ -198,10 +203,10 @@ def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None) ->
         b.k += 1
         b.s1 += mean
         b.s2 += mean * mean
-    return _finish(agg, entries)
+    return _finish(agg, entries, by_points_per_game)
 
 
-def compute_standings(store, entries: Sequence[str] | None = None) -> Standings:
+def compute_standings(store, entries: Sequence[str] | None = None, by_points_per_game: bool = False) -> Standings:
     """Standings of every game in `store` (a `ResultStore`), aggregated in SQL in one read snapshot."""
     agg = _Agg()
     place_sums = ", ".join(f"SUM(s.place = {p})" for p in range(1, 6))
@@ -253,10 +258,10 @@ def compute_standings(store, entries: Sequence[str] | None = None) -> Standings:
         for name, version in versions.items():
             if name in agg.bots:
                 agg.bots[name].version = str(version)
-    return _finish(agg, entries)
+    return _finish(agg, entries, by_points_per_game)
 
 
-def _finish(agg: _Agg, entries: Sequence[str] | None) -> Standings:
+def _finish(agg: _Agg, entries: Sequence[str] | None, by_points_per_game: bool) -> Standings:
     n = agg.n or 3  # places tuple length: the table size (3 before any game)
     played = sorted(name for name, b in agg.bots.items() if b.games)
     timeline = [(index, {name: cum.get(name, 0) for name in played}) for index, cum in agg.timeline]
@@ -279,7 +284,10 @@ def _finish(agg: _Agg, entries: Sequence[str] | None) -> Standings:
                 places=tuple(b.places[:n]), version=b.version, deal_sets=b.k,
             )
         )
-    standings.sort(key=lambda s: (-s.points, -s.points_per_game, -s.wins, s.skitgubbe, s.faults, s.bot))
+    if by_points_per_game:
+        standings.sort(key=lambda s: (-s.points_per_game, -s.points, -s.wins, s.skitgubbe, s.faults, s.bot))
+    else:
+        standings.sort(key=lambda s: (-s.points, -s.points_per_game, -s.wins, s.skitgubbe, s.faults, s.bot))
     ranked = tuple(
         BotStanding(**{**s.__dict__, "rank": i}) for i, s in enumerate(standings, start=1)
     )
@@ -290,4 +298,5 @@ def _finish(agg: _Agg, entries: Sequence[str] | None) -> Standings:
         faults_by_kind=dict(sorted(agg.faults_by_kind.items())),
         games=agg.games,
         timeline=timeline,
+        ranked_by="points_per_game" if by_points_per_game else "points",
     )

@@ -65,9 +65,10 @@ def compare(old: dict, new: dict, deals_played: int | None = None,
       (schedule.GameNumbers); fewer are accepted while no stored game is of a dropped deal
       (`deals_played`: the deals with a stored game, if known), so that a raise stopped before
       its first new game can be taken back. Results numbered table by table take neither.
-    - `bots` of a round robin laid out PAIRED: bots added at the end of the list only add tables
-      after the stored ones (schedule.round_robin); the last ones may be taken out again while
-      none of them has a stored game (`bots_played`: the bots with a stored game, if known).
+    - `bots` of a round robin or a gauntlet laid out PAIRED: bots added at the end of the list
+      only add tables after the stored ones (schedule.round_robin, schedule.gauntlet: they join a
+      gauntlet's field); the last ones may be taken out again while none of them has a stored
+      game (`bots_played`: the bots with a stored game, if known).
     """
     changes = describe_changes(old, new)
     deals_from = bots_from = None
@@ -107,7 +108,10 @@ def _bots_refusal(old: dict, new: dict, bots_played: set[str] | None) -> str | N
     before, after = old.get("bots"), new.get("bots")
     if not (isinstance(before, str) and isinstance(after, str)):
         return ""
-    if old.get("schedule") != "round_robin:" or new.get("schedule") != "round_robin:":
+    schedule = old.get("schedule")
+    if schedule != new.get("schedule"):
+        return ""  # the schedule's own change is named, with its reason
+    if not (schedule == "round_robin:" or str(schedule).startswith("gauntlet:")):
         return (" (a balanced schedule is laid out for its bots: another bot would change every table; "
                 "play them into a new results file)")
     if old.get("game_numbers") != PAIRED or new.get("game_numbers") != PAIRED:

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from arena.manifest import BotManifest
 from arena.referee import GameRecord
-from arena.schedule import BY_TABLE, TableSpec, balanced_schedule, pair_meetings, round_robin
+from arena.schedule import BY_TABLE, TableSpec, balanced_schedule, gauntlet, pair_meetings, round_robin
 from arena.store import ResultStore
 from arena.wording import count
 from arena.tournament_config import TournamentConfig
@@ -45,6 +45,8 @@ def build_schedule(config: TournamentConfig) -> list[TableSpec]:
     per command and pass it on (`run_tournament(tables=...)`)."""
     if config.schedule == "balanced":
         return balanced_schedule(list(config.bots), config.table_size, config.table_count(), config.deals, config.seed)
+    if config.schedule == "gauntlet":
+        return gauntlet(list(config.bots), config.challengers or 1, config.table_size, config.deals, config.seed)
     return round_robin(list(config.bots), config.table_size, config.deals, config.seed, config.layout)
 
 
@@ -78,10 +80,27 @@ def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], ver
         "seed": config.seed,
         "table_size": config.table_size,
         "deals": config.deals,
-        # "balanced2": the second balanced search lays tables out differently from the first,
-        # so results stored under the first must not be resumed with it.
-        "schedule": "round_robin:" if config.schedule == "round_robin" else f"balanced2:{config.tables}",
+        "schedule": _schedule_id(config),
     }
+
+
+def _schedule_id(config: TournamentConfig) -> str:
+    if config.schedule == "round_robin":
+        return "round_robin:"
+    if config.schedule == "gauntlet":
+        return f"gauntlet:{config.challengers or 1}"
+    # "balanced2": the second balanced search lays tables out differently from the first,
+    # so results stored under the first must not be resumed with it.
+    return f"balanced2:{config.tables}"
+
+
+def describe_gauntlet(config: TournamentConfig) -> str:
+    """Who challenges whom, and how many tables that makes."""
+    heads = config.bots[:config.challengers or 1]
+    field = len(config.bots) - len(heads)
+    combos = "every other bot" if config.table_size == 2 else f"every {config.table_size - 1} of the other {count(field, 'bot')}"
+    return (f"{', '.join(heads)} against {combos}: {count(config.table_count(), 'table')}; "
+            "bots are ranked by points per game, since challengers and the others play unequal numbers of games")
 
 
 def limits_changed(stored: dict | None, now: dict) -> list[str]:

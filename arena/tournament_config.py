@@ -9,7 +9,9 @@
     scoring = "placement"     # or "pot" (R54, R55); every game is scored on its own
     fault_policy = "fallback" # or "forfeit" (R52, R53)
     workers = 2               # default: the number of cores
-    schedule = "round_robin"  # or "balanced" with `tables = N`
+    schedule = "round_robin"  # or "balanced" with `tables = N`, or "gauntlet": the first
+                              # `challengers = N` bots (default 1) each meet every combination
+                              # of the others
     database = "demo.sqlite"  # default: beside the config, named after it
 
     [rules]                   # any other rule option of the rules page
@@ -40,7 +42,7 @@ from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, Manife
                             resolve_manifest_path, toml_text)
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.sandbox_limits import first_limit_problem
-from arena.schedule import PAIRED, GameNumbers
+from arena.schedule import PAIRED, GameNumbers, gauntlet_table_count
 from arena.wording import count
 
 MAX_WORKERS = 256  # a worker is a process with its table's bots: far more than any machine's cores
@@ -49,7 +51,8 @@ TOP_KEYS = {
     "name": "a text", "seed": "a whole number from -2**62 to 2**62", "bots": "a list of bot names or manifest paths",
     "table_size": "a whole number from 2 to 5", "deals": "a whole number of at least 1",
     "scoring": "placement or pot", "fault_policy": "fallback or forfeit", "workers": f"a whole number from 1 to {MAX_WORKERS}",
-    "schedule": "round_robin or balanced", "tables": "a whole number of at least 1 (balanced schedule)",
+    "schedule": "round_robin, balanced or gauntlet", "tables": "a whole number of at least 1 (balanced schedule)",
+    "challengers": "a whole number of at least 1 (gauntlet schedule): how many of the first bots challenge the others",
     "database": "a path to the SQLite results file", "rules": "a table of rule options",
     "limits": "a table with move_timeout_s and startup_timeout_s",
     "sandbox": "a table of bot resource limits (docs/sandbox.md)",
@@ -79,7 +82,8 @@ class TournamentConfig:
     rules: Rules
     workers: int
     schedule: str = "round_robin"
-    tables: int | None = None
+    tables: int | None = None  # balanced only
+    challengers: int | None = None  # gauntlet only: the first `challengers` bots
     database: Path = Path()
     move_timeout_s: float = 2.0
     startup_timeout_s: float = 10.0
@@ -90,7 +94,14 @@ class TournamentConfig:
     layout: str = PAIRED
 
     def table_count(self) -> int:
+        if self.schedule == "gauntlet":
+            return gauntlet_table_count(len(self.bots), self.challengers or 1, self.table_size)
         return self.tables if self.tables is not None else math.comb(len(self.bots), self.table_size)
+
+    @property
+    def ranks_by_points_per_game(self) -> bool:
+        """A gauntlet's challengers play more games than the others: totals would rank them first."""
+        return self.schedule == "gauntlet"
 
     def game_numbers(self) -> GameNumbers:
         return GameNumbers(self.table_count(), self.deals, math.factorial(self.table_size), self.layout)
@@ -176,9 +187,23 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     deals = integer("deals", 1, 1)
     workers = integer("workers", default_workers(), 1, MAX_WORKERS)
     schedule = data.get("schedule", "round_robin")
-    if schedule not in ("round_robin", "balanced"):
+    if schedule not in ("round_robin", "balanced", "gauntlet"):
         raise bad("schedule", schedule)
     tables = integer("tables", None, 1)
+    challengers = integer("challengers", None, 1)
+    if schedule != "gauntlet" and challengers is not None:
+        raise ConfigError(f"{path}: key 'challengers': only the gauntlet schedule takes challengers; "
+                          "add schedule = \"gauntlet\" or drop it")
+    if schedule == "gauntlet":
+        challengers = 1 if challengers is None else challengers
+        if tables is not None:
+            raise ConfigError(f"{path}: key 'tables': only the balanced schedule takes a number of tables "
+                              "(a gauntlet plays each challenger against every combination of the others); drop it")
+        field_size = len(bots) - challengers
+        if field_size < table_size - 1:
+            raise ConfigError(f"{path}: key 'challengers': {count(challengers, 'challenger')} of "
+                              f"{count(len(bots), 'bot')} leave {max(field_size, 0)} to fill the other "
+                              f"{table_size - 1} seats of a table of {table_size} (table_size)")
     if schedule == "balanced" and tables is None:
         raise ConfigError(f"{path}: key 'tables': the balanced schedule needs the number of tables")
     if schedule == "round_robin" and tables is not None:
@@ -191,7 +216,9 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         raise ConfigError(f"{path}: key 'tables': {count(tables, 'table')} of {table_size} seat "
                           f"{tables * table_size} bots, so some of the {len(bots)} bots would play no game; "
                           f"a balanced schedule of these bots needs at least {need} tables")
-    _check_size(path, len(bots), table_size, deals, tables)
+    table_count = (gauntlet_table_count(len(bots), challengers, table_size) if schedule == "gauntlet"
+                   else tables if tables is not None else math.comb(len(bots), table_size))
+    _check_size(path, table_count, table_size, deals, tables)
     rules = _rules(data, path, table_size)
     limits = data.get("limits", {})
     if not isinstance(limits, dict):
@@ -220,14 +247,13 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         db_path = path.parent / db_path  # beside the config, wherever the command runs from
     return TournamentConfig(
         name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
-        rules=rules, workers=workers, schedule=schedule, tables=tables, database=db_path,
+        rules=rules, workers=workers, schedule=schedule, tables=tables, challengers=challengers, database=db_path,
         move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
         sandbox=dict(sandbox), raw=data,
     )
 
 
-def _check_size(path: Path, entries: int, table_size: int, deals: int, tables: int | None) -> None:
-    table_count = tables if tables is not None else math.comb(entries, table_size)
+def _check_size(path: Path, table_count: int, table_size: int, deals: int, tables: int | None) -> None:
     games = table_count * deals * math.factorial(table_size)
     if games > MAX_TOURNAMENT_GAMES:
         key = "deals" if tables is None or deals > 1 else "tables"
@@ -269,7 +295,8 @@ def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:
 
 def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,
                  rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float,
-                 schedule: str = "round_robin", tables: int | None = None, database: Path | None = None) -> None:
+                 schedule: str = "round_robin", tables: int | None = None, challengers: int | None = None,
+                 database: Path | None = None) -> None:
     """Write a config (validated first, so what is written always loads). Paths given (bots,
     `database`) start from the current folder; they are written relative to the config's folder,
     where a config's relative paths start."""
@@ -281,6 +308,8 @@ def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_siz
         data["schedule"] = schedule
     if tables is not None:
         data["tables"] = tables
+    if challengers is not None:
+        data["challengers"] = challengers
     if database is not None:
         given = database.expanduser()
         data["database"] = str(given if given.is_absolute() else os.path.relpath(given.resolve(), path.parent.resolve()))

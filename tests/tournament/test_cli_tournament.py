@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+import tomli_w
 from tests.cli_support import invoke
 
 
@@ -319,10 +320,15 @@ def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, mo
     (["-b", "shell_bot", "--rule", "ace_high=true", "--rule", "ace_high=false"], "given twice"),
     (["-b", "shell_bot", "--rule", "num_players=2"], "does not match --table-size 3"),
     (["-b", "shell_bot", "--name", "bad\udcff"], "not valid UTF-8"),
-    (["-b", "shell_bot", "--schedule", "swiss"], "error: --schedule: expected round_robin or balanced, got 'swiss'"),
+    (["-b", "shell_bot", "--schedule", "swiss"], "error: --schedule: expected round_robin, balanced or gauntlet, got 'swiss'"),
     (["-b", "shell_bot", "--schedule", "balanced"], "error: --tables: the balanced schedule needs the number of tables"),
     (["-b", "shell_bot", "-b", "c_bot", "--tables", "1"], "error: --tables: 1 table of 3 seat 3 bots"),
     (["-b", "shell_bot", "--schedule", "round_robin", "--tables", "2"], "error: --tables: only the balanced schedule"),
+    (["-b", "shell_bot", "--challengers", "2"], "error: --challengers: 2 challengers of 3 bots leave 1 to fill the "
+                                                "other 2 seats of a table of 3 (--table-size)"),
+    (["-b", "shell_bot", "--schedule", "round_robin", "--challengers", "1"],
+     "error: --challengers: only the gauntlet schedule takes challengers"),
+    (["-b", "shell_bot", "--schedule", "gauntlet", "--tables", "2"], "error: --tables: only the balanced schedule"),
 ])
 def test_tournament_new_writes_only_configs_that_can_run(tmp_path, extra, message):
     path = tmp_path / "n.toml"
@@ -657,3 +663,43 @@ def _fingerprint_of(config_path: Path) -> dict:
 
     config, manifests = load_entries(load_config(config_path))
     return fingerprint(config, manifests, bot_versions(manifests))
+
+
+def test_a_gauntlet_plays_its_challenger_against_the_field_ranks_by_points_per_game_and_grows(tmp_path):
+    """schedule = "gauntlet" (cutechess-cli's name): the challenger meets every pair of the field
+    and the field never plays without it; the standings rank by points per game, since the
+    challenger plays every game; a bot added at the end joins the field as in a round robin."""
+    for name in ("one", "two", "three"):
+        _copy_of_random_bot(tmp_path / name, name)
+    config = tmp_path / "g.toml"
+    created = invoke("tournament", "new", str(config), "-b", "heuristic_bot", "-b", "random_bot",
+                     "-b", str(tmp_path / "one"), "-b", str(tmp_path / "two"), "--challengers", "1",
+                     "--deals", "1", "--workers", "1")
+    assert created.exit_code == 0, created.output
+    assert 'schedule = "gauntlet"' in config.read_text() and "challengers = 1" in config.read_text()
+    first = invoke("tournament", "run", str(config))
+    said = " ".join(first.output.split())
+    assert first.exit_code == 0, said
+    assert "gauntlet: heuristic_bot against every 2 of the other 3 bots: 3 tables" in said
+    assert "done: 18 games stored" in said
+    stored = _stored_games(tmp_path / "g.sqlite")
+    assert all("heuristic_bot" in bots for bots, _, _ in stored.values())
+    report = json.loads(invoke("standings", str(config), "--format", "json").output)
+    assert report["ranked_by"] == "points_per_game"
+    games = {b["bot"]: b["games"] for b in report["bots"]}
+    assert games == {"heuristic_bot": 18, "random_bot": 12, "one": 12, "two": 12}
+    per_game = [b["points_per_game"] for b in report["bots"]]
+    assert per_game == sorted(per_game, reverse=True)
+    assert "ranked by points per game" in " ".join(invoke("standings", str(config)).output.split())
+
+    data = tomllib.loads(config.read_text())
+    data["bots"].append("./three")
+    config.write_text(tomli_w.dumps(data))
+    grown = invoke("tournament", "run", str(config))
+    assert grown.exit_code == 0 and "done: 36 games stored (18 played now)" in " ".join(grown.output.split())
+    stored_after = _stored_games(tmp_path / "g.sqlite")
+    assert all(stored_after[key] == game for key, game in stored.items())
+    fresh = tmp_path / "fresh.toml"
+    fresh.write_text(config.read_text())
+    assert invoke("tournament", "run", str(fresh)).exit_code == 0
+    assert _stored_games(tmp_path / "fresh.sqlite") == stored_after

@@ -1,4 +1,4 @@
-"""Round-robin and balanced schedules: counts, seat balance, seeds independent of play order."""
+"""Round-robin, balanced and gauntlet schedules: counts, seat balance, seeds independent of play order."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from arena.schedule import (
     ScheduleError,
     balanced_schedule,
     game_key,
+    gauntlet,
+    gauntlet_table_count,
     pair_meetings,
     round_robin,
 )
@@ -189,3 +191,43 @@ def test_the_balance_of_a_schedule_is_described_in_ranges():
     assert describe_balance(fano, entries) == "7 tables; each bot plays 3 tables; each pair of bots meets at 1 table"
     uneven = describe_balance(balanced_schedule(["a", "b", "c", "d"], 3, tables=6, deals=1, seed=1), ["a", "b", "c", "d"])
     assert "each bot plays 4 to 5 tables" in uneven and "compare points per game" in uneven
+
+
+def test_a_gauntlet_puts_each_challenger_with_every_combination_of_the_field_and_never_two_challengers():
+    field = ["c", "d", "e", "f"]
+    tables = gauntlet(["a", "b", *field], challengers=2, table_size=3, deals=2, seed=1)
+    assert len(tables) == gauntlet_table_count(6, 2, 3) == 2 * comb(4, 2)
+    for head in ("a", "b"):
+        mine = [t.entries for t in tables if head in t.entries]
+        assert sorted(m[1:] for m in mine) == sorted(itertools.combinations(field, 2))
+    assert all(sum(h in t.entries for h in ("a", "b")) == 1 for t in tables)
+    assert all(len(t.games) == 2 * 6 for t in tables)  # deals x every seating, as in a round robin
+    keys = [g.key for t in tables for g in t.games]
+    assert len(set(keys)) == len(keys)
+
+
+def test_a_gauntlet_table_gets_the_cards_a_round_robin_gives_the_same_bots():
+    by_bots = {t.entries: [g.seed for g in t.games] for t in round_robin(ENTRIES, 3, 2, seed=7)}
+    for table in gauntlet(ENTRIES, 1, 3, 2, seed=7):
+        assert [g.seed for g in table.games] == by_bots[table.entries]
+
+
+def test_bots_added_to_a_gauntlets_field_keep_every_stored_game_its_key_and_cards():
+    def games(entries):
+        tables = gauntlet(entries, 2, 3, 2, seed=1)
+        numbers = GameNumbers(len(tables), 2, 6, PAIRED)
+        return {g.key: (numbers.of(g), g.bots, g.seed) for t in tables for g in t.games}
+
+    start, grown = games(["a", "b", "c", "d"]), games(["a", "b", "c", "d", "e", "f"])
+    assert all(grown[key] == game for key, game in start.items())
+    assert all("e" in grown[key][1] or "f" in grown[key][1] for key in grown if key not in start)
+
+
+@pytest.mark.parametrize("challengers, entries, message", [
+    (0, ENTRIES, "1 to 4 challengers, not 0"),
+    (5, ENTRIES, "1 to 4 challengers, not 5"),
+    (4, ENTRIES, "the 1 entries after the challengers cannot fill the other 2 seats"),
+])
+def test_a_gauntlet_without_a_field_to_fill_its_tables_is_refused(challengers, entries, message):
+    with pytest.raises(ScheduleError, match=message):
+        gauntlet(entries, challengers, 3, 1, seed=1)

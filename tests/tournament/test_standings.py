@@ -100,6 +100,19 @@ def test_tie_break_points_per_game():
     assert names.index("X") < names.index("Y")  # 4 points each: X in 2 games, Y in 3
 
 
+def test_a_gauntlet_ranks_by_points_per_game_then_points():
+    # Points (games): G 5 (3), H 4 (2), I 2 (3), J 2 (2), K 1 (1). A game each: H 2.0, G 1.67,
+    # J and K 1.0 (J first on points), I 0.67.
+    rows = [row(1, 0, 0, "GHI", (0, 1, 2), (2, 2, 0)), row(2, 0, 0, "GHI", (1, 0, 2), (1, 2, 1)),
+            row(3, 1, 0, "GJK", (0, 1, 2), (2, 1, 1)), row(4, 2, 0, "IJ", (0, 1), (1, 1))]
+    by_points = standings_from_rows(rows)
+    assert by_points.ranked_by == "points"
+    assert [b.bot for b in by_points.bots] == ["G", "H", "J", "I", "K"]
+    by_rate = standings_from_rows(rows, by_points_per_game=True)
+    assert by_rate.ranked_by == "points_per_game"
+    assert [b.bot for b in by_rate.bots] == ["H", "G", "J", "K", "I"]
+
+
 def test_tie_break_skitgubbe_faults_and_name():
     rows = [row(1, 0, 0, "PQR", (2, 0, 1), (1, 1, 1)), row(2, 0, 0, "PQR", (2, 0, 1), (1, 1, 1))]
     assert [b.bot for b in standings_from_rows(rows).bots] == ["R", "P", "Q"]  # R: wins; P: never skitgubbe

@@ -80,3 +80,12 @@ def test_bots_are_not_added_to_a_balanced_schedule_or_to_older_layouts():
         older = {**{k: v for k, v in _entries("a", "b", "c").items() if k != "game_numbers"}, **layout}
         grown = {**{k: v for k, v in _entries("a", "b", "c", "d").items() if k != "game_numbers"}, **layout}
         assert "laid tables out in an order that another bot would change" in compare(older, grown).changes["bots"]
+
+
+def test_bots_join_a_gauntlets_field_at_the_end_but_the_challengers_stay():
+    gauntlet = {**_entries("a", "b", "c"), "schedule": "gauntlet:1"}
+    grown = compare(gauntlet, {**_entries("a", "b", "c", "d"), "schedule": "gauntlet:1"})
+    assert grown == FingerprintDiff({}, bots_from=("a", "b", "c"))
+    more_challengers = compare(gauntlet, {**_entries("a", "b", "c", "d"), "schedule": "gauntlet:2"})
+    assert sorted(more_challengers.changes) == ["bots", "schedule"]
+    assert 'schedule: was "gauntlet:1", now "gauntlet:2"' == more_challengers.changes["schedule"]
