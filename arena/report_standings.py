@@ -59,10 +59,13 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
         lines.append(Text(f"{b.rank}. {b.bot}: {count(b.points, 'point')} in {count(b.games, 'game')}, "
                           f"{format_ci(b)} per game, {count(b.wins, 'win')}, skitgubbe {count(b.skitgubbe, 'time')}, "
                           f"{count(b.faults, 'fault')}", style="red" if b.faults else ""))
-    ranking = "ranked by points per game; " if standings.ranked_by == "points_per_game" else ""
-    lines.append(Text(f"{ranking}per game: ± the 95% confidence interval over deal sets", style="dim"))
-    table = Table(title=f"{escape(title)} ({count(standings.games, 'game')})",
-                  caption=f"{ranking}per game: points per game ± the 95% confidence interval over deal sets")
+    interval = "the 95% confidence interval over deal sets"
+    if standings.ranked_by == "points_per_game":  # a gauntlet; kept short enough for 80 columns
+        caption = note = f"ranked by points per game (± {interval})"
+    else:
+        caption, note = f"per game: points per game ± {interval}", f"per game: ± {interval}"
+    lines.append(Text(note, style="dim"))
+    table = Table(title=f"{escape(title)} ({count(standings.games, 'game')})", caption=caption)
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
     table.add_column("bot", no_wrap=True)
     show_versions = show_versions and any(b.version for b in standings.bots)
