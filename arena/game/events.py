@@ -19,7 +19,7 @@ class EventKind(str, Enum):
     TRUMP = "trump"  # R16/R26: seat took the last stock card into the trump slot (hidden)
     PLAY = "play"  # R16: seat played card from hand in phase 1
     CHANCE = "chance"  # R16: seat turned up the top stock card and played it
-    STUNSA = "stunsa"  # R21: equal ranks, the same pair plays another round
+    STUNSA = "stunsa"  # R21: the top ranks tie; the tied players play another round (the same pair under `pair`)
     TAKE = "take"  # R20/R22: seat takes cards (the whole trick) into his won pile
     VOID = "void"  # R22: each card of the trick goes back to the won pile of whoever played it
     PHASE2 = "phase2"  # R29-R30: the trump card (cards) is turned up and joins seat's hand
