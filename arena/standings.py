@@ -9,6 +9,9 @@ rules is "more is better"). Ties are broken, in order, by:
 4. faults (fewer first),
 5. name (alphabetical), so the order is total and stable.
 
+A bot with no game yet (one just added, say) comes after every bot that has played: it has no
+result to rank, and its 0 would otherwise pass the negative totals of `pot` scoring.
+
 A gauntlet ranks by points per game instead (`by_points_per_game`): its challengers play more
 games than the others, so their totals say nothing. Ties then go to cumulative points, and on
 down the list above.
@@ -285,9 +288,9 @@ def _finish(agg: _Agg, entries: Sequence[str] | None, by_points_per_game: bool) 
             )
         )
     if by_points_per_game:
-        standings.sort(key=lambda s: (-s.points_per_game, -s.points, -s.wins, s.skitgubbe, s.faults, s.bot))
+        standings.sort(key=lambda s: (not s.games, -s.points_per_game, -s.points, -s.wins, s.skitgubbe, s.faults, s.bot))
     else:
-        standings.sort(key=lambda s: (-s.points, -s.points_per_game, -s.wins, s.skitgubbe, s.faults, s.bot))
+        standings.sort(key=lambda s: (not s.games, -s.points, -s.points_per_game, -s.wins, s.skitgubbe, s.faults, s.bot))
     ranked = tuple(
         BotStanding(**{**s.__dict__, "rank": i}) for i, s in enumerate(standings, start=1)
     )

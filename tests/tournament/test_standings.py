@@ -122,6 +122,14 @@ def test_tie_break_skitgubbe_faults_and_name():
     assert [b.bot for b in standings_from_rows(rows).bots] == ["a", "b", "c"]
 
 
+def test_a_bot_without_games_comes_after_every_bot_that_played_even_below_zero():
+    # pot scoring: chips can go below zero; "N" has no game yet and no result to rank
+    rows = [row(1, 0, 0, "PQR", (0, 1, 2), (2, -1, -1)), row(2, 0, 0, "PQR", (0, 1, 2), (2, -1, -1))]
+    for by_rate in (False, True):
+        ranked = standings_from_rows(rows, entries=["P", "Q", "R", "N"], by_points_per_game=by_rate).bots
+        assert [b.bot for b in ranked] == ["P", "Q", "R", "N"]
+
+
 def test_entries_without_games_appear_with_zeros():
     s = standings_from_rows(main_rows(), entries=["A", "B", "C", "D"])
     d = s.bot("D")
