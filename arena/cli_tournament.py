@@ -13,7 +13,7 @@ from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, build_or_
                                ignore_interrupts, parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.wording import count
 
-tournament_app = typer.Typer(help="Create and run round-robin tournaments.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
 
@@ -65,6 +65,8 @@ def new(
         rules = Rules.from_options(options).changed_options()  # validated, with native TOML types
         rules.pop("num_players", None)
         if schedule is None:
+            if tables is not None and challengers is not None:
+                raise UsageError("--tables makes a balanced schedule and --challengers a gauntlet: give one of them")
             schedule = "balanced" if tables is not None else "gauntlet" if challengers is not None else "round_robin"
         write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
                      rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout,

@@ -33,6 +33,9 @@ def describe_changes(old: dict, new: dict) -> dict[str, str]:
                     continue  # the same versions, in another order or with bots added: `bots` says it
                 changes[key] = "bot files changed: " + _changed_entries(*common) + _BOT_FILES_HINT
                 continue
+        if key == "schedule":  # the fingerprint's label, in the config's own words
+            changes[key] = f"schedule: was {_schedule_words(before)}, now {_schedule_words(after)}"
+            continue
         if key == "rules":
             try:
                 changes[key] = "rules: " + _changed_entries(dict(ast.literal_eval(str(before))),
@@ -131,6 +134,20 @@ def _bots_refusal(old: dict, new: dict, bots_played: set[str] | None) -> str | N
                 f"{'has' if len(with_games) == 1 else 'have'} stored games)")
     return (" (bots may be added only at the end of the list: a bot put before others, moved, renamed or "
             "taken out of the middle changes the tables of the stored games)")
+
+
+def _schedule_words(label: object) -> str:
+    """A fingerprint's schedule label ("gauntlet:2") as a config says it."""
+    kind, _, number = str(label).partition(":")
+    if kind == "round_robin":
+        return "a round robin"
+    if kind == "gauntlet" and number.isdigit():
+        return f"a gauntlet with challengers = {number}"
+    if kind == "balanced2" and number.isdigit():
+        return f"a balanced schedule with tables = {number}"
+    if kind == "balanced" and number.isdigit():
+        return f"a balanced schedule with tables = {number}, laid out by an older arena's search"
+    return _show(label)
 
 
 def _changed_entries(before: dict, after: dict) -> str:

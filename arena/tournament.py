@@ -10,6 +10,7 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -98,9 +99,16 @@ def describe_gauntlet(config: TournamentConfig) -> str:
     """Who challenges whom, and how many tables that makes."""
     heads = config.bots[:config.challengers or 1]
     field = len(config.bots) - len(heads)
-    combos = "every other bot" if config.table_size == 2 else f"every {config.table_size - 1} of the other {count(field, 'bot')}"
-    return (f"{', '.join(heads)} against {combos}: {count(config.table_count(), 'table')}; "
-            "bots are ranked by points per game, since challengers and the others play unequal numbers of games")
+    if config.table_size == 2:
+        combos = f"each of the other {count(field, 'bot')}"
+    else:
+        combos = f"every {config.table_size - 1} of the other {count(field, 'bot')}"
+    text = f"{', '.join(heads)} against {combos}: {count(config.table_count(), 'table')}; bots are ranked by points per game"
+    tables_of_a_challenger = config.table_count() // len(heads)
+    tables_of_the_others = len(heads) * math.comb(field - 1, config.table_size - 2)
+    if tables_of_a_challenger != tables_of_the_others:
+        text += ", since challengers and the others play unequal numbers of games"
+    return text
 
 
 def limits_changed(stored: dict | None, now: dict) -> list[str]:

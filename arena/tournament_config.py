@@ -201,9 +201,10 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
                               "(a gauntlet plays each challenger against every combination of the others); drop it")
         field_size = len(bots) - challengers
         if field_size < table_size - 1:
+            seats = "seat" if table_size == 2 else f"{table_size - 1} seats"
             raise ConfigError(f"{path}: key 'challengers': {count(challengers, 'challenger')} of "
-                              f"{count(len(bots), 'bot')} leave {max(field_size, 0)} to fill the other "
-                              f"{table_size - 1} seats of a table of {table_size} (table_size)")
+                              f"{count(len(bots), 'bot')} {'leaves' if challengers == 1 else 'leave'} "
+                              f"{max(field_size, 0)} to fill the other {seats} of a table of {table_size} (table_size)")
     if schedule == "balanced" and tables is None:
         raise ConfigError(f"{path}: key 'tables': the balanced schedule needs the number of tables")
     if schedule == "round_robin" and tables is not None:
@@ -256,9 +257,9 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
 def _check_size(path: Path, table_count: int, table_size: int, deals: int, tables: int | None) -> None:
     games = table_count * deals * math.factorial(table_size)
     if games > MAX_TOURNAMENT_GAMES:
-        key = "deals" if tables is None or deals > 1 else "tables"
+        key = "deals" if deals > 1 else "tables" if tables is not None else "bots"
         raise ConfigError(
-            f"{path}: key {key!r}: {table_count:,} table{'s' if table_count != 1 else ''} x {deals:,} deals x {math.factorial(table_size)} "
+            f"{path}: key {key!r}: {table_count:,} table{'s' if table_count != 1 else ''} x {deals:,} deal{'s' if deals != 1 else ''} x {math.factorial(table_size)} "
             f"seatings make {games:,} games; one tournament plays at most {MAX_TOURNAMENT_GAMES:,}")
 
 

@@ -329,6 +329,8 @@ def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, mo
     (["-b", "shell_bot", "--schedule", "round_robin", "--challengers", "1"],
      "error: --challengers: only the gauntlet schedule takes challengers"),
     (["-b", "shell_bot", "--schedule", "gauntlet", "--tables", "2"], "error: --tables: only the balanced schedule"),
+    (["-b", "shell_bot", "--challengers", "1", "--tables", "2"],
+     "error: --tables makes a balanced schedule and --challengers a gauntlet: give one of them"),
 ])
 def test_tournament_new_writes_only_configs_that_can_run(tmp_path, extra, message):
     path = tmp_path / "n.toml"

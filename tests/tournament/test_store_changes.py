@@ -88,4 +88,7 @@ def test_bots_join_a_gauntlets_field_at_the_end_but_the_challengers_stay():
     assert grown == FingerprintDiff({}, bots_from=("a", "b", "c"))
     more_challengers = compare(gauntlet, {**_entries("a", "b", "c", "d"), "schedule": "gauntlet:2"})
     assert sorted(more_challengers.changes) == ["bots", "schedule"]
-    assert 'schedule: was "gauntlet:1", now "gauntlet:2"' == more_challengers.changes["schedule"]
+    assert more_challengers.changes["schedule"] == ("schedule: was a gauntlet with challengers = 1, "
+                                                    "now a gauntlet with challengers = 2")
+    to_round_robin = describe_changes({"schedule": "balanced2:12"}, {"schedule": "round_robin:"})
+    assert to_round_robin == {"schedule": "schedule: was a balanced schedule with tables = 12, now a round robin"}
