@@ -195,7 +195,7 @@ def run(
         if config.schedule == "balanced":
             console.print(f"balanced schedule: {describe_balance(tables, config.bots)}", highlight=False)
         elif config.schedule == "gauntlet":
-            console.print(escape(f"gauntlet: {describe_gauntlet(config)}"), highlight=False)
+            console.print(escape(f"gauntlet: {describe_gauntlet(config, tables)}"), highlight=False)
         with LiveBoard(config, store, console) as board:
             summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log,
                                      versions=versions, tables=tables)

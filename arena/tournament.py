@@ -10,7 +10,6 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -47,13 +46,17 @@ def build_schedule(config: TournamentConfig) -> list[TableSpec]:
     if config.schedule == "balanced":
         return balanced_schedule(list(config.bots), config.table_size, config.table_count(), config.deals, config.seed)
     if config.schedule == "gauntlet":
-        return gauntlet(list(config.bots), config.challengers or 1, config.table_size, config.deals, config.seed)
+        return gauntlet(list(config.bots), config.challenger_count, config.table_size, config.deals, config.seed)
     return round_robin(list(config.bots), config.table_size, config.deals, config.seed, config.layout)
+
+
+def _tables_per_entry(tables: Sequence[TableSpec], entries: Sequence[str]) -> list[int]:
+    return [sum(name in t.entries for t in tables) for name in entries]
 
 
 def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str:
     """How even a schedule is: tables per entry and meetings per pair, as ranges."""
-    per_entry = [sum(name in t.entries for t in tables) for name in entries]
+    per_entry = _tables_per_entry(tables, entries)
     meetings = pair_meetings(tables)
     per_pair = [meetings.get(pair, 0) for pair in itertools.combinations(sorted(entries), 2)] or [0]
 
@@ -89,24 +92,22 @@ def _schedule_id(config: TournamentConfig) -> str:
     if config.schedule == "round_robin":
         return "round_robin:"
     if config.schedule == "gauntlet":
-        return f"gauntlet:{config.challengers or 1}"
+        return f"gauntlet:{config.challenger_count}"
     # "balanced2": the second balanced search lays tables out differently from the first,
     # so results stored under the first must not be resumed with it.
     return f"balanced2:{config.tables}"
 
 
-def describe_gauntlet(config: TournamentConfig) -> str:
-    """Who challenges whom, and how many tables that makes."""
-    heads = config.bots[:config.challengers or 1]
+def describe_gauntlet(config: TournamentConfig, tables: Sequence[TableSpec]) -> str:
+    """Who challenges whom, and how many tables (`tables`: the gauntlet's) that makes."""
+    heads = config.bots[:config.challenger_count]
     field = len(config.bots) - len(heads)
     if config.table_size == 2:
         combos = f"each of the other {count(field, 'bot')}"
     else:
         combos = f"every {config.table_size - 1} of the other {count(field, 'bot')}"
-    text = f"{', '.join(heads)} against {combos}: {count(config.table_count(), 'table')}; bots are ranked by points per game"
-    tables_of_a_challenger = config.table_count() // len(heads)
-    tables_of_the_others = len(heads) * math.comb(field - 1, config.table_size - 2)
-    if tables_of_a_challenger != tables_of_the_others:
+    text = f"{', '.join(heads)} against {combos}: {count(len(tables), 'table')}; bots are ranked by points per game"
+    if len(set(_tables_per_entry(tables, config.bots))) > 1:
         text += ", since challengers and the others play unequal numbers of games"
     return text
 

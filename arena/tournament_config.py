@@ -93,10 +93,13 @@ class TournamentConfig:
     # (schedule.PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; `arena.cli_tournament` sets it.
     layout: str = PAIRED
 
+    @property
+    def challenger_count(self) -> int:
+        """A gauntlet's challengers: `challengers`, 1 by default (a config built in code may leave it out)."""
+        return self.challengers or 1
+
     def table_count(self) -> int:
-        if self.schedule == "gauntlet":
-            return gauntlet_table_count(len(self.bots), self.challengers or 1, self.table_size)
-        return self.tables if self.tables is not None else math.comb(len(self.bots), self.table_size)
+        return table_count_of(self.schedule, len(self.bots), self.table_size, self.tables, self.challenger_count)
 
     @property
     def ranks_by_points_per_game(self) -> bool:
@@ -105,6 +108,14 @@ class TournamentConfig:
 
     def game_numbers(self) -> GameNumbers:
         return GameNumbers(self.table_count(), self.deals, math.factorial(self.table_size), self.layout)
+
+
+def table_count_of(schedule: str, entries: int, table_size: int, tables: int | None, challengers: int) -> int:
+    """How many tables a schedule has: a balanced one the number asked for, a gauntlet each
+    challenger with every combination of the others, a round robin every combination."""
+    if schedule == "gauntlet":
+        return gauntlet_table_count(entries, challengers, table_size)
+    return tables if tables is not None else math.comb(entries, table_size)
 
 
 def default_workers() -> int:
@@ -217,9 +228,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         raise ConfigError(f"{path}: key 'tables': {count(tables, 'table')} of {table_size} seat "
                           f"{tables * table_size} bots, so some of the {len(bots)} bots would play no game; "
                           f"a balanced schedule of these bots needs at least {need} tables")
-    table_count = (gauntlet_table_count(len(bots), challengers, table_size) if schedule == "gauntlet"
-                   else tables if tables is not None else math.comb(len(bots), table_size))
-    _check_size(path, table_count, table_size, deals, tables)
+    _check_size(path, table_count_of(schedule, len(bots), table_size, tables, challengers or 1), table_size, deals, tables)
     rules = _rules(data, path, table_size)
     limits = data.get("limits", {})
     if not isinstance(limits, dict):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament import describe_gauntlet
+from arena.tournament import build_schedule, describe_gauntlet
 from arena.tournament_config import ConfigError, config_from_dict
 
 PATH = Path("t/g.toml")
@@ -18,16 +18,20 @@ def gauntlet(bots: int, challengers: int, table_size: int, deals: int = 1):
     return config_from_dict(data, PATH)
 
 
+def described(config) -> str:
+    return describe_gauntlet(config, build_schedule(config))
+
+
 def test_the_first_line_names_the_challengers_and_their_opponents():
-    assert describe_gauntlet(gauntlet(4, 3, 2)).startswith("b0, b1, b2 against each of the other 1 bot: 3 tables")
-    text = describe_gauntlet(gauntlet(5, 1, 3))
+    assert described(gauntlet(4, 3, 2)).startswith("b0, b1, b2 against each of the other 1 bot: 3 tables")
+    text = described(gauntlet(5, 1, 3))
     assert text.startswith("b0 against every 2 of the other 4 bots: 6 tables; bots are ranked by points per game")
     assert "unequal numbers of games" in text  # b0 plays 6 tables, each other bot 3
 
 
 def test_the_note_on_unequal_games_only_where_they_are_unequal():
     # One challenger and two others at tables of three: a single table, which everybody plays.
-    assert "unequal" not in describe_gauntlet(gauntlet(3, 1, 3))
+    assert "unequal" not in described(gauntlet(3, 1, 3))
 
 
 def test_a_gauntlet_too_large_to_play_is_blamed_on_its_bots_not_on_one_deal():
