@@ -210,29 +210,35 @@ def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None, by
 
 
 def compute_standings(store, entries: Sequence[str] | None = None, by_points_per_game: bool = False) -> Standings:
-    """Standings of every game in `store` (a `ResultStore`), aggregated in SQL in one read snapshot."""
+    """Standings of every game in `store` (a `ResultStore`), aggregated in SQL in one read snapshot.
+
+    Three scans carry the work, each of a compact index rather than the wide games table:
+    finishing orders grouped by bots (games, places, wins, skitgubbe, head-to-head, places
+    by seat), deal-set sums per bot (points and the interval), and faults by kind.
+    """
     agg = _Agg()
-    place_sums = ", ".join(f"SUM(s.place = {p})" for p in range(1, 6))
     with store.reading() as db:
         names = dict(db.execute("SELECT id, name FROM bots"))
-        ids = [r[0] for r in db.execute("SELECT id FROM games ORDER BY id")]
-        agg.games = len(ids)
-        for bot, games, points, wins, skitgubbe, p1, p2, p3, p4, p5, max_place in db.execute(
-            f"SELECT s.bot, COUNT(*), SUM(s.points), SUM(s.place = 1), SUM(s.skitgubbe), {place_sums}, "
-            "MAX(s.place) FROM seat_results s GROUP BY s.bot"
-        ):
-            b = agg.bot(names[bot])
-            b.games, b.points, b.wins, b.skitgubbe = games, points, wins, skitgubbe
-            b.places = [p1, p2, p3, p4, p5]
-            agg.n = max(agg.n, max_place)
-        for bot, k, s1, s2 in db.execute(
-            "SELECT bot, COUNT(*), SUM(m), SUM(m * m) FROM "
-            "(SELECT bot, AVG(points) AS m FROM seat_results GROUP BY bot, table_no, deal) GROUP BY bot"
-        ):
-            b = agg.bot(names[bot])
-            b.k, b.s1, b.s2 = k, s1, s2
         for bots, order, count in db.execute("SELECT bots, finishing_order, COUNT(*) FROM games GROUP BY bots, finishing_order"):
-            agg.add_order(bots.split(","), [int(x) for x in order.split(",")], count)
+            by_seat = bots.split(",")
+            seats = [int(x) for x in order.split(",")]
+            agg.add_order(by_seat, seats, count)
+            agg.games += count
+            agg.n = max(agg.n, len(seats))
+            for place, seat in enumerate(seats, start=1):
+                b = agg.bot(by_seat[seat])
+                b.games += count
+                b.places[place - 1] += count
+                if place == 1:
+                    b.wins += count
+                if place == len(seats):
+                    b.skitgubbe += count
+        for bot, k, s1, s2, points in db.execute(
+            "SELECT bot, COUNT(*), SUM(m), SUM(m * m), SUM(s) FROM "
+            "(SELECT bot, AVG(points) AS m, SUM(points) AS s FROM seat_results GROUP BY bot, table_no, deal) GROUP BY bot"
+        ):
+            b = agg.bot(names[bot])
+            b.k, b.s1, b.s2, b.points = k, s1, s2, points
         for bot, kind, count in db.execute("SELECT bot, kind, COUNT(*) FROM faults GROUP BY bot, kind"):
             if kind in NOT_COUNTED_FAULTS:
                 continue
@@ -243,25 +249,41 @@ def compute_standings(store, entries: Sequence[str] | None = None, by_points_per
             b.faults += count
             agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + count
         last_extra = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
-        # timeline: points per bot in each id range between sample positions (range scans of the primary key)
-        bot_ids = [bid for bid in names if names[bid] in agg.bots]
-        cumulative = {names[bid]: 0 for bid in bot_ids}
-        low = 0
-        query = "SELECT SUM(points) FROM seat_results WHERE bot = ? AND game_id > ? AND game_id <= ?"
-        for position in _sample_positions(len(ids)):
-            high = ids[position - 1]
-            for bid in bot_ids:
-                got = db.execute(query, (bid, low, high)).fetchone()[0]
-                if got:
-                    cumulative[names[bid]] += got
-            agg.timeline.append((position, dict(cumulative)))
-            low = high
+        agg.timeline = _sql_timeline(db, names, agg)
     if last_extra is not None:
         versions = json.loads(last_extra[0]).get("versions") or {}
         for name, version in versions.items():
             if name in agg.bots:
                 agg.bots[name].version = str(version)
     return _finish(agg, entries, by_points_per_game)
+
+
+def _sql_timeline(db, names: dict[int, str], agg: _Agg) -> list[tuple[int, dict[str, int]]]:
+    """Cumulative points per bot after each sampled game count, by range scans of seat_results' key."""
+    positions = _sample_positions(agg.games)
+    if not positions:
+        return []
+    first, last = db.execute("SELECT MIN(id), MAX(id) FROM games").fetchone()
+    if last - first + 1 == agg.games:
+        # Games are numbered on insert and never deleted, so ids are normally gapless: the
+        # k-th game is first + k - 1 and a million ids need not be read just to find 200.
+        id_at = [first + position - 1 for position in positions]
+    else:  # gaps (a file edited by hand, say): read the ids in order
+        ids = db.execute("SELECT id FROM games ORDER BY id").fetchall()
+        id_at = [ids[position - 1][0] for position in positions]
+    bot_ids = [bid for bid in names if names[bid] in agg.bots]
+    cumulative = {names[bid]: 0 for bid in bot_ids}
+    timeline = []
+    low = 0
+    query = "SELECT SUM(points) FROM seat_results WHERE bot = ? AND game_id > ? AND game_id <= ?"
+    for position, high in zip(positions, id_at):
+        for bid in bot_ids:
+            got = db.execute(query, (bid, low, high)).fetchone()[0]
+            if got:
+                cumulative[names[bid]] += got
+        timeline.append((position, dict(cumulative)))
+        low = high
+    return timeline
 
 
 def _finish(agg: _Agg, entries: Sequence[str] | None, by_points_per_game: bool) -> Standings:

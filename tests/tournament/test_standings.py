@@ -146,9 +146,10 @@ def test_timeline_sampling():
     assert len(p) <= 201 and p[-1] == 1001 and p == sorted(p)
 
 
-def test_sql_standings_equal_python_standings(tmp_path):
+def _store_of_random_games(path):
+    """72 stored random games of 4 bots, with faults in a third of them."""
     rules = Rules()
-    store = ResultStore(tmp_path / "r.db")
+    store = ResultStore(path)
     kinds = list(FaultKind)
     for t in round_robin(["a", "b", "c", "d"], 3, 3, seed=11):
         for spec in t.games:
@@ -157,6 +158,11 @@ def test_sql_standings_equal_python_standings(tmp_path):
             record = GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, rules), faults,
                                 ((0.001,),) * 3, len(g.moves))
             store.add_game(spec, record, {"versions": {"a": "v2"}})
+    return store
+
+
+def test_sql_standings_equal_python_standings(tmp_path):
+    store = _store_of_random_games(tmp_path / "r.db")
     entries = ["a", "b", "c", "d", "e"]
     sql = compute_standings(store, entries)
     py = standings_from_rows(store.rows(), entries)
@@ -172,6 +178,24 @@ def test_sql_standings_equal_python_standings(tmp_path):
     assert sql.faults_by_kind == py.faults_by_kind and sum(sql.faults_by_kind.values()) == 12
     assert sql.timeline == py.timeline
     assert sql.bot("a").version == "v2"
+    store.close()
+
+
+def test_sql_timeline_follows_game_order_when_ids_have_gaps(tmp_path):
+    # Ids are gapless as the store writes them; the SQL timeline takes that shortcut only when
+    # MIN, MAX and COUNT agree, so a file with gaps must still sample the k-th game by order.
+    store = _store_of_random_games(tmp_path / "r.db")
+    store.close()
+    with sqlite3.connect(tmp_path / "r.db") as db:
+        for table, column in (("games", "id"), ("seat_results", "game_id"), ("transcripts", "game_id"), ("faults", "game_id")):
+            db.execute(f"UPDATE {table} SET {column} = {column} * 7 + 1000 WHERE {column} > 30")
+    db.close()
+    store = ResultStore(tmp_path / "r.db")
+    sql = compute_standings(store)
+    py = standings_from_rows(store.rows())
+    assert [g for g, _ in sql.timeline] == list(range(1, 73))
+    assert sql.timeline == py.timeline and sql.timeline[-1][1] == {b.bot: b.points for b in sql.bots}
+    assert [x.points for x in sql.bots] == [y.points for y in py.bots]
     store.close()
 
 
