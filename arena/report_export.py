@@ -69,7 +69,7 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
 
 
 def _ranking_note(standings: Standings) -> str:
-    return "; ranked by points per game" if standings.ranked_by == "points_per_game" else ""
+    return "; ranked by points per game" if standings.ranks_by_points_per_game else ""
 
 
 def to_dict(standings: Standings) -> dict:
@@ -100,11 +100,15 @@ def to_json(standings: Standings) -> str:
 
 
 CSV_FIELDS = ("rank", "bot", "version", "games", "points", "points_per_game", "ci95_low", "ci95_high", "deal_sets",
-              "wins", "skitgubbe", "faults", "places", "faults_by_kind")
+              "wins", "skitgubbe", "faults", "places", "faults_by_kind", "ranked_by")
 
 
 def to_csv(standings: Standings) -> str:
-    """One row per bot; `places` as "a;b;c" (counts of places 1..n), `faults_by_kind` as "kind=count;..."."""
+    """One row per bot; `places` as "a;b;c" (counts of places 1..n), `faults_by_kind` as "kind=count;...".
+
+    `ranked_by` (the same in every row) says what `rank` follows, as the other reports say in
+    words: a CSV has no place for a note, and a gauntlet's ranks follow points per game.
+    It is the last column so that readers by position keep working."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
@@ -113,7 +117,7 @@ def to_csv(standings: Standings) -> str:
             b.rank, b.bot, b.version, b.games, b.points, f"{b.points_per_game:.6f}",
             "" if math.isnan(b.ci95_low) else f"{b.ci95_low:.6f}", "" if math.isnan(b.ci95_high) else f"{b.ci95_high:.6f}",
             b.deal_sets, b.wins, b.skitgubbe, b.faults, ";".join(map(str, b.places)),
-            ";".join(f"{k}={v}" for k, v in b.faults_by_kind.items()),
+            ";".join(f"{k}={v}" for k, v in b.faults_by_kind.items()), standings.ranked_by,
         ])
     return out.getvalue()
 

@@ -60,7 +60,7 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
                           f"{format_ci(b)} per game, {count(b.wins, 'win')}, skitgubbe {count(b.skitgubbe, 'time')}, "
                           f"{count(b.faults, 'fault')}", style="red" if b.faults else ""))
     interval = "the 95% confidence interval over deal sets"
-    if standings.ranked_by == "points_per_game":  # a gauntlet; kept short enough for 80 columns
+    if standings.ranks_by_points_per_game:  # a gauntlet; kept short enough for 80 columns
         caption = note = f"ranked by points per game (± {interval})"
     else:
         caption, note = f"per game: points per game ± {interval}", f"per game: ± {interval}"

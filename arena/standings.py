@@ -47,6 +47,10 @@ T975 = (
 )
 TIMELINE_POINTS = 200
 
+# What the ranking is by: `Standings.ranked_by`, and the JSON and CSV reports' `ranked_by`.
+RANKED_BY_POINTS = "points"
+RANKED_BY_POINTS_PER_GAME = "points_per_game"  # a gauntlet
+
 
 def t975(k: int) -> float:
     """The t multiplier t(0.975, k - 1) for a mean over k deal sets."""
@@ -93,7 +97,11 @@ class Standings:
     faults_by_kind: dict[str, int]
     games: int
     timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)  # (games so far, cumulative points by bot)
-    ranked_by: str = "points"  # or "points_per_game" (a gauntlet)
+    ranked_by: str = RANKED_BY_POINTS  # or RANKED_BY_POINTS_PER_GAME
+
+    @property
+    def ranks_by_points_per_game(self) -> bool:
+        return self.ranked_by == RANKED_BY_POINTS_PER_GAME
 
     def bot(self, name: str) -> BotStanding:
         for b in self.bots:
@@ -323,5 +331,5 @@ def _finish(agg: _Agg, entries: Sequence[str] | None, by_points_per_game: bool) 
         faults_by_kind=dict(sorted(agg.faults_by_kind.items())),
         games=agg.games,
         timeline=timeline,
-        ranked_by="points_per_game" if by_points_per_game else "points",
+        ranked_by=RANKED_BY_POINTS_PER_GAME if by_points_per_game else RANKED_BY_POINTS,
     )

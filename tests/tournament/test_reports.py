@@ -125,6 +125,21 @@ def test_csv_round_trip():
     assert next(r for r in rows if r["bot"] == "newbie")["ci95_low"] == ""
 
 
+def test_every_report_says_when_ranks_follow_points_per_game():
+    # A gauntlet's challengers play more games, so it ranks by points per game; a reader of any
+    # written report must be able to tell, since the ranks would otherwise read as by points.
+    # a: 3 points in 2 games, c: 2 in 1, b: 1 in 2, d: 0 in 1
+    rows = [row(1, 0, 0, ("a", "b", "c"), (2, 0, 1), (1, 0, 2)), row(2, 0, 1, ("a", "b", "d"), (0, 1, 2), (2, 1, 0))]
+    for by_rate, ranked_by, note, ranks in ((False, "points", "", "acbd"),
+                                            (True, "points_per_game", "; ranked by points per game", "cabd")):
+        s = standings_from_rows(rows, by_points_per_game=by_rate)
+        assert "".join(b.bot for b in s.bots) == ranks
+        assert f"\n2 games{note}.\n" in to_markdown(s, "cup")
+        assert f"<p>2 games{note}.</p>" in to_html(s, "cup")
+        assert json.loads(to_json(s))["ranked_by"] == ranked_by
+        assert {r["ranked_by"] for r in csv.DictReader(io.StringIO(to_csv(s)))} == {ranked_by}
+
+
 class Collector(HTMLParser):
     def __init__(self):
         super().__init__()
