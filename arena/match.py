@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,7 +155,7 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     try:
         transport.send(protocol.format_hello(__version__))
     except TransportError as exc:
-        seat.drop(f"cannot send hello: {exc}", FaultKind.NO_HELLO)
+        seat.drop(f"cannot send hello: {exc}{_start_up_output(seat, str(exc), read_more=True)}", FaultKind.NO_HELLO)
     return seat
 
 
@@ -170,10 +171,57 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
         hint = f"it sent {exc.unfinished}" if exc.unfinished else "is stdout flushed after each line?"
         seat.drop(f"no hello within {timeout_s:g} s ({hint})", FaultKind.NO_HELLO)
     except TransportError as exc:
-        seat.drop(f"no hello: {exc}", FaultKind.NO_HELLO)
+        seat.drop(f"no hello: {exc}{_start_up_output(seat, str(exc), read_more=False)}", FaultKind.NO_HELLO)
     except protocol.ProtocolError as exc:
-        seat.drop(f"bad hello: {exc}", FaultKind.NO_HELLO)
+        seat.drop(f"bad hello: {exc}{_start_up_output(seat, str(exc), read_more=True)}", FaultKind.NO_HELLO)
     return ""
+
+
+# What a bot that failed its start-up wrote besides the line already quoted: a runtime that
+# cannot start (a JVM refused memory, say) prints its reason a line or two later, on stdout or
+# stderr, and then exits; the first line alone ("Error occurred during initialization of VM")
+# does not say why.
+START_UP_MORE_LINES = 3
+START_UP_MORE_WAIT_S = 0.5
+
+
+def _start_up_output(seat: Seat, reason: str, read_more: bool) -> str:
+    """What else the bot wrote, to follow `reason` (a hint too when it reads as memory refused)."""
+    transport = seat.transport
+    if transport is None:
+        return ""
+    parts = []
+    if read_more:
+        lines = []
+        deadline = time.monotonic() + START_UP_MORE_WAIT_S
+        with contextlib.suppress(TransportError):
+            while len(lines) < START_UP_MORE_LINES and time.monotonic() < deadline:
+                lines.append(transport.receive(max(0.0, deadline - time.monotonic())))
+        if lines:
+            parts.append("then on stdout: " + " | ".join(_clip(line) for line in lines))
+    stderr_tail = getattr(transport, "stderr_tail", None)
+    if stderr_tail is not None and "stderr ends:" not in reason:
+        with contextlib.suppress(Exception):  # a log that cannot be read only loses the hint
+            last = [line for line in stderr_tail(2000).splitlines() if line.strip()][-START_UP_MORE_LINES:]
+            if last:
+                parts.append("stderr ends: " + " | ".join(_clip(line) for line in last))
+    guard = getattr(transport, "guard", None)  # through a LoggedTransport too (it passes attributes on)
+    if guard is not None and _OUT_OF_MEMORY_AT_START.search(" ".join([reason, *parts])):
+        parts.append(f"it runs with address_space_mb = {guard.limits.address_space_mb} per process: a JVM "
+                     "needs [limits] address_space_mb = 4096 in its bot.toml (docs/sandbox.md)")
+    return "; " + "; ".join(parts) if parts else ""
+
+
+# How runtimes say they could not reserve memory or start a thread at start-up (RLIMIT_AS):
+# the JVM, Go, glibc's thread creation, Python, C++.
+_OUT_OF_MEMORY_AT_START = re.compile(
+    r"initialization of VM|could not (allocate|reserve)|pthread_create|out of memory|cannot allocate|"
+    r"MemoryError|bad_alloc|mmap", re.IGNORECASE)
+
+
+def _clip(text: str, limit: int = 100) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def connect_bot(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Seat, str]:

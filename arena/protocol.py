@@ -240,7 +240,9 @@ def _check_value(value: str, key: str) -> str:
 def parse_bot_hello(line: str) -> BotHello:  # §3
     tokens = _split_bot_line(line, "hello")
     if tokens[0] != "hello":
-        raise ProtocolError(f"expected the handshake 'hello name=<name> ...', got a line starting {tokens[0][:40]!r}")
+        shown = line.strip()
+        shown = shown if len(shown) <= 80 else shown[:80] + "..."
+        raise ProtocolError(f"expected the handshake 'hello name=<name> ...', got {shown!r}")
     fields = parse_fields(tokens[1:], "hello")
     if "name" not in fields:
         raise ProtocolError("hello: field name= is missing (e.g. 'hello name=mybot')")

@@ -33,6 +33,10 @@ _POLLIN_ANY = select.POLLIN | select.POLLHUP | select.POLLERR
 _POLLOUT_ANY = select.POLLOUT | select.POLLHUP | select.POLLERR
 
 
+STDERR_HINT_BYTES = 1000  # of the stderr tail kept in memory, searched for its last line
+STDERR_HINT_CHARS = 120
+
+
 class PipeTransport:
     """One bot subprocess; lines over stdin/stdout, stderr to a capped log."""
 
@@ -85,6 +89,12 @@ class PipeTransport:
     def _exited(self, what: str) -> BotExited:
         rc = self._proc.wait_returncode(0.2)
         msg = f"{self.name} {what} ({describe_returncode(rc)})"
+        # A crash's reason (a stack trace's last line, say) is usually the last thing on stderr:
+        # the fault then says why without a trip to the log file.
+        last = [line.strip() for line in self._proc.stderr_tail(STDERR_HINT_BYTES).splitlines() if line.strip()]
+        if last:
+            said = last[-1] if len(last[-1]) <= STDERR_HINT_CHARS else last[-1][:STDERR_HINT_CHARS] + "..."
+            msg += f"; its stderr ends: {said}"
         return BotExited(msg, returncode=rc)
 
     def send(self, line: str) -> None:

@@ -89,6 +89,14 @@ def test_check_says_why_a_hello_ending_in_cr_alone_never_arrives():
         in failed(report)["handshake"]
 
 
+def test_check_shows_what_a_bot_wrote_after_a_bad_hello():
+    """A runtime that cannot start prints its reason after its first line; only the first was shown."""
+    report = check_bot(TEST_BOTS / "runtime_refused", **FAST)
+    assert "got 'Error occurred during initialization of VM'; then on stdout: Could not create G1ServiceThread; " \
+           "stderr ends: pthread_create failed (EAGAIN); it runs with address_space_mb = 1024 per process: a JVM " \
+           "needs [limits] address_space_mb = 4096 in its bot.toml" in failed(report)["handshake"]
+
+
 def test_check_fails_late_answers():
     report = check_bot(TEST_BOTS / "late", **FAST)
     assert "answers in time" in failed(report) and "timeout" in failed(report)["answers in time"]

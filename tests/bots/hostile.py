@@ -150,6 +150,12 @@ def main():
         elif t[0] == "hello":
             if MODE == "hello_noise":
                 out("Loading model...")
+            if MODE == "runtime_refused":  # as a JVM refused its memory: the reason comes after the first line
+                out("Error occurred during initialization of VM")
+                out("Could not create G1ServiceThread")
+                sys.stderr.write("pthread_create failed (EAGAIN)\n")
+                sys.stderr.flush()
+                sys.exit(1)
             if MODE == "cr_lines":  # classic Mac line ends: \r alone, so no line ever ends
                 sys.stdout.write("hello name=hostile_cr_lines\r")
                 sys.stdout.flush()
@@ -166,6 +172,8 @@ def main():
             # Faults that depend only on the game, not on the process's history: a fresh
             # process replaying the same game faults the same way (resume tests rely on it).
             if MODE == "crash_even_games" and game % 2 == 0 and in_game == 2:
+                sys.stderr.write(f"Traceback (most recent call last):\nValueError: gave up in game {game}\n")
+                sys.stderr.flush()
                 os._exit(7)
             if MODE == "hang_odd_games" and game % 2 == 1 and in_game == 2:
                 forever()
