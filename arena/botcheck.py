@@ -4,7 +4,7 @@ The bot plays real games through the match layer (connect_bot, play_match, the r
 bundled bots, with protocol lines logged to a temporary folder. Each check is a CheckResult with
 evidence lines (the protocol lines around the problem, the tail of the bot's stderr) when it fails.
 
-Checks, in order: manifest, build, handshake, games, legal moves, answers in time, clean stdout,
+Checks, in order: manifest, build, handshake, games, legal moves, answers in time, well-formed lines,
 stays up, exit on quit, no leftover processes.
 """
 
@@ -40,6 +40,7 @@ class CheckResult:
     passed: bool
     detail: str
     evidence_lines: tuple[str, ...] = ()
+    skipped: bool = False  # could not be tested (a failure elsewhere says why): neither pass nor fail
 
 
 @dataclass(slots=True)
@@ -59,7 +60,7 @@ class CheckReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "bot": self.bot, "version": self.version, "passed": self.passed,
-            "checks": [{"name": r.name, "passed": r.passed, "detail": r.detail} for r in self.results],
+            "checks": [{"name": r.name, "passed": r.passed, "skipped": r.skipped, "detail": r.detail} for r in self.results],
             "sandbox": self.sandbox, "seconds": round(self.seconds, 3),
         }
 
@@ -231,10 +232,18 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             f"{count(len(match.records), 'game')} vs {', '.join(opponents)}, {decisions} decisions answered; {summary}"))
 
         f = first_fault({FaultKind.ILLEGAL, FaultKind.STALE})
-        results.append(CheckResult(
-            "legal moves", f is None,
-            "every move was one of the legal moves" if f is None else f"{f.kind.value}: {f.detail}",
-            () if f is None else evidence_for(f)))
+        # Answers that were moves of the bot's own: a bot whose every line was malformed made
+        # no move to check, and must not read as one whose moves were all legal.
+        own_moves = decisions - sum(kinds[k] for k in (FaultKind.MALFORMED, FaultKind.STALE, FaultKind.ILLEGAL))
+        if f is None and own_moves <= 0 and decisions:
+            results.append(CheckResult(
+                "legal moves", False, "no answer was a well-formed move, so no move could be checked",
+                evidence_for(first_fault({FaultKind.MALFORMED, FaultKind.OVERLONG}))))
+        else:
+            results.append(CheckResult(
+                "legal moves", f is None,
+                "every move was one of the legal moves" if f is None else f"{f.kind.value}: {f.detail}",
+                () if f is None else evidence_for(f)))
 
         p50, p99 = percentile(think, 50) * 1000.0, percentile(think, 99) * 1000.0
         report.think_ms = (p50, p99)
@@ -248,8 +257,8 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
 
         f = first_fault({FaultKind.MALFORMED, FaultKind.OVERLONG})
         results.append(CheckResult(
-            "clean stdout", f is None,
-            "only protocol lines on stdout" if f is None else f"{f.kind.value}: {f.detail}",
+            "well-formed lines", f is None,
+            "every line on stdout was a well-formed protocol line" if f is None else f"{f.kind.value}: {f.detail}",
             () if f is None else evidence_for(f)))
 
         f = first_fault({FaultKind.EXITED, FaultKind.DEAD})
@@ -287,7 +296,8 @@ def _check_quit(manifest: BotManifest, seat: Seat, report: CheckReport, ev: _Evi
         results.append(CheckResult("exit on quit", True, "not applicable: a running service"))
         return
     if not seat.alive or transport is None:
-        results.append(CheckResult("exit on quit", False, "not tested: the bot was already gone", ev.both()))
+        # Its loss is the "stays up" row's failure, with the evidence: not a second one here.
+        results.append(CheckResult("exit on quit", True, "not tested: the bot was already gone", skipped=True))
         return
     try:
         send_lines(transport, seat.outbox + [protocol.format_quit()])

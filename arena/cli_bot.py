@@ -45,7 +45,7 @@ def new(
 
 def _render_report(report) -> None:
     for r in report.results:
-        mark = "[green]PASS[/green]" if r.passed else "[bold red]FAIL[/bold red]"
+        mark = "[yellow]SKIP[/yellow]" if r.skipped else "[green]PASS[/green]" if r.passed else "[bold red]FAIL[/bold red]"
         console.print(f"{mark}  {r.name:<22} {escape(r.detail)}", highlight=False)
         for line in r.evidence_lines:
             console.print(f"        {escape(line)}", highlight=False, soft_wrap=True)
@@ -91,7 +91,7 @@ def check(
 ) -> None:
     """Build the bot and check that it keeps the protocol; exit code 0 only if every check passes.
 
-    Checked: the handshake, legal and timely moves, clean stdout, exit on quit, nothing left running."""
+    Checked: the handshake, legal and timely moves, well-formed lines on stdout, exit on quit, nothing left running."""
     report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir))
     raise typer.Exit(0 if report.passed else 1)
 

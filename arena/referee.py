@@ -303,7 +303,11 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
         except protocol.ProtocolError as exc:
             seat.timeouts_in_a_row = 0  # it answered something: broken perhaps, but not hung
             _await_late(seat, request_id)  # a garbled line is no answer: the real one may follow
-            return None, (FaultKind.MALFORMED, f"{exc} (line: {_clip(reply_line)})"), elapsed
+            # A line that is no attempt at a move at all is most often a debug print: each one
+            # costs a move (the real answer after it is then late), so say where such lines go.
+            hint = "" if reply_line.lstrip().lower().startswith("move") else \
+                "; only protocol lines may go to stdout: write diagnostics to stderr (protocol.md section 2)"
+            return None, (FaultKind.MALFORMED, f"{exc} (line: {_clip(reply_line)}){hint}"), elapsed
         if reply.request_id == request_id:
             seat.timeouts_in_a_row = 0
             return reply.move, None, elapsed

@@ -87,6 +87,17 @@ def test_fault_is_recorded_and_fallback_finishes_the_game(fault, kind):
     assert replay(record.transcript).outcome == record.outcome
 
 
+@pytest.mark.parametrize("line, hinted", [
+    ("DEBUG: chose draw for request 1", True),  # a debug print: the hint says where it belongs
+    ("move draw", False),  # an attempt at a move, just malformed: its own message is enough
+])
+def test_a_malformed_line_that_is_no_move_at_all_says_where_diagnostics_go(line, hinted):
+    seats = seats_with(faulty_at(4, lambda tokens: line), random_policy(2), random_policy(3))
+    record = play_game(Game.new(Rules(), seed=3, dealer=0), seats, number=1)
+    detail = next(f.detail for f in record.faults if f.seat == 0)
+    assert ("write diagnostics to stderr" in detail) is hinted, detail
+
+
 def test_forfeit_policy_makes_the_offender_skitgubbe():
     """R53: under fault_policy = forfeit the offender loses at once."""
     rules = Rules.from_options({"fault_policy": "forfeit"})

@@ -112,8 +112,8 @@ def test_check_fails_illegal_move():
 
 def test_check_fails_stdout_noise():
     report = check_bot(TEST_BOTS / "noise", **FAST)
-    assert set(failed(report)) == {"games", "clean stdout"}
-    ev = next(r for r in report.results if r.name == "clean stdout").evidence_lines
+    assert set(failed(report)) == {"games", "well-formed lines"}
+    ev = next(r for r in report.results if r.name == "well-formed lines").evidence_lines
     assert "< debug: thinking about" in "\n".join(ev)
 
 
@@ -138,10 +138,36 @@ def test_check_starts_a_lost_bot_afresh_for_its_next_game():
     assert "no leftover processes" not in failed(report)
 
 
+def test_check_skips_exit_on_quit_for_a_bot_already_gone():
+    # It crashed in the last game (game 2), so no fresh process was started; the crash is the
+    # "stays up" failure, and "exit on quit" cannot be tested rather than failed a second time.
+    report = check_bot(TEST_BOTS / "crash_even_games", **{**FAST, "games": 2})
+    quit_row = next(r for r in report.results if r.name == "exit on quit")
+    assert quit_row.skipped and quit_row.passed and quit_row.evidence_lines == ()
+    assert "stays up" in failed(report) and not report.passed
+    assert {"name": "exit on quit", "passed": True, "skipped": True, "detail": quit_row.detail} in report.to_dict()["checks"]
+
+
+def test_check_does_not_pass_legal_moves_when_no_answer_was_a_move(tmp_path):
+    folder = tmp_path / "verb"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    t = line.split()\n"
+        "    if t[0] == 'hello': print('hello name=verb', flush=True)\n"
+        "    elif t[0] == 'request': print(f'play {t[3]}', flush=True)  # the verb is 'move'\n"
+        "    elif t[0] == 'quit': break\n")
+    (folder / "bot.toml").write_text('name = "verb"\ncommand = ["{python}", "bot.py"]\n')
+    report = check_bot(folder, **{**FAST, "games": 1})
+    assert failed(report)["legal moves"] == "no answer was a well-formed move, so no move could be checked"
+    assert failed(report)["well-formed lines"].startswith("malformed: ")
+
+
 def test_check_cli_shows_failure_and_exit_code_1():
     result = run("bot", "check", str(TEST_BOTS / "noise"), "--games", "1", "--move-timeout", "0.5")
     assert result.exit_code == 1
-    assert "FAIL clean stdout" in result.output and "< debug: thinking about" in result.output
+    assert "FAIL well-formed lines" in result.output and "< debug: thinking about" in result.output
     assert not (TEST_BOTS / "noise" / ".check.json").exists()  # only bots in the bots dir get a record
 
 
