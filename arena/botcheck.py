@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from arena import protocol
-from arena.game import Rules
+from arena.game import Rules, RulesError
 from arena.bot_build import build_bot
 from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
-from arena.match import BotSettings, allow_restarts, close_seat, connect_bot, play_match
+from arena.match import QUIT_GRACE_S, BotSettings, allow_restarts, close_seat, connect_bot, play_match
 from arena.protocol_view import visible
 from arena.wording import count
-from arena.referee import FaultKind, Seat, TimeLimits, send_lines
+from arena.referee import FaultKind, Seat, TimeLimits, close_transport, send_lines
 from arena.transport.base import TransportError, describe_returncode
 
 DEFAULT_OPPONENTS = ("random_bot", "heuristic_bot")
@@ -125,9 +125,18 @@ def check_bot(
     seed: int = 1,
     sandbox_limits: Mapping[str, Any] | None = None,
     build: bool = True,
+    rule_options: Mapping[str, str] | None = None,
 ) -> CheckReport:
-    """Run every check on one bot (a name under bots_dir, a folder, a bot.toml, or a manifest)."""
+    """Run every check on one bot (a name under bots_dir, a folder, a bot.toml, or a manifest).
+
+    `rule_options` are the games' rule options (as `--rule`); a bad one raises `RulesError`
+    before anything is built or started."""
     started = time.monotonic()
+    table_size = 1 + len(opponents)
+    rules = Rules.from_options({"num_players": str(table_size), **(rule_options or {})})
+    if rules.num_players != table_size:
+        raise RulesError(f"num_players={rules.num_players}: the check plays at a table of {table_size}, "
+                         f"the bot and {', '.join(opponents)}")
     results: list[CheckResult] = []
     if isinstance(bot, BotManifest):
         manifest = bot
@@ -162,13 +171,15 @@ def check_bot(
         log_dir = Path(tmp)
         settings = BotSettings(limits=limits, log_dir=log_dir, sandbox_limits=sandbox_limits)
         _run(manifest, report, settings, log_dir, games=games, opponents=opponents,
-             opponents_dir=opponents_dir, quit_wait_s=quit_wait_s, seed=seed)
+             opponents_dir=opponents_dir, quit_wait_s=quit_wait_s, seed=seed, rules=rules,
+             rule_words=_rules_words(rule_options or {}))
     report.seconds = time.monotonic() - started
     return report
 
 
 def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_dir: Path, *, games: int,
-         opponents: Sequence[str], opponents_dir: Path | None, quit_wait_s: float, seed: int) -> None:
+         opponents: Sequence[str], opponents_dir: Path | None, quit_wait_s: float, seed: int, rules: Rules,
+         rule_words: str) -> None:
     results = report.results
     limits = settings.limits
     label = f"seat0-{manifest.name}"
@@ -199,7 +210,14 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             () if ok else ev.both()))
         # As in a match or a tournament, a bot lost in one game starts afresh for the next:
         # otherwise its later games were all the referee's moves, each charged as a loss of its own.
-        allow_restarts(seat, manifest, settings, label, on_start=lambda fresh: procs.append(_process_of(fresh)))
+        seat.transport = FutureLines(seat.transport)
+
+        def restarted(fresh: Seat) -> None:
+            procs.append(_process_of(fresh))
+            if fresh.transport is not None:
+                fresh.transport = FutureLines(fresh.transport)
+
+        allow_restarts(seat, manifest, settings, label, on_start=restarted)
 
         for i, name in enumerate(opponents, start=1):
             from arena.manifest import DEFAULT_BOTS_DIR
@@ -213,7 +231,6 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                 results.append(CheckResult("games", False, f"opponent {opp.name} could not start: {opp_seat.dead_reason}"))
                 return
 
-        rules = Rules.from_options({"num_players": str(len(seats))})
         match = play_match(seats, rules, seed, games=games, limits=limits)
         mine = [f for r in match.records for f in r.faults if f.seat == 0]
         kinds = Counter(f.kind for f in mine)
@@ -229,7 +246,9 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         summary = ", ".join(f"{k.value} x{n}" for k, n in kinds.items()) or "no faults"
         results.append(CheckResult(
             "games", not mine,
-            f"{count(len(match.records), 'game')} vs {', '.join(opponents)}, {decisions} decisions answered; {summary}"))
+            f"{count(len(match.records), 'game')} vs {', '.join(opponents)}{rule_words}, "
+            f"{decisions} decisions answered, with a message type and a request field from a later protocol "
+            f"in every game; {summary}"))
 
         f = first_fault({FaultKind.ILLEGAL, FaultKind.STALE})
         # Answers that were moves of the bot's own: a bot whose every line was malformed made
@@ -282,6 +301,45 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                 "no leftover processes", not left,
                 "nothing of the bot runs after close" if not left
                 else f"{len(left)} process(es) of the bot still running after close: {left[:10]}"))
+
+
+class FutureLines:
+    """The bot's transport, with what a later protocol version may add: a message type before
+    each game line and a field at the end of each request. Bots must ignore both (protocol.md
+    section 2); a bot that chokes on them would break at the first change of the protocol."""
+
+    UNKNOWN_LINE = "x-unknown this message type is from a later protocol version: ignore it"
+    UNKNOWN_FIELD = " x_unknown=1"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def _widen(self, lines: list[str]) -> list[str]:
+        out = []
+        for line in lines:
+            if line.startswith("game "):
+                out.append(self.UNKNOWN_LINE)
+            out.append(line + self.UNKNOWN_FIELD if line.startswith("request ") else line)
+        return out
+
+    def send(self, line: str) -> None:
+        send_lines(self.inner, self._widen([line]))
+
+    def send_many(self, lines: list[str]) -> None:
+        send_lines(self.inner, self._widen(lines))
+
+    def receive(self, timeout_s: float) -> str:
+        return self.inner.receive(timeout_s)
+
+    def close(self, grace_s: float = QUIT_GRACE_S) -> None:
+        close_transport(self.inner, grace_s)
+
+    def __getattr__(self, name: str) -> Any:  # pid, returncode, guard, _proc, stderr_tail, ...
+        return getattr(self.inner, name)
+
+
+def _rules_words(options: Mapping[str, str]) -> str:
+    return " under " + ", ".join(f"{k}={v}" for k, v in options.items()) if options else ""
 
 
 def _process_of(seat: Seat) -> Any:

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from arena import cli_bot, cli_tournament
-from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, build_or_fail, console, err_console, fail,
+from arena.cli_common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, build_or_fail, console, err_console, fail,
                                parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.game import GameError, Rules
 
@@ -36,12 +36,6 @@ def _options(
                                           help="Print the arena's version and protocol version, then exit.")] = False,
 ) -> None:
     """Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language."""
-
-
-RuleOption = Annotated[
-    Optional[list[str]],
-    typer.Option("--rule", "-r", help="A rule option, OPTION=VALUE (repeatable), e.g. --rule ace_high=true."),
-]
 
 
 @app.command()

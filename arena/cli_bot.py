@@ -9,7 +9,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli_common import MoveTimeout, StartupTimeout, command, console, fail, ignore_interrupts, stop_on_sigterm
+from arena.cli_common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail, ignore_interrupts,
+                               parse_rule_options, stop_on_sigterm)
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
@@ -56,14 +57,22 @@ def _render_report(report) -> None:
                   highlight=False)
 
 
-def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float, bots_dir: Path):
+def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float, bots_dir: Path,
+               rule: list[str] | None = None):
     from arena.botcheck import check_bot
+    from arena.game import RulesError
     from arena.registry import save_check
 
+    try:
+        options = parse_rule_options(rule)
+    except UsageError as exc:
+        fail(str(exc))
     stop_on_sigterm()  # so that the build and the bots under test are ended, not left behind
     try:
         report = check_bot(bot, games=games, bots_dir=bots_dir, move_timeout_s=move_timeout,
-                           startup_timeout_s=startup_timeout)
+                           startup_timeout_s=startup_timeout, rule_options=options)
+    except RulesError as exc:
+        fail(f"--rule: {exc}")
     except KeyboardInterrupt:  # it ended with exit code 130 and no word
         ignore_interrupts()
         fail("interrupted: the check was stopped, with its build and every bot it started", code=130)
@@ -87,12 +96,15 @@ def check(
     games: Games = 6,
     move_timeout: MoveTimeout = 2.0,
     startup_timeout: StartupTimeout = 10.0,
+    rule: RuleOption = None,
     dir: DirOption = None,
 ) -> None:
     """Build the bot and check that it keeps the protocol; exit code 0 only if every check passes.
 
-    Checked: the handshake, legal and timely moves, well-formed lines on stdout, exit on quit, nothing left running."""
-    report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir))
+    Checked: the handshake, legal and timely moves, well-formed lines on stdout, exit on quit, nothing left running.
+    The games use the default rules; check with the options your tournaments use, e.g.
+    --rule phase1_mode=all (which widens two fields of the view)."""
+    report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir), rule)
     raise typer.Exit(0 if report.passed else 1)
 
 

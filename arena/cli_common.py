@@ -7,7 +7,7 @@ import shlex
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn, Sequence
+from typing import Annotated, NoReturn, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -95,6 +95,10 @@ def _seconds_within(bounds_s: tuple[float, float]):
     return check
 
 
+RuleOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--rule", "-r", help="A rule option, OPTION=VALUE (repeatable), e.g. --rule ace_high=true."),
+]
 MoveTimeout = Annotated[float, typer.Option(callback=_seconds_within(MOVE_TIMEOUT_RANGE_S),
                                             help="Seconds a bot has for each move.")]
 StartupTimeout = Annotated[float, typer.Option(callback=_seconds_within(STARTUP_TIMEOUT_RANGE_S),

@@ -164,6 +164,54 @@ def test_check_does_not_pass_legal_moves_when_no_answer_was_a_move(tmp_path):
     assert failed(report)["well-formed lines"].startswith("malformed: ")
 
 
+STRICT_BOT = """import sys
+KNOWN = {'hello', 'match', 'game', 'event', 'request', 'fault', 'gameover', 'matchover', 'quit'}
+for line in sys.stdin:
+    t = line.split()
+    if t[0] not in KNOWN:
+        sys.exit(f'unknown message {t[0]}')  # what protocol.md section 2 says not to do
+    if t[0] == 'hello': print('hello name=strict', flush=True)
+    elif t[0] == 'request':
+        fields = dict(x.split('=', 1) for x in t[3 + int(t[2]):])
+        if fields['phase'] == '1':
+            int(fields['opponent'])  # a seat number in phase 1 under phase1_mode=pair only
+        print(f'move {t[1]} {t[3]}', flush=True)
+    elif t[0] == 'quit': break
+"""
+
+
+def strict_bot(tmp_path) -> Path:
+    folder = tmp_path / "strict"
+    folder.mkdir()
+    (folder / "bot.py").write_text(STRICT_BOT)
+    (folder / "bot.toml").write_text('name = "strict"\ncommand = ["{python}", "bot.py"]\n')
+    return folder
+
+
+def test_check_sends_what_a_later_protocol_may_add_and_a_bot_must_ignore(tmp_path):
+    report = check_bot(strict_bot(tmp_path), **{**FAST, "games": 1})
+    assert "lost during the games" in failed(report)["stays up"]
+    evidence = next(r for r in report.results if r.name == "stays up").evidence_lines
+    assert any("x-unknown" in line for line in evidence) and any("unknown message x-unknown" in line for line in evidence)
+    tolerant = tmp_path / "strict" / "bot.py"
+    tolerant.write_text(STRICT_BOT.replace("sys.exit(f'unknown message {t[0]}')", "continue"))
+    assert check_bot(tmp_path / "strict", **{**FAST, "games": 1}).passed
+
+
+def test_check_plays_under_the_rule_options_given(tmp_path):
+    folder = strict_bot(tmp_path)
+    (folder / "bot.py").write_text(STRICT_BOT.replace("sys.exit(f'unknown message {t[0]}')", "continue"))
+    assert run("bot", "check", str(folder), "--games", "1").exit_code == 0
+    widened = runner.invoke(app, ["bot", "check", str(folder), "--games", "1", "--rule", "phase1_mode=all"])
+    output = " ".join(widened.output.split())  # the bot's own traceback is shown: no run()
+    assert widened.exit_code == 1 and "under phase1_mode=all" in output
+    assert "FAIL stays up" in output and "its stderr ends: ValueError: invalid literal for int()" in output
+    bad = run("bot", "check", str(folder), "--rule", "phase1_mode=most")
+    assert bad.exit_code == 2 and "phase1_mode cannot be 'most'" in bad.output
+    size = run("bot", "check", str(folder), "--rule", "num_players=4")
+    assert size.exit_code == 2 and "the check plays at a table of 3" in size.output
+
+
 def test_check_cli_shows_failure_and_exit_code_1():
     result = run("bot", "check", str(TEST_BOTS / "noise"), "--games", "1", "--move-timeout", "0.5")
     assert result.exit_code == 1
