@@ -27,7 +27,7 @@ def _bots_dir(path: Path | None) -> Path:
 @bot_app.command("new")
 def new(
     name: Annotated[str, typer.Argument(help="Bot name: 1-32 characters of A-Z a-z 0-9 _ . -")],
-    lang: Annotated[str, typer.Option("--lang", "-l", help="python, c, js or shell.")] = "python",
+    lang: Annotated[str, typer.Option("--lang", "-l", help="python, c, js, shell or java.")] = "python",
     dir: DirOption = None,
 ) -> None:
     """Write a new bot folder (bot.toml + source) that plays legal moves and passes `arena bot check`."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arena.manifest import MANIFEST_NAME, NAME_RE
 
-LANGUAGES = ("python", "c", "js", "shell")
+LANGUAGES = ("python", "c", "js", "shell", "java")
 
 
 class ScaffoldError(Exception):
@@ -152,6 +152,54 @@ $1 == "quit"    {{ exit 0 }}'
 '''
 
 
+_JAVA = r'''// {name}: a Skitgubbe bot (see protocol.md). Replace choose() with your strategy.
+// Built by `javac -d out Bot.java` (the manifest's build step); diagnostics go to System.err only.
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+public class Bot {{
+    /** moves: the legal moves (tokens); view: the request's key=value fields. */
+    static String choose(List<String> moves, Map<String, String> view) {{
+        return moves.get(0);
+    }}
+
+    public static void main(String[] args) throws IOException {{
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        String line;
+        while ((line = in.readLine()) != null) {{
+            String[] t = line.trim().split("\\s+");
+            if (t[0].equals("hello")) {{
+                out.print("hello name={name} version=0.1\n");
+                out.flush();  // every answer: the arena waits for the whole line
+            }} else if (t[0].equals("request")) {{  // request <id> <count> <move_1> ... <field>=<value> ...
+                int count = Integer.parseInt(t[2]);
+                List<String> moves = Arrays.asList(t).subList(3, 3 + count);
+                Map<String, String> view = new HashMap<>();
+                for (int i = 3 + count; i < t.length; i++) {{
+                    int eq = t[i].indexOf('=');
+                    if (eq > 0) view.put(t[i].substring(0, eq), t[i].substring(eq + 1));
+                }}
+                out.print("move " + t[1] + " " + choose(moves, view) + "\n");
+                out.flush();
+            }} else if (t[0].equals("quit")) {{
+                break;
+            }}
+            // every other line (match, game, event, fault, gameover, unknown types) is ignored
+        }}
+        System.exit(0);
+    }}
+}}
+'''
+
+
 def _files(name: str, lang: str) -> tuple[dict[str, str], dict[str, object]]:
     """(files, manifest fields) for one language."""
     if lang == "python":
@@ -163,6 +211,13 @@ def _files(name: str, lang: str) -> tuple[dict[str, str], dict[str, object]]:
         return {"bot.js": _JS.format(name=name)}, dict(language="javascript", command=["node", "bot.js"])
     if lang == "shell":
         return {"bot.sh": _SH.format(name=name)}, dict(language="sh", command=["sh", "bot.sh"])
+    if lang == "java":
+        # A JVM reserves more address space than the sandbox's default 1024 MB gives a process,
+        # and does not start under it; the serial collector keeps its threads and memory small.
+        return ({"Bot.java": _JAVA.format(name=name), ".gitignore": "out/\n"},
+                dict(language="java", build=["javac", "-d", "out", "Bot.java"],
+                     command=["java", "-XX:+UseSerialGC", "-Xmx256m", "-cp", "out", "Bot"],
+                     limits={"address_space_mb": 4096}))
     raise ScaffoldError(f"unknown language {lang!r}; choose one of: {', '.join(LANGUAGES)}")
 
 
@@ -180,6 +235,8 @@ def manifest_text(name: str, fields: dict[str, object]) -> str:
             lines.append(f"{key} = {_toml_value(fields[key])}")
     lines.append('transport = "pipe"')
     lines.append(f'description = "{name}: plays the first legal move (scaffold from arena bot new)."')
+    if fields.get("limits"):
+        lines += ["", "[limits]"] + [f"{key} = {value}" for key, value in fields["limits"].items()]
     return "\n".join(lines) + "\n"
 
 

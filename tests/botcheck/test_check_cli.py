@@ -27,7 +27,7 @@ def run(*args: str):
     return SimpleNamespace(exit_code=result.exit_code, output=" ".join(result.output.split()), raw=result.output)
 
 
-@pytest.mark.parametrize("lang,needs", [("python", None), ("c", "cc"), ("js", "node"), ("shell", "awk")])
+@pytest.mark.parametrize("lang,needs", [("python", None), ("c", "cc"), ("js", "node"), ("shell", "awk"), ("java", "javac")])
 def test_scaffold_passes_check(tmp_path, lang, needs):
     if needs and shutil.which(needs) is None:
         pytest.skip(f"{needs} is not installed: cannot run a {lang} bot")
