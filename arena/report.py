@@ -61,9 +61,15 @@ def render_game_record(record: GameRecord, console: Console, score: MatchScore |
                       f"{fault.kind.value}: {escape(fault.detail)}", highlight=False)
     if len(counted) > 5:
         console.print(f"  ... and {len(counted) - 5} more faults")
-    made_for_gone = len(record.faults) - len(counted)
-    if made_for_gone:
-        console.print(f"  ({made_for_gone} moves made by the referee for a bot that was gone)")
+    # Per gone bot, once: how many of its moves the referee made, and why it was gone (a hung
+    # bot's three timeouts above do not say it was then killed).
+    gone: dict[int, list] = {}
+    for fault in record.faults:
+        if fault.kind.value in NOT_COUNTED_FAULTS:
+            gone.setdefault(fault.seat, [0, fault.detail])[0] += 1
+    for seat, (made, why) in gone.items():
+        console.print(f"  ({made} moves made by the referee for seat {seat} ({escape(labels[seat])}), "
+                      f"gone: {escape(why)})", highlight=False)
 
 
 def render_match_totals(names: Sequence[str], totals: Sequence[int], winners: Sequence[int], games: int, console: Console) -> None:

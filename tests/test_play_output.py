@@ -56,14 +56,16 @@ def test_moves_made_for_a_gone_bot_are_summed_up_not_listed_as_faults():
     from arena.report import render_game_record
 
     faults = (Fault(0, FaultKind.EXITED, "exited (code 1)", 3),) + tuple(
-        Fault(0, FaultKind.DEAD, "the bot is gone", 4 + i) for i in range(40))
+        Fault(0, FaultKind.DEAD, "exited (code 1)", 4 + i) for i in range(40)) + tuple(
+        Fault(2, FaultKind.DEAD, "hung: 3 requests in a row got no answer within 2 s", 50 + i) for i in range(3))
     record = GameRecord(number=1, bots=("x", "y", "z"), outcome=Outcome((1, 2, 0), EndReason.NORMAL, went_out=2),
                         transcript=None, points=(0, 2, 1), faults=faults, think_times_s=((), (), ()), moves=90)
-    console = Console(file=io.StringIO(), width=100, color_system=None)
+    console = Console(file=io.StringIO(), width=200, color_system=None)
     render_game_record(record, console)
     text = console.file.getvalue()
     assert "exited: exited (code 1)" in text and "dead" not in text and "more faults" not in text
-    assert "(40 moves made by the referee for a bot that was gone)" in text
+    assert "(40 moves made by the referee for seat 0 (x), gone: exited (code 1))" in text
+    assert "(3 moves made by the referee for seat 2 (z), gone: hung: 3 requests in a row got no answer within 2 s)" in text
 
 
 def test_a_fifo_in_place_of_a_transcript_is_a_note_not_a_hung_match(tmp_path):
