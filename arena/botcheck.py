@@ -10,6 +10,7 @@ stays up, exit on quit, no leftover processes.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from collections import Counter
@@ -52,6 +53,7 @@ class CheckReport:
     sandbox: dict[str, Any] = field(default_factory=dict)
     think_ms: tuple[float, float] | None = None  # p50, p99
     seconds: float = 0.0
+    logs_kept: list[str] = field(default_factory=list)  # names of the log files copied out
 
     @property
     def passed(self) -> bool:
@@ -126,11 +128,14 @@ def check_bot(
     sandbox_limits: Mapping[str, Any] | None = None,
     build: bool = True,
     rule_options: Mapping[str, str] | None = None,
+    keep_logs_in: Path | None = None,
 ) -> CheckReport:
     """Run every check on one bot (a name under bots_dir, a folder, a bot.toml, or a manifest).
 
     `rule_options` are the games' rule options (as `--rule`); a bad one raises `RulesError`
-    before anything is built or started."""
+    before anything is built or started. `keep_logs_in`: a folder to copy the check's protocol
+    and stderr logs into (they are written to a fresh temporary folder first, so that the
+    evidence quoted never comes from an earlier check)."""
     started = time.monotonic()
     table_size = 1 + len(opponents)
     rules = Rules.from_options({"num_players": str(table_size), **(rule_options or {})})
@@ -173,6 +178,8 @@ def check_bot(
         _run(manifest, report, settings, log_dir, games=games, opponents=opponents,
              opponents_dir=opponents_dir, quit_wait_s=quit_wait_s, seed=seed, rules=rules,
              rule_words=_rules_words(rule_options or {}))
+        if keep_logs_in is not None:
+            report.logs_kept = _copy_logs(log_dir, Path(keep_logs_in))
     report.seconds = time.monotonic() - started
     return report
 
@@ -336,6 +343,20 @@ class FutureLines:
 
     def __getattr__(self, name: str) -> Any:  # pid, returncode, guard, _proc, stderr_tail, ...
         return getattr(self.inner, name)
+
+
+def _copy_logs(source: Path, target: Path) -> list[str]:
+    """Copy the regular files of `source` into `target`; the bots could write into the log folder,
+    so anything else (a FIFO would block the copy) is left behind."""
+    copied = []
+    for path in sorted(source.iterdir()):
+        if path.is_file() and not path.is_symlink():
+            try:
+                shutil.copyfile(path, target / path.name)
+                copied.append(path.name)
+            except OSError:
+                pass
+    return copied
 
 
 def _rules_words(options: Mapping[str, str]) -> str:

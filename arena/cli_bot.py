@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.cli_common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail, ignore_interrupts,
-                               parse_rule_options, stop_on_sigterm)
+                               parse_rule_options, stop_on_sigterm, usable_log_dir)
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
@@ -58,7 +58,7 @@ def _render_report(report) -> None:
 
 
 def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float, bots_dir: Path,
-               rule: list[str] | None = None):
+               rule: list[str] | None = None, log: Path | None = None):
     from arena.botcheck import check_bot
     from arena.game import RulesError
     from arena.registry import save_check
@@ -70,7 +70,7 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     stop_on_sigterm()  # so that the build and the bots under test are ended, not left behind
     try:
         report = check_bot(bot, games=games, bots_dir=bots_dir, move_timeout_s=move_timeout,
-                           startup_timeout_s=startup_timeout, rule_options=options)
+                           startup_timeout_s=startup_timeout, rule_options=options, keep_logs_in=usable_log_dir(log))
     except RulesError as exc:
         fail(f"--rule: {exc}")
     except KeyboardInterrupt:  # it ended with exit code 130 and no word
@@ -79,6 +79,8 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     if report.directory is None:  # the manifest could not be loaded: a usage error
         fail(report.results[0].detail)
     _render_report(report)
+    if log is not None:
+        console.print(f"logs kept in {escape(str(log))}: {escape(', '.join(report.logs_kept) or 'none')}", highlight=False)
     try:
         if report.directory.resolve().parent == bots_dir.resolve():
             save_check(report.directory, report.to_dict())
@@ -97,6 +99,7 @@ def check(
     move_timeout: MoveTimeout = 2.0,
     startup_timeout: StartupTimeout = 10.0,
     rule: RuleOption = None,
+    log: Annotated[Optional[Path], typer.Option(help="Keep the check's protocol lines and bot stderr in this folder.")] = None,
     dir: DirOption = None,
 ) -> None:
     """Build the bot and check that it keeps the protocol; exit code 0 only if every check passes.
@@ -104,7 +107,7 @@ def check(
     Checked: the handshake, legal and timely moves, well-formed lines on stdout, exit on quit, nothing left running.
     The games use the default rules; check with the options your tournaments use, e.g.
     --rule phase1_mode=all (which widens two fields of the view)."""
-    report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir), rule)
+    report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir), rule, log)
     raise typer.Exit(0 if report.passed else 1)
 
 

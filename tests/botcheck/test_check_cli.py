@@ -212,6 +212,18 @@ def test_check_plays_under_the_rule_options_given(tmp_path):
     assert size.exit_code == 2 and "the check plays at a table of 3" in size.output
 
 
+def test_check_keeps_its_logs_where_asked(tmp_path):
+    logs = tmp_path / "logs"
+    result = run("bot", "check", "random_bot", "--games", "1", "--log", str(logs))
+    assert result.exit_code == 0 and f"logs kept in {logs}" in result.output
+    protocol_log = (logs / "seat0-random_bot.protocol.log").read_text()
+    assert protocol_log.startswith("> hello protocol=1") and "> x-unknown " in protocol_log and "< move 1 " in protocol_log
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    refused = run("bot", "check", "random_bot", "--games", "1", "--log", str(not_a_folder))
+    assert refused.exit_code == 2 and "not a folder" in refused.output
+
+
 def test_check_cli_shows_failure_and_exit_code_1():
     result = run("bot", "check", str(TEST_BOTS / "noise"), "--games", "1", "--move-timeout", "0.5")
     assert result.exit_code == 1
