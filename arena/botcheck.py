@@ -54,6 +54,7 @@ class CheckReport:
     think_ms: tuple[float, float] | None = None  # p50, p99
     seconds: float = 0.0
     logs_kept: list[str] = field(default_factory=list)  # names of the log files copied out
+    rule_options: dict[str, str] = field(default_factory=dict)  # the games' options besides the defaults
 
     @property
     def passed(self) -> bool:
@@ -63,7 +64,7 @@ class CheckReport:
         return {
             "bot": self.bot, "version": self.version, "passed": self.passed,
             "checks": [{"name": r.name, "passed": r.passed, "skipped": r.skipped, "detail": r.detail} for r in self.results],
-            "sandbox": self.sandbox, "seconds": round(self.seconds, 3),
+            "rules": self.rule_options, "sandbox": self.sandbox, "seconds": round(self.seconds, 3),
         }
 
 
@@ -152,7 +153,7 @@ def check_bot(
             report = CheckReport(bot=str(bot), directory=None)
             report.results.append(CheckResult("manifest", False, str(exc)))
             return report
-    report = CheckReport(bot=manifest.name, directory=manifest.directory)
+    report = CheckReport(bot=manifest.name, directory=manifest.directory, rule_options=dict(rule_options or {}))
     results = report.results
     try:
         report.version = content_hash(manifest)

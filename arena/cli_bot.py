@@ -179,7 +179,9 @@ def list_(dir: DirOption = None) -> None:
             date = str(b.check.get("date", ""))[:16].replace("T", " ")
             checked = b.check.get("version", "")
             stale = f" [yellow](of {checked})[/yellow]" if checked and b.current and checked != b.current else ""
-            last = f"{ok} {escape(date)}{stale}"
+            rules = b.check.get("rules") or {}
+            under = " under " + ", ".join(f"{k}={v}" for k, v in rules.items()) if rules else ""
+            last = f"{ok} {escape(date)}{escape(under)}{stale}"
         table.add_row(escape(b.name), escape(b.language), escape(b.transport), version, last)
     console.print(table)
 

@@ -205,6 +205,8 @@ def test_check_plays_under_the_rule_options_given(tmp_path):
     widened = runner.invoke(app, ["bot", "check", str(folder), "--games", "1", "--rule", "phase1_mode=all"])
     output = " ".join(widened.output.split())  # the bot's own traceback is shown: no run()
     assert widened.exit_code == 1 and "under phase1_mode=all" in output
+    assert check_bot(folder, **{**FAST, "games": 1}, rule_options={"phase1_mode": "all"}).to_dict()["rules"] == \
+        {"phase1_mode": "all"}
     assert "FAIL stays up" in output and "its stderr ends: ValueError: invalid literal for int()" in output
     bad = run("bot", "check", str(folder), "--rule", "phase1_mode=most")
     assert bad.exit_code == 2 and "phase1_mode cannot be 'most'" in bad.output
@@ -245,6 +247,10 @@ def test_add_registers_with_version_and_list_shows_it(tmp_path):
     listing = run("bot", "list", "--dir", str(reg))
     assert listing.exit_code == 0 and "addme" in listing.output and manifest.version in listing.output
     assert "pass" in listing.output
+    # a check under other rule options says so in the list
+    assert run("bot", "check", "addme", "--dir", str(reg), "--games", "1", "--rule", "phase1_mode=all").exit_code == 0
+    wide = runner.invoke(app, ["bot", "list", "--dir", str(reg)], env={"COLUMNS": "200"})
+    assert "under phase1_mode=all" in wide.output
 
     # a changed bot is a new version; re-adding needs --replace
     (src / "addme" / "bot.py").write_text((src / "addme" / "bot.py").read_text() + "\n# tweak\n")
