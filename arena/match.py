@@ -168,7 +168,8 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
         return protocol.parse_bot_hello(line).name
     except BotTimeout as exc:
         # The usual cause in a bot that works by hand: its line sits in an unflushed buffer.
-        hint = f"it sent {exc.unfinished}" if exc.unfinished else "is stdout flushed after each line?"
+        hint = f"it sent {exc.unfinished}" if exc.unfinished else \
+            getattr(seat.transport, "NO_HELLO_HINT", "is stdout flushed after each line?")
         seat.drop(f"no hello within {timeout_s:g} s ({hint})", FaultKind.NO_HELLO)
     except TransportError as exc:
         seat.drop(f"no hello: {exc}{_start_up_output(seat, str(exc), read_more=False)}", FaultKind.NO_HELLO)

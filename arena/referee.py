@@ -46,6 +46,8 @@ DRAW_STEPS = frozenset({MoveKind.DRAW, MoveKind.CHANCE})  # a phase-1 turn's fir
 # dropped for the rest of the game. Without this a bot stuck in a loop would cost the full move
 # limit at every one of its decisions (about 75 a game), and a tournament table would take hours.
 HUNG_AFTER_TIMEOUTS = 3
+# How many unanswered requests a bot's late answers are recognised for (protocol.md section 7).
+LATE_ANSWERS_REMEMBERED = 10_000
 # How long a dropped bot gets between SIGTERM and SIGKILL: it has already failed to answer.
 KILL_GRACE_S = 0.2
 
@@ -332,7 +334,10 @@ def _stale_detail(answered_id: int, request_id: int) -> str:
 def _await_late(seat: Seat, request_id: int) -> None:
     late = seat.awaiting_late
     late.add(request_id)
-    if len(late) > HUNG_AFTER_TIMEOUTS * 4:  # only recent ones matter; keep the set small
+    # A bot that is always a little slow falls further behind with every request, so its late
+    # answers can lag by hundreds of requests; protocol.md promises they are dropped, not
+    # charged as `stale`. The bound only keeps a flood of faults from growing the set forever.
+    if len(late) > LATE_ANSWERS_REMEMBERED:
         late.discard(min(late))
 
 

@@ -134,6 +134,27 @@ def test_late_answer_to_an_old_request_is_dropped_not_a_fault(copies, kinds):
     assert [f.kind for f in record.faults] == kinds
 
 
+def test_late_answers_that_lag_far_behind_are_still_dropped_not_stale():
+    """A bot a little slower than the limit falls further behind with every request (an audit's
+    bot slept 2.5 s under a 2 s limit). Its late answers, however old, are dropped as section 7
+    promises; the arena used to remember only the last 12 and charged older ones as `stale`."""
+    outstanding: list[str] = []
+
+    def always_late(n, tokens):
+        if n > 60:
+            return f"move {tokens[1]} {legal_moves_of(tokens)[0]}"
+        outstanding.append(f"move {tokens[1]} {legal_moves_of(tokens)[0]}")
+        if n % 2 == 0:  # one old answer every other request: the backlog grows by one every two
+            seats[0].transport.pending.append(outstanding.pop(0))
+        return timeout_error()
+
+    seats = seats_with(always_late, random_policy(2), random_policy(3))
+    record = play_game(Game.new(Rules(), seed=8, dealer=0), seats)
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    assert len(outstanding) > 12 and kinds and set(kinds) == {FaultKind.TIMEOUT}  # 12: the old window
+    assert seats[0].alive  # a late answer is a sign of life: never two timeouts in a row here without one
+
+
 def test_old_ids_that_are_not_late_answers_are_stale_and_do_not_hide_a_hang():
     """Found by a hostile bot answering `move 0 ...` to everything: every old id used to be taken
     for a late answer, dropped, and counted as a sign of life, so the bot was never called hung

@@ -242,6 +242,12 @@ class ZmqTransport:
             elif ev in _FAIL_EVENTS:
                 self._failure = _FAIL_EVENTS[ev]
 
+    # What to suspect when a connected bot never answers hello (protocol.md section 12): the
+    # usual ZeroMQ first bot uses REP, which cannot answer the arena's DEALER, or a ROUTER that
+    # replies without the routing-id frame; both look like silence from here.
+    NO_HELLO_HINT = ("does it reply on a ROUTER socket with two frames, [routing id, line]? REQ, REP "
+                     "and PAIR sockets cannot talk to the arena's DEALER")
+
     def _stalled(self, what: str) -> Exception:
         """Turn 'nothing happened before the deadline' into the most precise error."""
         try:
@@ -251,6 +257,9 @@ class ZmqTransport:
         if self._failure and not self._connected:
             return BotUnreachable(f"{self.name}: {self._failure}; {what}")
         if not self._ever_connected:
+            if self._proc is not None:  # the arena started it: it was to bind where it was told
+                return BotUnreachable(f"{self.name}: never connected ({what}); does it bind a ROUTER socket "
+                                      f"on exactly {self.endpoint} (given in $ARENA_ZMQ_ENDPOINT)?")
             return BotUnreachable(f"{self.name}: never connected ({what}); is it running, "
                                   "and if CurveZMQ is used, do the keys match?")
         if not self._connected:
@@ -275,7 +284,7 @@ class ZmqTransport:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise self._stalled(f"could not send within {self.send_timeout_s:g}s")
+                raise self._stalled(f"could not send within {self.send_timeout_s:.3g} s")
             if sock.poll(remaining * 1000.0, zmq.POLLOUT):
                 try:
                     sock.send(data, zmq.NOBLOCK)
@@ -293,7 +302,7 @@ class ZmqTransport:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise self._stalled(f"no reply within {timeout_s:g}s")
+                raise self._stalled(f"no reply within {timeout_s:.3g} s")
             wait = remaining if proc is None else min(remaining, _EXIT_CHECK_S)
             ready = poll(wait * 1000.0)
             if ready:

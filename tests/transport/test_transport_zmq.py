@@ -265,3 +265,46 @@ def test_ipc_folders_of_a_killed_arena_are_removed_by_the_next(tmp_path):
     finally:
         transport.close(grace_s=0.2)
     assert not folder.exists()
+
+
+# A newcomer's ZeroMQ bots (from an audit): each used to be told to flush stdout, or to check that
+# a service is running, although the arena had started it and never reads its stdout.
+REP_BOT = """import os, zmq
+s = zmq.Context().socket(zmq.REP)  # the usual first ZeroMQ program: it cannot answer a DEALER
+s.bind(os.environ["ARENA_ZMQ_ENDPOINT"])
+while True:
+    s.send(b"hello name=rep", copy=True) if s.recv() else None
+"""
+ELSEWHERE_BOT = """import time, zmq
+s = zmq.Context().socket(zmq.ROUTER)
+s.bind("tcp://127.0.0.1:*")  # not the endpoint it was given
+time.sleep(30)
+"""
+
+
+def test_an_arena_started_bot_that_binds_elsewhere_is_told_where_to_bind(tmp_path: Path) -> None:
+    bot = tmp_path / "elsewhere.py"
+    bot.write_text(ELSEWHERE_BOT)
+    t = ZmqTransport.start([sys.executable, str(bot)])
+    try:
+        t.send("hello protocol=1")
+        with pytest.raises(BotUnreachable, match=r"does it bind a ROUTER socket on exactly ipc://.*ARENA_ZMQ_ENDPOINT"):
+            t.receive(1.0)
+    finally:
+        t.close()
+
+
+def test_no_hello_from_a_rep_socket_bot_names_the_socket_type(tmp_path: Path) -> None:
+    from arena.manifest import load_manifest
+    from arena.match import BotSettings, connect_bot
+    from arena.referee import TimeLimits, close_transport
+
+    (tmp_path / "bot.py").write_text(REP_BOT)
+    (tmp_path / "bot.toml").write_text('name = "rep"\ncommand = ["{python}", "bot.py"]\ntransport = "zmq"\n')
+    seat, name = connect_bot(load_manifest(tmp_path), BotSettings(limits=TimeLimits(startup_timeout_s=1.0)), "rep")
+    try:
+        assert name == "" and not seat.alive
+        assert "does it reply on a ROUTER socket with two frames, [routing id, line]?" in seat.dead_reason
+        assert "flushed" not in seat.dead_reason
+    finally:
+        close_transport(seat.transport, 0.5)
