@@ -355,8 +355,10 @@ def play_match(
     limits: TimeLimits = TimeLimits(),
     on_game: Callable[[GameRecord, MatchScore], None] | None = None,
     on_event: Callable[[Event], None] | None = None,
+    keep_going: Callable[[GameRecord], bool] | None = None,
 ) -> MatchResult:
-    """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games."""
+    """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games
+    (fewer if `keep_going`, asked after each game, says no)."""
     start_faults = tuple(handshake_faults(seats))
     match_line = protocol.format_match_start(rules, games)
     tell_match_start(seats, match_line)
@@ -372,6 +374,8 @@ def play_match(
         records.append(record)
         if on_game is not None:
             on_game(record, score)  # the score as it stands after this game
+        if keep_going is not None and not keep_going(record):
+            break
     winners = score.winners
     for seat in seats:
         if seat.alive:

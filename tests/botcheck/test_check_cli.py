@@ -97,6 +97,27 @@ def test_check_shows_what_a_bot_wrote_after_a_bad_hello():
            "needs [limits] address_space_mb = 4096 in its bot.toml" in failed(report)["handshake"]
 
 
+def test_check_of_a_bot_always_slower_than_the_limit_stops_early_and_says_how_slow(tmp_path):
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        "import sys, time\n"
+        "for line in sys.stdin:\n"
+        "    t = line.split()\n"
+        "    if t[0] == 'hello': print('hello name=slow', flush=True)\n"
+        "    elif t[0] == 'request':\n"
+        "        time.sleep(0.35)  # the check's limit here is 0.3 s\n"
+        "        print(f'move {t[1]} {t[3]}', flush=True)\n"
+        "    elif t[0] == 'quit': break\n")
+    (folder / "bot.toml").write_text('name = "slow"\ncommand = ["{python}", "bot.py"]\n')
+    report = check_bot(folder, **{**FAST, "games": 6})
+    games = failed(report)["games"]
+    assert "(stopped after 1 game of 6: 10 timeouts or more say enough)" in games, games
+    in_time = failed(report)["answers in time"]
+    assert in_time.startswith("think time p50 300.0 ms, p99 300.0 ms (limit 300 ms, timeouts counted at the limit)")
+    assert "stale" not in games  # its late answers, however far behind, are dropped
+
+
 def test_check_fails_late_answers():
     report = check_bot(TEST_BOTS / "late", **FAST)
     assert "answers in time" in failed(report) and "timeout" in failed(report)["answers in time"]
