@@ -303,7 +303,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         f = first_fault({FaultKind.MALFORMED, FaultKind.OVERLONG})
         results.append(CheckResult(
             "well-formed lines", f is None,
-            "every line on stdout was a well-formed protocol line" if f is None else f"{f.kind.value}: {f.detail}",
+            "every line the bot sent was a well-formed protocol line" if f is None else f"{f.kind.value}: {f.detail}",
             () if f is None else evidence_for(f)))
 
         f = first_fault({FaultKind.EXITED, FaultKind.DEAD})

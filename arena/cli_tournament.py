@@ -226,9 +226,14 @@ def run(
     if start_failures:
         # The results stand (each such game is a recorded fault), but a bot that never played is
         # a setup problem a script must be able to see, as with `arena play`.
-        fail("; ".join(f"{bot} could not start in {count(games, 'game')} ({reason})"
-                       for bot, games, reason in start_failures)
-             + ". Its moves there were the referee's; check it with: arena bot check BOT", code=1)
+        fail("\n".join(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
+                        f"so its moves there were the referee's. Check it with: {_check_command(manifests, bot)}"
+                        for bot, games, reason in start_failures), code=1)
+
+
+def _check_command(manifests, bot: str) -> str:
+    manifest = manifests.get(bot)
+    return command("arena", "bot", "check", manifest.directory if manifest is not None else bot)
 
 
 def _stored_layout(stored: dict | None) -> str:

@@ -278,9 +278,13 @@ def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
                 seat.transport = None
             seat.failed_restarts += 1
             failed = seat.failed_restarts  # a failed first start counts too: "restart 2" was the first restart
-            seat.dead_reason = f"{count(failed, 'failed start')} in a row, the last: {fresh.dead_reason}"
-            if seat.failed_restarts >= MAX_FAILED_RESTARTS:
-                seat.dead_reason += "; no more restarts in this match"
+            if failed >= MAX_FAILED_RESTARTS:  # worded for the games after too, where none is tried
+                seat.dead_reason = (f"not started again in this match after {failed} failed starts in a row; "
+                                    f"the last: {fresh.dead_reason}")
+            elif failed == 1:
+                seat.dead_reason = f"its fresh start failed: {fresh.dead_reason}"
+            else:
+                seat.dead_reason = f"{failed} failed starts in a row, the last: {fresh.dead_reason}"
             seat.dead_kind = fresh.dead_kind
             continue
         seat.alive, seat.dead_reason = True, ""

@@ -578,6 +578,14 @@ def test_a_tournament_with_a_bot_that_cannot_start_ends_with_an_error_naming_it(
     assert "done: 6 games stored" in said
     assert "ghost could not start in 6 games" in said and "No such file or directory" in said
     assert "2 failed starts in a row" in said  # the first restart was once called "restart 2"
+    assert f"so its moves there were the referee's. Check it with: arena bot check {tmp_path / 'ghost'}" in said
+    from arena.store import ResultStore
+
+    store = ResultStore(tmp_path / "t.sqlite", read_only=True)
+    details = [f["detail"] for row in store.rows(with_transcripts=False) for f in row.faults if f["kind"] == "no_hello"]
+    store.close()
+    # once the restarts are given up, later games say so instead of seeming to try again
+    assert any("not started again in this match after 3 failed starts in a row; the last: " in d for d in details)
 
 
 def test_a_results_file_locked_by_another_program_is_a_message_not_a_traceback(tmp_path, monkeypatch):
