@@ -311,6 +311,9 @@ class ZmqTransport:
                 if any(s is sock for s, _ in ready):
                     break  # a reply that arrived before the peer left is still read
                 self._read_monitor()
+                if self._failure is not None and not self._connected:
+                    # Refused keys: libzmq retries the handshake forever, and no retry can mend it.
+                    raise BotUnreachable(f"{self.name}: {self._failure}")
                 if self._ever_connected and not self._connected:
                     raise BotExited(f"{self.name} dropped the connection (the service stopped, "
                                     f"or its network went away)")
