@@ -104,7 +104,7 @@ def check(
 ) -> None:
     """Build the bot and check that it keeps the protocol; exit code 0 only if every check passes.
 
-    Checked: the handshake, legal and timely moves, well-formed lines on stdout, exit on quit, nothing left running.
+    Checked: the handshake, legal and timely moves, well-formed lines, exit on quit, nothing left running.
     The games use the default rules; check with the options your tournaments use, e.g.
     --rule phase1_mode=all (which widens two fields of the view)."""
     report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir), rule, log)

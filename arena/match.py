@@ -20,6 +20,7 @@ from arena.game import Event, Game, Rules
 from arena.game.scoring import MatchScore, first_dealer
 from arena.game.seeds import derive_seed
 from arena.manifest import BotManifest
+from arena.protocol_view import visible
 from arena.referee import FaultKind, GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
 from arena.transport.base import BotTimeout, Transport, TransportError
 from arena.transport.pipe import PipeTransport
@@ -221,8 +222,9 @@ _OUT_OF_MEMORY_AT_START = re.compile(
 
 
 def _clip(text: str, limit: int = 100) -> str:
+    # Escaped as well as clipped: the reason reaches terminals (play, check, standings).
     text = text.strip()
-    return text if len(text) <= limit else text[:limit] + "..."
+    return visible(text if len(text) <= limit else text[:limit] + "...")
 
 
 def connect_bot(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Seat, str]:

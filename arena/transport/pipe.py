@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from arena.protocol_view import visible
 from arena.transport import procs
 from arena.transport.base import (
     MAX_LINE_BYTES,
@@ -94,7 +95,7 @@ class PipeTransport:
         last = [line.strip() for line in self._proc.stderr_tail(STDERR_HINT_BYTES).splitlines() if line.strip()]
         if last:
             said = last[-1] if len(last[-1]) <= STDERR_HINT_CHARS else last[-1][:STDERR_HINT_CHARS] + "..."
-            msg += f"; its stderr ends: {said}"
+            msg += f"; its stderr ends: {visible(said)}"  # quoted to terminals: no escape sequence acts
         return BotExited(msg, returncode=rc)
 
     def send(self, line: str) -> None:

@@ -118,6 +118,36 @@ def test_check_of_a_bot_always_slower_than_the_limit_stops_early_and_says_how_sl
     assert "stale" not in games  # its late answers, however far behind, are dropped
 
 
+def test_what_a_failed_start_printed_is_quoted_without_its_control_characters(tmp_path):
+    folder = tmp_path / "ansi"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        "import sys\n"
+        "sys.stdin.readline()\n"
+        "print('\\x1b[2J\\x1b[Hcleared your screen', flush=True)\n"
+        "print('\\x1b[31mred\\x1b[0m second line', flush=True)\n"
+        "sys.stderr.write('\\x1b]0;title\\x07 on stderr\\n')\n")
+    (folder / "bot.toml").write_text('name = "ansi"\ncommand = ["{python}", "bot.py"]\n')
+    detail = failed(check_bot(folder, **FAST))["handshake"]
+    assert "\x1b" not in detail and "\x07" not in detail
+    assert "then on stdout: \\x1b[31mred\\x1b[0m second line" in detail and "stderr ends: \\x1b]0;title\\x07 on stderr" in detail
+
+
+def test_the_stderr_line_quoted_for_a_crash_is_escaped(tmp_path):
+    folder = tmp_path / "crash"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    if line.startswith('hello'): print('hello name=crash', flush=True)\n"
+        "    elif line.startswith('request'):\n"
+        "        sys.stderr.write('\\x1b[31mBoom\\x1b[0m\\n')\n"
+        "        sys.exit(3)\n")
+    (folder / "bot.toml").write_text('name = "crash"\ncommand = ["{python}", "bot.py"]\n')
+    detail = failed(check_bot(folder, **{**FAST, "games": 1}))["stays up"]
+    assert "(exit code 3); its stderr ends: \\x1b[31mBoom\\x1b[0m" in detail and "\x1b" not in detail
+
+
 def test_check_fails_late_answers():
     report = check_bot(TEST_BOTS / "late", **FAST)
     assert "answers in time" in failed(report) and "timeout" in failed(report)["answers in time"]
