@@ -75,6 +75,15 @@ def failed(report) -> dict[str, str]:
     return {r.name: r.detail for r in report.results if not r.passed}
 
 
+def python_bot(tmp_path: Path, name: str, source: str) -> Path:
+    """A bot folder in tmp_path: bot.py holding `source`, run by the arena's Python."""
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "bot.py").write_text(source)
+    (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["{{python}}", "bot.py"]\n')
+    return folder
+
+
 def test_check_fails_slow_start():
     report = check_bot(TEST_BOTS / "slow_start", **FAST)
     assert not report.passed and "handshake" in failed(report)
@@ -98,9 +107,7 @@ def test_check_shows_what_a_bot_wrote_after_a_bad_hello():
 
 
 def test_check_of_a_bot_always_slower_than_the_limit_stops_early_and_says_how_slow(tmp_path):
-    folder = tmp_path / "slow"
-    folder.mkdir()
-    (folder / "bot.py").write_text(
+    folder = python_bot(tmp_path, "slow", (
         "import sys, time\n"
         "for line in sys.stdin:\n"
         "    t = line.split()\n"
@@ -108,8 +115,8 @@ def test_check_of_a_bot_always_slower_than_the_limit_stops_early_and_says_how_sl
         "    elif t[0] == 'request':\n"
         "        time.sleep(0.35)  # the check's limit here is 0.3 s\n"
         "        print(f'move {t[1]} {t[3]}', flush=True)\n"
-        "    elif t[0] == 'quit': break\n")
-    (folder / "bot.toml").write_text('name = "slow"\ncommand = ["{python}", "bot.py"]\n')
+        "    elif t[0] == 'quit': break\n"
+    ))
     report = check_bot(folder, **{**FAST, "games": 6})
     games = failed(report)["games"]
     assert "(stopped after 1 game of 6: 10 timeouts or more say enough)" in games, games
@@ -119,31 +126,27 @@ def test_check_of_a_bot_always_slower_than_the_limit_stops_early_and_says_how_sl
 
 
 def test_what_a_failed_start_printed_is_quoted_without_its_control_characters(tmp_path):
-    folder = tmp_path / "ansi"
-    folder.mkdir()
-    (folder / "bot.py").write_text(
+    folder = python_bot(tmp_path, "ansi", (
         "import sys\n"
         "sys.stdin.readline()\n"
         "print('\\x1b[2J\\x1b[Hcleared your screen', flush=True)\n"
         "print('\\x1b[31mred\\x1b[0m second line', flush=True)\n"
-        "sys.stderr.write('\\x1b]0;title\\x07 on stderr\\n')\n")
-    (folder / "bot.toml").write_text('name = "ansi"\ncommand = ["{python}", "bot.py"]\n')
+        "sys.stderr.write('\\x1b]0;title\\x07 on stderr\\n')\n"
+    ))
     detail = failed(check_bot(folder, **FAST))["handshake"]
     assert "\x1b" not in detail and "\x07" not in detail
     assert "then on stdout: \\x1b[31mred\\x1b[0m second line" in detail and "stderr ends: \\x1b]0;title\\x07 on stderr" in detail
 
 
 def test_the_stderr_line_quoted_for_a_crash_is_escaped(tmp_path):
-    folder = tmp_path / "crash"
-    folder.mkdir()
-    (folder / "bot.py").write_text(
+    folder = python_bot(tmp_path, "crash", (
         "import sys\n"
         "for line in sys.stdin:\n"
         "    if line.startswith('hello'): print('hello name=crash', flush=True)\n"
         "    elif line.startswith('request'):\n"
         "        sys.stderr.write('\\x1b[31mBoom\\x1b[0m\\n')\n"
-        "        sys.exit(3)\n")
-    (folder / "bot.toml").write_text('name = "crash"\ncommand = ["{python}", "bot.py"]\n')
+        "        sys.exit(3)\n"
+    ))
     detail = failed(check_bot(folder, **{**FAST, "games": 1}))["stays up"]
     assert "(exit code 3); its stderr ends: \\x1b[31mBoom\\x1b[0m" in detail and "\x1b" not in detail
 
@@ -200,16 +203,14 @@ def test_check_skips_exit_on_quit_for_a_bot_already_gone():
 
 
 def test_check_does_not_pass_legal_moves_when_no_answer_was_a_move(tmp_path):
-    folder = tmp_path / "verb"
-    folder.mkdir()
-    (folder / "bot.py").write_text(
+    folder = python_bot(tmp_path, "verb", (
         "import sys\n"
         "for line in sys.stdin:\n"
         "    t = line.split()\n"
         "    if t[0] == 'hello': print('hello name=verb', flush=True)\n"
         "    elif t[0] == 'request': print(f'play {t[3]}', flush=True)  # the verb is 'move'\n"
-        "    elif t[0] == 'quit': break\n")
-    (folder / "bot.toml").write_text('name = "verb"\ncommand = ["{python}", "bot.py"]\n')
+        "    elif t[0] == 'quit': break\n"
+    ))
     report = check_bot(folder, **{**FAST, "games": 1})
     assert failed(report)["legal moves"] == "no answer was a well-formed move, so no move could be checked"
     assert failed(report)["well-formed lines"].startswith("malformed: ")
@@ -232,11 +233,7 @@ for line in sys.stdin:
 
 
 def strict_bot(tmp_path) -> Path:
-    folder = tmp_path / "strict"
-    folder.mkdir()
-    (folder / "bot.py").write_text(STRICT_BOT)
-    (folder / "bot.toml").write_text('name = "strict"\ncommand = ["{python}", "bot.py"]\n')
-    return folder
+    return python_bot(tmp_path, "strict", STRICT_BOT)
 
 
 def test_check_sends_what_a_later_protocol_may_add_and_a_bot_must_ignore(tmp_path):
