@@ -5,11 +5,12 @@ bundled bots, with protocol lines logged to a temporary folder. Each check is a 
 evidence lines (the protocol lines around the problem, the tail of the bot's stderr) when it fails.
 
 Checks, in order: manifest, build, handshake, games, legal moves, answers in time, well-formed lines,
-stays up, exit on quit, no leftover processes.
+stays up, exit on quit, no leftover processes, and for a running ZeroMQ service: conversations apart.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 import time
@@ -18,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arena import protocol
+from arena import __version__, protocol
 from arena.game import Rules, RulesError
 from arena.bot_build import build_bot
 from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
-from arena.match import QUIT_GRACE_S, BotSettings, allow_restarts, close_seat, connect_bot, play_match
+from arena.match import QUIT_GRACE_S, BotSettings, allow_restarts, close_seat, connect_bot, open_transport, play_match
 from arena.protocol_view import visible
 from arena.wording import count
 from arena.referee import FaultKind, Seat, TimeLimits, close_transport, send_lines
@@ -315,6 +316,9 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             () if f is None and seats[0].alive else ev.both()))
 
         _check_quit(manifest, seats[0], report, ev, quit_wait_s)
+        if manifest.is_service:
+            close_seat(seats[0])  # its conversation, still open, would otherwise take the misrouted answer
+            results.append(_check_conversations_apart(manifest, settings))
     finally:
         # After close, the `members()` scan (session, group, descendants, ARENA_BOT_TOKEN) of each
         # process the bot had must come back empty.
@@ -362,6 +366,57 @@ class FutureLines:
 
     def __getattr__(self, name: str) -> Any:  # pid, returncode, guard, _proc, stderr_tail, ...
         return getattr(self.inner, name)
+
+
+CONVERSATIONS_PROBED = 3
+
+
+def _check_conversations_apart(manifest: BotManifest, settings: BotSettings) -> CheckResult:
+    """A service must answer each conversation on it (protocol.md section 12). A DEALER socket
+    passes every one-conversation check and then, with two tables open, sends each answer to
+    whichever conversation comes next in its rotation, mixing games. So: open several
+    conversations, then begin them one by one from the last opened to the first, against the
+    order of any rotation, and see each answer come back on its own conversation."""
+    name = "conversations apart"
+    transports = []
+    begun = []
+    try:
+        try:
+            for i in range(CONVERSATIONS_PROBED):
+                transports.append(open_transport(manifest, settings, f"apart{i}-{manifest.name}"))
+        except (TransportError, OSError) as exc:
+            return CheckResult(name, False, f"could not open {CONVERSATIONS_PROBED} conversations at once: {exc}")
+        time.sleep(0.2)  # every connection made before the first line: their order is the test
+        for number in range(CONVERSATIONS_PROBED, 0, -1):
+            transport = transports[number - 1]
+            try:
+                send_lines(transport, [protocol.format_hello(__version__)])
+                begun.append(transport)
+                protocol.parse_bot_hello(transport.receive(settings.limits.startup_timeout_s))
+            except (TransportError, protocol.ProtocolError) as exc:
+                misrouted = [i for i, t in enumerate(transports, start=1) if i != number and _has_a_line(t)]
+                if misrouted:
+                    return CheckResult(name, False, (
+                        f"the hello of conversation {number} was answered on conversation {misrouted[0]} "
+                        f"({CONVERSATIONS_PROBED} open): a DEALER socket? Only a ROUTER, replying [routing id, "
+                        "line], keeps simultaneous games apart (protocol.md section 12)"))
+                return CheckResult(name, False, f"no answer to the hello of conversation {number} "
+                                                f"({CONVERSATIONS_PROBED} open): {exc}")
+        return CheckResult(name, True, f"{CONVERSATIONS_PROBED} conversations open at once, each answered on its own")
+    finally:
+        for transport in begun:  # the others never began: they end unannounced, as conversations may
+            with contextlib.suppress(TransportError, OSError):
+                send_lines(transport, [protocol.format_quit()])
+        for transport in transports:
+            close_transport(transport, 0.0)
+
+
+def _has_a_line(transport: Any) -> bool:
+    try:
+        transport.receive(0.2)
+        return True
+    except TransportError:
+        return False
 
 
 def _copy_logs(source: Path, target: Path) -> list[str]:

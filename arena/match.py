@@ -99,7 +99,8 @@ class LoggedTransport:
         return getattr(self.inner, name)
 
 
-def _start_transport(manifest: BotManifest, settings: BotSettings, label: str) -> Transport:
+def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> Transport:
+    """Start the bot (sandboxed, unless settings say not) or connect to its service; no line is sent."""
     if not settings.sandbox or manifest.is_service:
         return _start_raw(manifest, settings, label, settings.preexec)
     from arena.sandbox import BotGuard, SandboxedTransport, make_preexec, network_needed, resolve_limits
@@ -143,7 +144,7 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     Never raises for a bot's fault: a bot that cannot start comes back as a dropped Seat."""
     seat = Seat(name=manifest.name, transport=None)
     try:
-        transport = _start_transport(manifest, settings, label)
+        transport = open_transport(manifest, settings, label)
     except (TransportError, OSError) as exc:
         seat.drop(f"cannot start: {exc}", FaultKind.NO_HELLO)
         return seat
