@@ -174,6 +174,14 @@ def check_bot(
             results.append(CheckResult("build", False, text.splitlines()[0], tuple(text.splitlines()[1:])))
             report.seconds = time.monotonic() - started
             return report
+        # Hashed again after the build, as tournaments and `bot add` hash: a build that adds a
+        # file it does not list in .gitignore (a first Cargo.lock, say) changes the version, and
+        # the check would otherwise report one that nothing else ever sees.
+        try:
+            report.version = content_hash(manifest)
+        except ManifestError as exc:
+            results.append(CheckResult("build", False, f"the build left the bot folder unreadable: {exc}"))
+            return report
 
     limits = TimeLimits(move_timeout_s=move_timeout_s, startup_timeout_s=startup_timeout_s)
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:

@@ -54,7 +54,7 @@ def selfplay(
 
 @app.command()
 def play(
-    bots: Annotated[list[str], typer.Argument(help="Bots: names under bots/ or paths to bot.toml (2 to 5).")],
+    bots: Annotated[list[str], typer.Argument(help="Bots: names under bots/, bot folders or bot.toml paths (2 to 5).")],
     games: Annotated[Optional[int], typer.Option(min=1, help="Play exactly N games (default: until the match's scoring ends it, R54-R56).")] = None,
     seed: Annotated[int, typer.Option(help="Match seed: deals and the first dealer derive from it.")] = 1,
     rule: RuleOption = None,

@@ -310,9 +310,13 @@ class ResultStore:
         return None if row is None else json.loads(row[0])
 
     def start_failures(self) -> list[tuple[str, int, str]]:
-        """(bot, games, one reason) for each bot that missed games because it could not start."""
+        """(bot, games, the latest reason) for each bot that missed games because it could not start.
+
+        The latest, not any one: a first game's "2 failed starts in a row" summed up six games
+        whose later ones said that no more starts were tried."""
         return self.execute_read(
-            "SELECT b.name, COUNT(DISTINCT f.game_id), MIN(f.detail) FROM faults f JOIN bots b ON b.id = f.bot "
+            "SELECT b.name, COUNT(DISTINCT f.game_id), (SELECT l.detail FROM faults l WHERE l.bot = f.bot "
+            "AND l.kind = 'no_hello' ORDER BY l.game_id DESC LIMIT 1) FROM faults f JOIN bots b ON b.id = f.bot "
             "WHERE f.kind = 'no_hello' GROUP BY b.name ORDER BY b.name")
 
     def game_count(self) -> int:

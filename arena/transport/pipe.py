@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import select
 import time
 from collections.abc import Callable
@@ -36,6 +37,19 @@ _POLLOUT_ANY = select.POLLOUT | select.POLLHUP | select.POLLERR
 
 STDERR_HINT_BYTES = 1000  # of the stderr tail kept in memory, searched for its last line
 STDERR_HINT_CHARS = 120
+# Lines after a crash's reason that say nothing of it: Rust's "note: run with RUST_BACKTRACE=1",
+# Java's "\tat Bot.main(Bot.java:12)" frames, "... 3 more", numbered backtrace frames.
+_TRAILER = re.compile(r"^(note:|at |\.\.\. \d+ more|stack backtrace:|\d+: )")
+
+
+def telling_line(stderr_tail: str) -> str:
+    """The last line of a crash's stderr that says why: Python ends with it (ValueError: ...);
+    Rust and Java follow it with notes and stack frames, skipped here."""
+    lines = [line.strip() for line in stderr_tail.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if not _TRAILER.match(line):
+            return line
+    return lines[-1] if lines else ""
 
 
 class PipeTransport:
@@ -92,9 +106,9 @@ class PipeTransport:
         msg = f"{self.name} {what} ({describe_returncode(rc)})"
         # A crash's reason (a stack trace's last line, say) is usually the last thing on stderr:
         # the fault then says why without a trip to the log file.
-        last = [line.strip() for line in self._proc.stderr_tail(STDERR_HINT_BYTES).splitlines() if line.strip()]
-        if last:
-            said = last[-1] if len(last[-1]) <= STDERR_HINT_CHARS else last[-1][:STDERR_HINT_CHARS] + "..."
+        said = telling_line(self._proc.stderr_tail(STDERR_HINT_BYTES))
+        if said:
+            said = said if len(said) <= STDERR_HINT_CHARS else said[:STDERR_HINT_CHARS] + "..."
             msg += f"; its stderr ends: {visible(said)}"  # quoted to terminals: no escape sequence acts
         return BotExited(msg, returncode=rc)
 

@@ -151,6 +151,23 @@ def test_the_stderr_line_quoted_for_a_crash_is_escaped(tmp_path):
     assert "(exit code 3); its stderr ends: \\x1b[31mBoom\\x1b[0m" in detail and "\x1b" not in detail
 
 
+def test_the_version_a_check_reports_is_the_one_after_the_build(tmp_path):
+    # `cargo build` writes a Cargo.lock on its first run: the check reported the version of the
+    # folder before it, which no tournament ever saw (Rust bot-author audit)
+    folder = python_bot(tmp_path, "lock", (
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    t = line.split()\n"
+        "    if t[0] == 'hello': print('hello name=lock', flush=True)\n"
+        "    elif t[0] == 'request': print(f'move {t[1]} {t[3]}', flush=True)\n"
+        "    elif t[0] == 'quit': break\n"
+    ))
+    (folder / "bot.toml").write_text((folder / "bot.toml").read_text() + 'build = ["sh", "-c", "test -f made.lock || echo 1 > made.lock"]\n')
+    first = check_bot(folder, **{**FAST, "games": 1})
+    assert first.passed and (folder / "made.lock").exists()
+    assert first.version == content_hash(folder) == check_bot(folder, **{**FAST, "games": 1}).version
+
+
 def test_check_fails_late_answers():
     report = check_bot(TEST_BOTS / "late", **FAST)
     assert "answers in time" in failed(report) and "timeout" in failed(report)["answers in time"]

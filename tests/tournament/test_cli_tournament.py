@@ -577,7 +577,8 @@ def test_a_tournament_with_a_bot_that_cannot_start_ends_with_an_error_naming_it(
     assert result.exit_code == 1, said
     assert "done: 6 games stored" in said
     assert "ghost could not start in 6 games" in said and "No such file or directory" in said
-    assert "2 failed starts in a row" in said  # the first restart was once called "restart 2"
+    # the latest reason: the first game's "2 failed starts in a row" read as if 2 of the 6 had been tried
+    assert "(not started again in this match after 3 failed starts in a row; the last: cannot start" in said
     assert f"so its moves there were the referee's. Check it with: arena bot check {tmp_path / 'ghost'}" in said
     from arena.store import ResultStore
 

@@ -263,3 +263,21 @@ def test_a_log_replaced_by_a_fifo_or_a_symlink_is_refused_at_once(tmp_path: Path
         with pytest.raises(OSError):
             procs.open_log_for_append(path, "a")
     assert not (tmp_path / "elsewhere").exists()
+
+
+@pytest.mark.parametrize("stderr, said", [
+    ("Traceback (most recent call last):\n  File \"bot.py\", line 3, in <module>\nValueError: bad\n", "ValueError: bad"),
+    # Rust: the reason, then a note
+    ("thread 'main' panicked at src/main.rs:41:51:\ncalled `Result::unwrap()` on an `Err` value: ParseIntError\n"
+     "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+     "called `Result::unwrap()` on an `Err` value: ParseIntError"),
+    # Java: the reason, then stack frames
+    ("Exception in thread \"main\" java.lang.NullPointerException: boom\n\tat Bot.choose(Bot.java:20)\n"
+     "\tat Bot.main(Bot.java:12)\n", "Exception in thread \"main\" java.lang.NullPointerException: boom"),
+    ("note: nothing else\n", "note: nothing else"),
+    ("", ""),
+])
+def test_the_stderr_line_quoted_for_a_crash_is_the_one_that_says_why(stderr, said):
+    from arena.transport.pipe import telling_line
+
+    assert telling_line(stderr) == said
