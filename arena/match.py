@@ -203,7 +203,7 @@ def _start_up_output(seat: Seat, reason: str, read_more: bool) -> str:
         if lines:
             parts.append("then on stdout: " + " | ".join(_clip(line) for line in lines))
     stderr_tail = getattr(transport, "stderr_tail", None)
-    if stderr_tail is not None and "stderr ends:" not in reason:
+    if stderr_tail is not None and "its stderr says:" not in reason:
         with contextlib.suppress(Exception):  # a log that cannot be read only loses the hint
             last = [line for line in stderr_tail(2000).splitlines() if line.strip()][-START_UP_MORE_LINES:]
             if last:

@@ -75,7 +75,7 @@ def test_a_crashed_bot_plays_the_next_game_as_a_fresh_process():
         assert by_game[number][0] is FaultKind.EXITED
         # the crash's reason, from the end of its stderr, is in the fault itself
         crash = next(f for f in result.records[number - 1].faults if f.seat == 0)
-        assert crash.detail.endswith(f"(exit code 7); its stderr ends: ValueError: gave up in game {number}"), crash.detail
+        assert crash.detail.endswith(f"(exit code 7); its stderr says: ValueError: gave up in game {number}"), crash.detail
         assert set(by_game[number][1:]) <= {FaultKind.DEAD}
     assert first_pid != last_pid and gone(first_pid) and gone(last_pid)
 

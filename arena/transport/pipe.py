@@ -104,12 +104,12 @@ class PipeTransport:
     def _exited(self, what: str) -> BotExited:
         rc = self._proc.wait_returncode(0.2)
         msg = f"{self.name} {what} ({describe_returncode(rc)})"
-        # A crash's reason (a stack trace's last line, say) is usually the last thing on stderr:
+        # A crash's reason (a stack trace's last line, say) is usually near the end of stderr:
         # the fault then says why without a trip to the log file.
         said = telling_line(self._proc.stderr_tail(STDERR_HINT_BYTES))
         if said:
             said = said if len(said) <= STDERR_HINT_CHARS else said[:STDERR_HINT_CHARS] + "..."
-            msg += f"; its stderr ends: {visible(said)}"  # quoted to terminals: no escape sequence acts
+            msg += f"; its stderr says: {visible(said)}"  # quoted to terminals: no escape sequence acts
         return BotExited(msg, returncode=rc)
 
     def send(self, line: str) -> None:

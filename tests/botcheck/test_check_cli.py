@@ -148,7 +148,7 @@ def test_the_stderr_line_quoted_for_a_crash_is_escaped(tmp_path):
         "        sys.exit(3)\n"
     ))
     detail = failed(check_bot(folder, **{**FAST, "games": 1}))["stays up"]
-    assert "(exit code 3); its stderr ends: \\x1b[31mBoom\\x1b[0m" in detail and "\x1b" not in detail
+    assert "(exit code 3); its stderr says: \\x1b[31mBoom\\x1b[0m" in detail and "\x1b" not in detail
 
 
 def test_the_version_a_check_reports_is_the_one_after_the_build(tmp_path):
@@ -272,7 +272,7 @@ def test_check_plays_under_the_rule_options_given(tmp_path):
     assert widened.exit_code == 1 and "under phase1_mode=all" in output
     assert check_bot(folder, **{**FAST, "games": 1}, rule_options={"phase1_mode": "all"}).to_dict()["rules"] == \
         {"phase1_mode": "all"}
-    assert "FAIL stays up" in output and "its stderr ends: ValueError: invalid literal for int()" in output
+    assert "FAIL stays up" in output and "its stderr says: ValueError: invalid literal for int()" in output
     bad = run("bot", "check", str(folder), "--rule", "phase1_mode=most")
     assert bad.exit_code == 2 and "phase1_mode cannot be 'most'" in bad.output
     size = run("bot", "check", str(folder), "--rule", "num_players=4")
