@@ -24,7 +24,7 @@ from arena.game import Rules, RulesError
 from arena.bot_build import build_bot
 from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
 from arena.match import QUIT_GRACE_S, BotSettings, allow_restarts, close_seat, connect_bot, open_transport, play_match
-from arena.protocol_view import visible
+from arena.protocol_view import quoted
 from arena.wording import count
 from arena.referee import FaultKind, Seat, TimeLimits, close_transport, send_lines
 from arena.transport.base import TransportError, describe_returncode
@@ -72,7 +72,7 @@ class CheckReport:
 
 
 def _clip(line: str) -> str:
-    return visible(line if len(line) <= CLIP else line[:CLIP] + " ...")  # bot output, shown in a terminal
+    return quoted(line, CLIP)  # bot output, shown in a terminal
 
 
 def _read_lines(path: Path) -> list[str]:

@@ -20,8 +20,8 @@ from arena.game import Event, Game, Rules
 from arena.game.scoring import MatchScore, first_dealer
 from arena.game.seeds import derive_seed
 from arena.manifest import BotManifest
-from arena.protocol_view import visible
-from arena.referee import FaultKind, GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
+from arena.protocol_view import quoted
+from arena.referee import QUOTED_CHARS, FaultKind, GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
 from arena.transport.base import BotTimeout, Transport, TransportError
 from arena.transport.pipe import PipeTransport
 from arena.transport.procs import open_log_for_append
@@ -169,10 +169,9 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
         line = seat.transport.receive(max(0.0, deadline - time.monotonic()))
         return protocol.parse_bot_hello(line).name
     except BotTimeout as exc:
-        # The usual cause in a bot that works by hand: its line sits in an unflushed buffer.
-        hint = f"it sent {exc.unfinished}" if exc.unfinished else \
-            getattr(seat.transport, "NO_HELLO_HINT", "is stdout flushed after each line?")
-        seat.drop(f"no hello within {timeout_s:g} s ({hint})", FaultKind.NO_HELLO)
+        # What the bot sent so far, else the transport's own guess at the usual cause.
+        hint = f"it sent {exc.unfinished}" if exc.unfinished else getattr(seat.transport, "NO_HELLO_HINT", "")
+        seat.drop(f"no hello within {timeout_s:g} s" + (f" ({hint})" if hint else ""), FaultKind.NO_HELLO)
     except TransportError as exc:
         seat.drop(f"no hello: {exc}{_start_up_output(seat, str(exc), read_more=False)}", FaultKind.NO_HELLO)
     except protocol.ProtocolError as exc:
@@ -201,13 +200,13 @@ def _start_up_output(seat: Seat, reason: str, read_more: bool) -> str:
             while len(lines) < START_UP_MORE_LINES and time.monotonic() < deadline:
                 lines.append(transport.receive(max(0.0, deadline - time.monotonic())))
         if lines:
-            parts.append("then on stdout: " + " | ".join(_clip(line) for line in lines))
+            parts.append("then on stdout: " + " | ".join(quoted(line.strip(), QUOTED_CHARS) for line in lines))
     stderr_tail = getattr(transport, "stderr_tail", None)
     if stderr_tail is not None and "its stderr says:" not in reason:
         with contextlib.suppress(Exception):  # a log that cannot be read only loses the hint
             last = [line for line in stderr_tail(2000).splitlines() if line.strip()][-START_UP_MORE_LINES:]
             if last:
-                parts.append("stderr ends: " + " | ".join(_clip(line) for line in last))
+                parts.append("stderr ends: " + " | ".join(quoted(line.strip(), QUOTED_CHARS) for line in last))
     guard = getattr(transport, "guard", None)  # through a LoggedTransport too (it passes attributes on)
     if guard is not None and _OUT_OF_MEMORY_AT_START.search(" ".join([reason, *parts])):
         parts.append(f"it runs with address_space_mb = {guard.limits.address_space_mb} per process: a JVM "
@@ -220,12 +219,6 @@ def _start_up_output(seat: Seat, reason: str, read_more: bool) -> str:
 _OUT_OF_MEMORY_AT_START = re.compile(
     r"initialization of VM|could not (allocate|reserve)|pthread_create|out of memory|cannot allocate|"
     r"MemoryError|bad_alloc|mmap", re.IGNORECASE)
-
-
-def _clip(text: str, limit: int = 100) -> str:
-    # Escaped as well as clipped: the reason reaches terminals (play, check, standings).
-    text = text.strip()
-    return visible(text if len(text) <= limit else text[:limit] + "...")
 
 
 def connect_bot(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Seat, str]:

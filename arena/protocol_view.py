@@ -101,6 +101,11 @@ def visible(text: str) -> str:
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
+def quoted(text: str, limit: int) -> str:
+    """A bot's text as a fault or a report quotes it: `visible`, and cut after `limit` characters."""
+    return visible(text if len(text) <= limit else text[:limit] + "...")
+
+
 def one_line(text: str) -> str:
     """Free text to the end of a line (section 9): % CR LF become %25 %0D %0A."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

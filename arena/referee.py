@@ -17,7 +17,7 @@ from arena import protocol
 from arena.game import Event, Game, IllegalMove, Move, MoveKind, Outcome, Transcript
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
-from arena.protocol_view import visible
+from arena.protocol_view import quoted
 from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, Transport, TransportError
 
 
@@ -48,6 +48,8 @@ DRAW_STEPS = frozenset({MoveKind.DRAW, MoveKind.CHANCE})  # a phase-1 turn's fir
 HUNG_AFTER_TIMEOUTS = 3
 # How many unanswered requests a bot's late answers are recognised for (protocol.md section 7).
 LATE_ANSWERS_REMEMBERED = 10_000
+# How much of a bot's line a fault quotes (escaped: the detail reaches terminals).
+QUOTED_CHARS = 120
 # How long a dropped bot gets between SIGTERM and SIGKILL: it has already failed to answer.
 KILL_GRACE_S = 0.2
 
@@ -309,7 +311,7 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
             # costs a move (the real answer after it is then late), so say where such lines go.
             hint = "" if reply_line.lstrip().lower().startswith("move") else \
                 "; only protocol lines may go to stdout: write diagnostics to stderr (protocol.md section 2)"
-            return None, (FaultKind.MALFORMED, f"{exc} (line: {_clip(reply_line)}){hint}"), elapsed
+            return None, (FaultKind.MALFORMED, f"{exc} (line: {quoted(reply_line, QUOTED_CHARS)}){hint}"), elapsed
         if reply.request_id == request_id:
             seat.timeouts_in_a_row = 0
             return reply.move, None, elapsed
@@ -339,8 +341,3 @@ def _await_late(seat: Seat, request_id: int) -> None:
     # charged as `stale`. The bound only keeps a flood of faults from growing the set forever.
     if len(late) > LATE_ANSWERS_REMEMBERED:
         late.discard(min(late))
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    # Escaped as well as clipped: this detail reaches terminals (play, replay, standings).
-    return visible(text if len(text) <= limit else text[:limit] + "...")

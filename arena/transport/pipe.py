@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import select
 import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.protocol_view import visible
 from arena.transport import procs
 from arena.transport.base import (
     MAX_LINE_BYTES,
@@ -35,25 +33,12 @@ _POLLIN_ANY = select.POLLIN | select.POLLHUP | select.POLLERR
 _POLLOUT_ANY = select.POLLOUT | select.POLLHUP | select.POLLERR
 
 
-STDERR_HINT_BYTES = 1000  # of the stderr tail kept in memory, searched for its last line
-STDERR_HINT_CHARS = 120
-# Lines after a crash's reason that say nothing of it: Rust's "note: run with RUST_BACKTRACE=1",
-# Java's "\tat Bot.main(Bot.java:12)" frames, "... 3 more", numbered backtrace frames.
-_TRAILER = re.compile(r"^(note:|at |\.\.\. \d+ more|stack backtrace:|\d+: )")
-
-
-def telling_line(stderr_tail: str) -> str:
-    """The last line of a crash's stderr that says why: Python ends with it (ValueError: ...);
-    Rust and Java follow it with notes and stack frames, skipped here."""
-    lines = [line.strip() for line in stderr_tail.splitlines() if line.strip()]
-    for line in reversed(lines):
-        if not _TRAILER.match(line):
-            return line
-    return lines[-1] if lines else ""
-
-
 class PipeTransport:
     """One bot subprocess; lines over stdin/stdout, stderr to a capped log."""
+
+    # What to suspect when a bot that works by hand never answers hello: its line sits in an
+    # unflushed buffer (ZmqTransport has its own).
+    NO_HELLO_HINT = "is stdout flushed after each line?"
 
     def __init__(self, proc: procs.BotProcess, *, max_line_bytes: int = MAX_LINE_BYTES,
                  send_timeout_s: float = 5.0, name: str | None = None) -> None:
@@ -104,13 +89,7 @@ class PipeTransport:
     def _exited(self, what: str) -> BotExited:
         rc = self._proc.wait_returncode(0.2)
         msg = f"{self.name} {what} ({describe_returncode(rc)})"
-        # A crash's reason (a stack trace's last line, say) is usually near the end of stderr:
-        # the fault then says why without a trip to the log file.
-        said = telling_line(self._proc.stderr_tail(STDERR_HINT_BYTES))
-        if said:
-            said = said if len(said) <= STDERR_HINT_CHARS else said[:STDERR_HINT_CHARS] + "..."
-            msg += f"; its stderr says: {visible(said)}"  # quoted to terminals: no escape sequence acts
-        return BotExited(msg, returncode=rc)
+        return BotExited(msg + self._proc.stderr_reason(), returncode=rc)
 
     def send(self, line: str) -> None:
         self._write((line + "\n").encode("utf-8"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import errno
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -18,6 +19,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from arena.protocol_view import quoted
 from arena.transport.base import BotUnreachable
 
 # Every bot gets this variable with a per-process token. Children inherit it, so a
@@ -177,6 +179,23 @@ def kill_tree(popen: subprocess.Popen, token: str) -> None:
         pass
 
 
+STDERR_HINT_BYTES = 1000  # of the stderr tail kept in memory, searched for a crash's reason
+STDERR_HINT_CHARS = 120
+# Lines after a crash's reason that say nothing of it: Rust's "note: run with RUST_BACKTRACE=1",
+# Java's "\tat Bot.main(Bot.java:12)" frames, "... 3 more", numbered backtrace frames.
+_TRAILER = re.compile(r"^(note:|at |\.\.\. \d+ more|stack backtrace:|\d+: )")
+
+
+def telling_line(stderr_tail: str) -> str:
+    """The last line of a crash's stderr that says why: Python ends with it (ValueError: ...);
+    Rust and Java follow it with notes and stack frames, skipped here."""
+    lines = [line.strip() for line in stderr_tail.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if not _TRAILER.match(line):
+            return line
+    return lines[-1] if lines else ""
+
+
 class BotProcess:
     """One started bot process plus everything it spawns."""
 
@@ -253,6 +272,12 @@ class BotProcess:
             return self.popen.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             return None
+
+    def stderr_reason(self) -> str:
+        """"; its stderr says: <the line that says why>" for an exit's message, or "": a crash's
+        reason then reaches the fault without a trip to the log file (escaped: it reaches terminals)."""
+        said = telling_line(self.stderr_tail(STDERR_HINT_BYTES))
+        return f"; its stderr says: {quoted(said, STDERR_HINT_CHARS)}" if said else ""
 
     def stderr_tail(self, n_bytes: int = 2000) -> str:
         with self._tail_lock:

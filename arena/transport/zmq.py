@@ -229,7 +229,8 @@ class ZmqTransport:
         if self._proc is not None:
             rc = self._proc.returncode
             if rc is not None:
-                raise BotExited(f"{self.name} exited ({describe_returncode(rc)})", returncode=rc)
+                raise BotExited(f"{self.name} exited ({describe_returncode(rc)}){self._proc.stderr_reason()}",
+                                returncode=rc)
 
     def _read_monitor(self) -> None:
         while self._monitor.poll(0):

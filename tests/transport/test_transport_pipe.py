@@ -278,6 +278,6 @@ def test_a_log_replaced_by_a_fifo_or_a_symlink_is_refused_at_once(tmp_path: Path
     ("", ""),
 ])
 def test_the_stderr_line_quoted_for_a_crash_is_the_one_that_says_why(stderr, said):
-    from arena.transport.pipe import telling_line
+    from arena.transport.procs import telling_line
 
     assert telling_line(stderr) == said

@@ -80,7 +80,9 @@ def test_an_overlong_message_is_overlong_and_the_connection_stays() -> None:
 
 
 def test_bot_crash_detected_quickly() -> None:
-    assert_crash_seen_quickly(ZmqTransport.start([sys.executable, BOT]), "exit code 3")
+    # the reason on its stderr is in the message, as for a pipe bot
+    assert_crash_seen_quickly(ZmqTransport.start([sys.executable, BOT]),
+                              r"exit code 3\); its stderr says: RuntimeError: asked to crash")
 
 
 def test_silent_bot_times_out() -> None:

@@ -67,6 +67,8 @@ def main() -> None:
 
     def handle(conv: bytes, line: str) -> str | None:
         if line == "crash":
+            sys.stderr.write("RuntimeError: asked to crash\n")
+            sys.stderr.flush()
             os._exit(3)
         if line == "silent":
             return None
