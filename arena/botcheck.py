@@ -10,7 +10,6 @@ stays up, exit on quit, no leftover processes, and for a running ZeroMQ service:
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import tempfile
 import time
@@ -19,14 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arena import __version__, protocol
+from arena import protocol
 from arena.game import Rules, RulesError
 from arena.bot_build import build_bot
 from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
-from arena.match import QUIT_GRACE_S, BotSettings, allow_restarts, close_seat, connect_bot, open_transport, play_match
+from arena.botcheck_probes import FutureLines, conversations_apart
+from arena.match import BotSettings, allow_restarts, close_seat, connect_bot, play_match
 from arena.protocol_view import quoted
 from arena.wording import count
-from arena.referee import FaultKind, Seat, TimeLimits, close_transport, send_lines
+from arena.referee import FaultKind, Seat, TimeLimits, send_lines
 from arena.transport.base import TransportError, describe_returncode
 
 DEFAULT_OPPONENTS = ("random_bot", "heuristic_bot")
@@ -326,7 +326,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         _check_quit(manifest, seats[0], report, ev, quit_wait_s)
         if manifest.is_service:
             close_seat(seats[0])  # its conversation, still open, would otherwise take the misrouted answer
-            results.append(_check_conversations_apart(manifest, settings))
+            results.append(CheckResult("conversations apart", *conversations_apart(manifest, settings)))
     finally:
         # After close, the `members()` scan (session, group, descendants, ARENA_BOT_TOKEN) of each
         # process the bot had must come back empty.
@@ -339,92 +339,6 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                 "no leftover processes", not left,
                 "nothing of the bot runs after close" if not left
                 else f"{len(left)} process(es) of the bot still running after close: {left[:10]}"))
-
-
-class FutureLines:
-    """The bot's transport, with what a later protocol version may add: a message type before
-    each game line and a field at the end of each request. Bots must ignore both (protocol.md
-    section 2); a bot that chokes on them would break at the first change of the protocol."""
-
-    UNKNOWN_LINE = "x-unknown this message type is from a later protocol version: ignore it"
-    UNKNOWN_FIELD = " x_unknown=1"
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def _widen(self, lines: list[str]) -> list[str]:
-        out = []
-        for line in lines:
-            if line.startswith("game "):
-                out.append(self.UNKNOWN_LINE)
-            out.append(line + self.UNKNOWN_FIELD if line.startswith("request ") else line)
-        return out
-
-    def send(self, line: str) -> None:
-        send_lines(self.inner, self._widen([line]))
-
-    def send_many(self, lines: list[str]) -> None:
-        send_lines(self.inner, self._widen(lines))
-
-    def receive(self, timeout_s: float) -> str:
-        return self.inner.receive(timeout_s)
-
-    def close(self, grace_s: float = QUIT_GRACE_S) -> None:
-        close_transport(self.inner, grace_s)
-
-    def __getattr__(self, name: str) -> Any:  # pid, returncode, guard, _proc, stderr_tail, ...
-        return getattr(self.inner, name)
-
-
-CONVERSATIONS_PROBED = 3
-
-
-def _check_conversations_apart(manifest: BotManifest, settings: BotSettings) -> CheckResult:
-    """A service must answer each conversation on it (protocol.md section 12). A DEALER socket
-    passes every one-conversation check and then, with two tables open, sends each answer to
-    whichever conversation comes next in its rotation, mixing games. So: open several
-    conversations, then begin them one by one from the last opened to the first, against the
-    order of any rotation, and see each answer come back on its own conversation."""
-    name = "conversations apart"
-    transports = []
-    begun = []
-    try:
-        try:
-            for i in range(CONVERSATIONS_PROBED):
-                transports.append(open_transport(manifest, settings, f"apart{i}-{manifest.name}"))
-        except (TransportError, OSError) as exc:
-            return CheckResult(name, False, f"could not open {CONVERSATIONS_PROBED} conversations at once: {exc}")
-        time.sleep(0.2)  # every connection made before the first line: their order is the test
-        for number in range(CONVERSATIONS_PROBED, 0, -1):
-            transport = transports[number - 1]
-            try:
-                send_lines(transport, [protocol.format_hello(__version__)])
-                begun.append(transport)
-                protocol.parse_bot_hello(transport.receive(settings.limits.startup_timeout_s))
-            except (TransportError, protocol.ProtocolError) as exc:
-                misrouted = [i for i, t in enumerate(transports, start=1) if i != number and _has_a_line(t)]
-                if misrouted:
-                    return CheckResult(name, False, (
-                        f"the hello of conversation {number} was answered on conversation {misrouted[0]} "
-                        f"({CONVERSATIONS_PROBED} open): a DEALER socket? Only a ROUTER, replying [routing id, "
-                        "line], keeps simultaneous games apart (protocol.md section 12)"))
-                return CheckResult(name, False, f"no answer to the hello of conversation {number} "
-                                                f"({CONVERSATIONS_PROBED} open): {exc}")
-        return CheckResult(name, True, f"{CONVERSATIONS_PROBED} conversations open at once, each answered on its own")
-    finally:
-        for transport in begun:  # the others never began: they end unannounced, as conversations may
-            with contextlib.suppress(TransportError, OSError):
-                send_lines(transport, [protocol.format_quit()])
-        for transport in transports:
-            close_transport(transport, 0.0)
-
-
-def _has_a_line(transport: Any) -> bool:
-    try:
-        transport.receive(0.2)
-        return True
-    except TransportError:
-        return False
 
 
 def _copy_logs(source: Path, target: Path) -> list[str]:

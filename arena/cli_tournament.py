@@ -1,8 +1,8 @@
-"""CLI commands for tournaments: `tournament new`, `tournament run`, `standings`, `replay`."""
+"""CLI commands for tournaments: `tournament new` and `tournament run` (reports: arena/cli_reports.py,
+`games`: arena/cli_games.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -15,11 +15,9 @@ from arena.wording import count
 
 tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
 
-FORMATS = ("table", "markdown", "html", "json", "csv")
-
-
 def register(app: typer.Typer) -> None:
     from arena.cli_games import games
+    from arena.cli_reports import replay, standings
 
     app.add_typer(tournament_app, name="tournament")
     app.command("standings")(standings)
@@ -275,18 +273,6 @@ def _growth_notes(diff, config) -> list[str]:
     return notes
 
 
-def _format_of(output: Path | None) -> str:
-    """`-o standings.html` alone means HTML: a text table in a .html file helps nobody."""
-    suffix = output.suffix.lower() if output is not None else ""
-    by_suffix = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json", ".csv": "csv",
-                 "": "table", ".txt": "table", ".text": "table"}
-    if suffix not in by_suffix:
-        # `-o standings.pdf` would get a text table under a name that promises something else.
-        fail(f"-o {output}: no report format is written as '{output.suffix}'; give --format "
-             f"({', '.join(FORMATS)}) or a file ending in .html, .md, .json, .csv or .txt")
-    return by_suffix[suffix]
-
-
 def _note_changed_limits(store, config, manifests, versions: dict[str, str]) -> None:
     from arena.tournament import limits_changed, run_record
 
@@ -295,108 +281,3 @@ def _note_changed_limits(store, config, manifests, versions: dict[str, str]) -> 
         err_console.print(escape(f"note: limits changed since the last stored game: {'; '.join(changes)}. "
                                  "Stored games keep the limits they were played with (each game records its own)."),
                           highlight=False)
-
-
-def standings(
-    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
-    format: Annotated[Optional[str], typer.Option(
-        "--format", "-f", help="table, markdown, html, json or csv (default: from the -o file's suffix, else table).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
-) -> None:
-    """Print or write the standings report from the results database (also while a run is going on)."""
-    from arena import report_export
-    from arena.report_standings import render_standings_details, render_standings_table
-    from arena.standings import compute_standings
-
-    format = _format_of(output) if format is None else format.lower()  # JSON or json
-    if format not in FORMATS:
-        fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
-    config, manifests = prepare(config_path)
-    store, config = open_store(config, manifests, bot_versions(manifests), create=False)
-    try:
-        result = compute_standings(store, list(config.bots), config.ranks_by_points_per_game)
-    finally:
-        store.close()
-    if format == "table":
-        if output is None:
-            render_standings_table(result, console, title=config.name)
-            render_standings_details(result, console)
-            return
-        import io
-
-        from rich.console import Console
-
-        file_console = Console(file=io.StringIO(), width=120, color_system=None)
-        render_standings_table(result, file_console, title=config.name)
-        render_standings_details(result, file_console)
-        _write_report(output, file_console.file.getvalue(), config)
-    else:
-        text = {"json": report_export.to_json, "csv": report_export.to_csv}.get(format)
-        titled = report_export.to_markdown if format == "markdown" else report_export.to_html
-        content = text(result) if text else titled(result, config.name)
-        if output is None:
-            console.out(content, highlight=False)
-            return
-        _write_report(output, content, config)
-    console.print(f"wrote {escape(str(output))}", highlight=False)
-
-
-def _game_key(game: str, config) -> str:
-    """A tournament game number (as bots and logs see it, stable across resumed runs) to its key."""
-    if game.isascii() and game.isdigit() and len(game) < 19:
-        numbers = config.game_numbers()
-        key = numbers.key_of(int(game))
-        if key is None:
-            gaps = " (with gaps: the numbers stay when deals or bots are added)" if numbers.highest > numbers.total else ""
-            fail(f"no game {game}: the games of {config.path} have numbers from 1 to {numbers.highest}{gaps}")
-        return key
-    return game
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet): not the same file
-        return False
-
-
-def _write_report(output: Path, content: str, config) -> None:
-    """Write a report file, but never over the tournament's own config or results."""
-    from arena.store import COMPANION_SUFFIXES
-
-    database = config.database
-    own = {config.path: "config", database: "results database"}
-    own.update({database.with_name(database.name + suffix): "results database" for suffix in COMPANION_SUFFIXES})
-    target = output.resolve()
-    for path, what in own.items():
-        if path.resolve() == target or _same_file(path, output):  # a hard link has another name
-            fail(f"-o {output} is this tournament's own {what}; write the report to another file")
-    try:
-        output.write_text(content, encoding="utf-8")
-    except OSError as exc:
-        fail(f"cannot write the report to -o {output}: {exc.strerror or exc}")
-
-
-def replay(
-    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
-    game: Annotated[str, typer.Argument(help="The game: its tournament game number (the one bots are sent) or its key (e.g. t0001-d0000-s02).")],
-    seat: Annotated[Optional[int], typer.Option(min=0, max=4, help="Show the game as this seat saw it.")] = None,
-) -> None:
-    """Show a stored game move by move, as the referee saw it or as one seat saw it."""
-    from arena.replay import replay_lines
-    from arena.store import StoreError
-
-    config, manifests = prepare(config_path)
-    store, config = open_store(config, manifests, bot_versions(manifests), create=False)
-    try:
-        key = _game_key(game.strip(), config)
-        row = store.get_game(key)
-    except StoreError as exc:
-        fail(f"game {game} ({key}) is not stored yet in {config.database}" if key != game.strip() else str(exc))
-    finally:
-        store.close()
-    if seat is not None and seat >= len(row.bots):
-        fail(f"--seat must be below {len(row.bots)} for this game")
-    number = config.game_numbers().of(row)
-    for line in replay_lines(row, seat, number):
-        console.print(escape(line), highlight=False)  # lines quote bot output

@@ -1,0 +1,99 @@
+"""`arena bot check`'s probes of what the games alone would not show: a bot that chokes on what a
+later protocol may add (`FutureLines`), and a service that mixes up simultaneous conversations
+(`conversations_apart`). arena/botcheck.py runs them."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+from arena import __version__, protocol
+from arena.manifest import BotManifest
+from arena.match import QUIT_GRACE_S, BotSettings, open_transport
+from arena.referee import close_transport, send_lines
+from arena.transport.base import TransportError
+
+
+class FutureLines:
+    """The bot's transport, with what a later protocol version may add: a message type before
+    each game line and a field at the end of each request. Bots must ignore both (protocol.md
+    section 2); a bot that chokes on them would break at the first change of the protocol."""
+
+    UNKNOWN_LINE = "x-unknown this message type is from a later protocol version: ignore it"
+    UNKNOWN_FIELD = " x_unknown=1"
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def _widen(self, lines: list[str]) -> list[str]:
+        out = []
+        for line in lines:
+            if line.startswith("game "):
+                out.append(self.UNKNOWN_LINE)
+            out.append(line + self.UNKNOWN_FIELD if line.startswith("request ") else line)
+        return out
+
+    def send(self, line: str) -> None:
+        send_lines(self.inner, self._widen([line]))
+
+    def send_many(self, lines: list[str]) -> None:
+        send_lines(self.inner, self._widen(lines))
+
+    def receive(self, timeout_s: float) -> str:
+        return self.inner.receive(timeout_s)
+
+    def close(self, grace_s: float = QUIT_GRACE_S) -> None:
+        close_transport(self.inner, grace_s)
+
+    def __getattr__(self, name: str) -> Any:  # pid, returncode, guard, _proc, stderr_tail, ...
+        return getattr(self.inner, name)
+
+
+CONVERSATIONS_PROBED = 3
+
+
+def conversations_apart(manifest: BotManifest, settings: BotSettings) -> tuple[bool, str]:
+    """A service must answer each conversation on it (protocol.md section 12). A DEALER socket
+    passes every one-conversation check and then, with two tables open, sends each answer to
+    whichever conversation comes next in its rotation, mixing games. So: open several
+    conversations, then begin them one by one from the last opened to the first, against the
+    order of any rotation, and see each answer come back on its own conversation."""
+    transports = []
+    begun = []
+    try:
+        try:
+            for i in range(CONVERSATIONS_PROBED):
+                transports.append(open_transport(manifest, settings, f"apart{i}-{manifest.name}"))
+        except (TransportError, OSError) as exc:
+            return False, f"could not open {CONVERSATIONS_PROBED} conversations at once: {exc}"
+        time.sleep(0.2)  # every connection made before the first line: their order is the test
+        for number in range(CONVERSATIONS_PROBED, 0, -1):
+            transport = transports[number - 1]
+            try:
+                send_lines(transport, [protocol.format_hello(__version__)])
+                begun.append(transport)
+                protocol.parse_bot_hello(transport.receive(settings.limits.startup_timeout_s))
+            except (TransportError, protocol.ProtocolError) as exc:
+                misrouted = [i for i, t in enumerate(transports, start=1) if i != number and _has_a_line(t)]
+                if misrouted:
+                    return False, (
+                        f"the hello of conversation {number} was answered on conversation {misrouted[0]} "
+                        f"({CONVERSATIONS_PROBED} open): a DEALER socket? Only a ROUTER, replying [routing id, "
+                        "line], keeps simultaneous games apart (protocol.md section 12)")
+                return False, f"no answer to the hello of conversation {number} ({CONVERSATIONS_PROBED} open): {exc}"
+        return True, f"{CONVERSATIONS_PROBED} conversations open at once, each answered on its own"
+    finally:
+        for transport in begun:  # the others never began: they end unannounced, as conversations may
+            with contextlib.suppress(TransportError, OSError):
+                send_lines(transport, [protocol.format_quit()])
+        for transport in transports:
+            close_transport(transport, 0.0)
+
+
+def _has_a_line(transport: Any) -> bool:
+    try:
+        transport.receive(0.2)
+        return True
+    except TransportError:
+        return False
