@@ -163,13 +163,18 @@ def round_robin(entries: list[str], table_size: int, deals: int, seed: int, layo
     end of the list only adds tables after the others, and no table changes its index (its key).
     Older layouts keep the lex order they were stored with."""
     _check(entries, table_size, deals)
-    combos = list(itertools.combinations(range(len(entries)), table_size))
-    if layout == PAIRED:
-        combos.sort(key=lambda combo: combo[::-1])
+    n = len(entries)
+    combos = _colex(n, table_size) if layout == PAIRED else list(itertools.combinations(range(n), table_size))
     return [
         TableSpec(i, entries_of, table_games(i, entries_of, deals, seed))
         for i, entries_of in enumerate(tuple(entries[x] for x in combo) for combo in combos)
     ]
+
+
+def _colex(n: int, k: int) -> list[tuple[int, ...]]:
+    """The k-combinations of range(n) in colex order (by their last member, then the one before):
+    those of the first m come first whatever n is, so growing n only adds combinations after them."""
+    return sorted(itertools.combinations(range(n), k), key=lambda combo: combo[::-1])
 
 
 def gauntlet(entries: list[str], challengers: int, table_size: int, deals: int, seed: int) -> list[TableSpec]:
@@ -187,7 +192,7 @@ def gauntlet(entries: list[str], challengers: int, table_size: int, deals: int, 
     if len(field) < table_size - 1:
         raise ScheduleError(f"the {len(field)} entries after the challengers cannot fill the other "
                             f"{table_size - 1} seats of a table")
-    combos = sorted(itertools.combinations(range(len(field)), table_size - 1), key=lambda combo: combo[::-1])
+    combos = _colex(len(field), table_size - 1)
     tables = []
     for combo in combos:
         for head in heads:
