@@ -644,9 +644,7 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
     with ResultStore(tmp_path / "grown.sqlite") as store:
         store.check_fingerprint(_fingerprint_of(grown))
     grown.write_text(four_bots)
-    second = invoke("tournament", "run", str(grown))
-    said = " ".join(second.output.split())
-    assert second.exit_code == 0, said
+    said = _run_ok(grown)
     assert "bot taken out: three: none of their games was stored" in said
     assert "done: 24 games stored (18 played now)" in said
     stored_after = _stored_games(tmp_path / "grown.sqlite")
@@ -665,6 +663,14 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
     moved = " ".join(invoke("tournament", "run", str(grown)).output.split())
     assert "bots may be added only at the end of the list" in moved
     assert _stored_games(tmp_path / "grown.sqlite") == stored_after
+
+
+def _run_ok(config: Path) -> str:
+    """`tournament run` that must succeed; its output on one line."""
+    result = invoke("tournament", "run", str(config))
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0, said
+    return said
 
 
 def _fingerprint_of(config_path: Path) -> dict:
@@ -688,9 +694,7 @@ def test_a_gauntlet_plays_its_challenger_against_the_field_ranks_by_points_per_g
                      "--deals", "1", "--workers", "1")
     assert created.exit_code == 0, created.output
     assert 'schedule = "gauntlet"' in config.read_text() and "challengers = 1" in config.read_text()
-    first = invoke("tournament", "run", str(config))
-    said = " ".join(first.output.split())
-    assert first.exit_code == 0, said
+    said = _run_ok(config)
     assert "gauntlet: heuristic_bot against every 2 of the other 3 bots: 3 tables" in said
     assert "done: 18 games stored" in said
     stored = _stored_games(tmp_path / "g.sqlite")
