@@ -20,7 +20,7 @@ from arena.game.moves import CHANCE, DRAW, PICKUP, Move, MoveKind, format_move, 
 from arena.game.outcome import EndReason, Outcome
 from arena.game.rules import Rules
 from arena.game.scoring import MatchScore, game_points
-from arena.game.state import Game, replay
+from arena.game.engine import Game, replay
 from arena.game.transcript import Transcript
 from arena.game.view import SeatView
 

@@ -5,25 +5,22 @@ the leader and his opponent under `phase1_mode = pair` (R11), every player clock
 leader under `phase1_mode = all` (docs/rules.md, "Phase 1 with everybody", A1-A5). A stunsa
 round is played by the tied players only, which under `pair` is the same pair again (R21).
 
-Functions here mutate a `Game` (arena.game.state); they assume the move was already
-checked legal by `Game.apply`.
+Functions here mutate a `GameState` (arena/game/state.py); they assume the move was already
+checked legal by `Game.apply` (arena/game/engine.py). When phase 1 ends, phase 2 starts here (R27).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from arena.game import phase2
 from arena.game.cards import SUIT_OF
 from arena.game.errors import IllegalMove
 from arena.game.events import Event, EventKind
 from arena.game.moves import CHANCE, DRAW, Move, MoveKind, play
 from arena.game.rules import BounceExhausted, DrawTiming, FirstLead, Phase1End, Phase1Mode
-
-if TYPE_CHECKING:
-    from arena.game.state import Game
+from arena.game.state import GameState
 
 
-def start(g: "Game") -> None:
+def start(g: GameState) -> None:
     """Choose the first leader (R13-R14) and start the first trick."""
     n, dealer = g.n, g.dealer
     p1, p2 = (dealer + 1) % n, (dealer + 2) % n
@@ -41,7 +38,7 @@ def start(g: "Game") -> None:
         _start_trick(g, leader, [leader, opponent])
 
 
-def _duel(g: "Game", p1: int, p2: int) -> int:
+def _duel(g: GameState, p1: int, p2: int) -> int:
     """R13/E1: compare highest, then second, then third cards; P1 wins full ties.
 
     Each compared card is shown (public), highest first; among equal ranks in one
@@ -59,14 +56,14 @@ def _duel(g: "Game", p1: int, p2: int) -> int:
     return p1
 
 
-def _clockwise_from(g: "Game", leader: int, holders_only: bool = False) -> list[int]:
+def _clockwise_from(g: GameState, leader: int, holders_only: bool = False) -> list[int]:
     """Every seat clockwise from the leader (A1), or only those with hand cards (A5, play_out)."""
     n = g.n
     seats = [(leader + i) % n for i in range(n)]
     return [s for s in seats if g.hands[s]] if holders_only else seats
 
 
-def _start_trick(g: "Game", leader: int, seats: list[int]) -> None:
+def _start_trick(g: GameState, leader: int, seats: list[int]) -> None:
     g.leader = leader
     # `opponent` exists only in two-player tricks; under `all` the view sends `opponent=-`.
     g.opponent = seats[1] if g.rules.phase1_mode is Phase1Mode.PAIR else None
@@ -76,12 +73,12 @@ def _start_trick(g: "Game", leader: int, seats: list[int]) -> None:
     _begin_turn(g, leader)
 
 
-def chance_allowed(g: "Game") -> bool:
+def chance_allowed(g: GameState) -> bool:
     """R16/E2: CHANCE needs the option on and at least `chance_min_stock` (2) stock cards."""
     return g.rules.allow_chance and len(g.stock) >= g.rules.chance_min_stock
 
 
-def _begin_turn(g: "Game", seat: int) -> None:
+def _begin_turn(g: GameState, seat: int) -> None:
     g.to_act = seat
     g.drawn = not g.stock  # R16: with an empty stock the source step is skipped
     if not g.drawn and g.rules.draw_timing is DrawTiming.BEFORE and not chance_allowed(g):
@@ -91,7 +88,7 @@ def _begin_turn(g: "Game", seat: int) -> None:
         g.drawn = True
 
 
-def _draw(g: "Game", seat: int) -> None:
+def _draw(g: GameState, seat: int) -> None:
     c = g.stock.pop()
     if g.stock:
         g.hands[seat].append(c)
@@ -102,7 +99,7 @@ def _draw(g: "Game", seat: int) -> None:
         g.events.append(Event(EventKind.TRUMP, seat))
 
 
-def legal(g: "Game") -> list[Move]:
+def legal(g: GameState) -> list[Move]:
     seat = g.to_act
     before = g.rules.draw_timing is DrawTiming.BEFORE
     if before and not g.drawn:
@@ -113,7 +110,7 @@ def legal(g: "Game") -> list[Move]:
     return moves
 
 
-def why_illegal(g: "Game", move: Move) -> str:
+def why_illegal(g: GameState, move: Move) -> str:
     """A reason citing the rule, for a move not in the legal list."""
     before = g.rules.draw_timing is DrawTiming.BEFORE
     if move.kind is MoveKind.PICKUP:
@@ -142,7 +139,7 @@ def why_illegal(g: "Game", move: Move) -> str:
     return "that card is not in your hand (R8, R16)"
 
 
-def apply(g: "Game", move: Move) -> None:
+def apply(g: GameState, move: Move) -> None:
     seat = g.to_act
     kind = move.kind
     if kind is MoveKind.DRAW:
@@ -170,7 +167,7 @@ def apply(g: "Game", move: Move) -> None:
         _resolve_round(g)
 
 
-def _next_player_must_play(g: "Game", seat: int) -> None:
+def _next_player_must_play(g: GameState, seat: int) -> None:
     if not g.stock and not g.hands[seat]:
         # Defensive: a round starts only when all its players hold a card (R22 is checked at a
         # stunsa, A5 at a play_out trick), and nobody loses a card during another's turn.
@@ -179,7 +176,7 @@ def _next_player_must_play(g: "Game", seat: int) -> None:
         _begin_turn(g, seat)
 
 
-def _resolve_round(g: "Game") -> None:
+def _resolve_round(g: GameState) -> None:
     v = g.values
     ranks = [v[c] for c in g.round]
     top = max(ranks)
@@ -201,7 +198,7 @@ def _resolve_round(g: "Game") -> None:
     _begin_turn(g, tied[0])
 
 
-def _take(g: "Game", winner: int) -> None:
+def _take(g: GameState, winner: int) -> None:
     cards = tuple(c for _, c, _ in g.trick)
     g.won[winner].extend(cards)  # R20: all cards of the trick, stunsa rounds included
     g.events.append(Event(EventKind.TAKE, winner, cards))
@@ -209,7 +206,7 @@ def _take(g: "Game", winner: int) -> None:
     _after_trick(g, winner)
 
 
-def _exhausted(g: "Game", holders: list[int]) -> None:
+def _exhausted(g: GameState, holders: list[int]) -> None:
     """R22/A4: a player who must play a stunsa round has no hand card; `holders` are the tied
     players who still have one."""
     if g.rules.bounce_exhausted is BounceExhausted.SURVIVOR_TAKES_ALL:
@@ -228,7 +225,7 @@ def _exhausted(g: "Game", holders: list[int]) -> None:
     _after_trick(g, g.leader)  # decision: after a void trick its leader keeps the lead (play_out only)
 
 
-def _after_trick(g: "Game", next_leader: int) -> None:
+def _after_trick(g: GameState, next_leader: int) -> None:
     n = g.n
     everybody = g.rules.phase1_mode is Phase1Mode.ALL
     if g.stock:
@@ -238,12 +235,12 @@ def _after_trick(g: "Game", next_leader: int) -> None:
             _start_trick(g, next_leader, [next_leader, (next_leader + 1) % n])  # R24: his left neighbour
         return
     if g.rules.phase1_end is Phase1End.STOCK_OUT:
-        g.start_phase2()  # R27: stock out and the trick resolved
+        phase2.start(g)  # R27: stock out and the trick resolved
         return
     # R27 play_out: tricks go on from hands while at least two players hold hand cards.
     holders = [s for s in range(n) if g.hands[s]]
     if len(holders) < 2:
-        g.start_phase2()
+        phase2.start(g)
         return
     leader = next_leader
     while not g.hands[leader]:
@@ -257,7 +254,7 @@ def _after_trick(g: "Game", next_leader: int) -> None:
     _start_trick(g, leader, [leader, opponent])
 
 
-def fallback(g: "Game") -> Move:
+def fallback(g: GameState) -> Move:
     """R52, phase 1: DRAW if possible, then the lowest hand card (never CHANCE)."""
     if g.rules.draw_timing is DrawTiming.BEFORE and not g.drawn:
         return DRAW

@@ -1,23 +1,19 @@
 """Phase 2 (R29-R51): trump, units and runs, beating, picking up, tricks, going out, the cap.
 
-Functions here mutate a `Game` (arena.game.state); `apply` assumes the move is legal.
+Functions here mutate a `GameState` (arena/game/state.py); `apply` assumes the move is legal.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from arena.game.cards import SUIT_OF, VALUE_ACE_LOW
 from arena.game.events import Event, EventKind
 from arena.game.moves import PICKUP, RUNS_FROM, SINGLE_PLAYS, Move, MoveKind, play, run_move
 from arena.game.outcome import EndReason
 from arena.game.rules import Phase2FirstLeader, Pickup, SequenceResponse, ZeroCardStart
-
-if TYPE_CHECKING:
-    from arena.game.state import Game
+from arena.game.state import GameState
 
 
-def start(g: "Game") -> None:
+def start(g: GameState) -> None:
     """R28-R31: build phase-2 hands, turn up the trump card, put out empty-handed players."""
     n = g.n
     for seat in range(n):
@@ -49,7 +45,7 @@ def start(g: "Game") -> None:
     _begin_lead(g, leader)
 
 
-def next_in(g: "Game", seat: int) -> int:
+def next_in(g: GameState, seat: int) -> int:
     """The next player clockwise after seat who is not out (R32)."""
     n, out = g.n, g.out
     s = (seat + 1) % n
@@ -58,7 +54,7 @@ def next_in(g: "Game", seat: int) -> int:
     return s
 
 
-def _begin_lead(g: "Game", seat: int) -> None:
+def _begin_lead(g: GameState, seat: int) -> None:
     # A player still in with no cards (zero_card_start = must_pick_up) cannot lead:
     # the lead passes clockwise to the next player who holds cards.
     for _ in range(g.n):
@@ -70,7 +66,7 @@ def _begin_lead(g: "Game", seat: int) -> None:
     g.events.append(Event(EventKind.LEAD, seat, count=g.trick_size))
 
 
-def _go_out(g: "Game", seat: int) -> None:
+def _go_out(g: GameState, seat: int) -> None:
     g.out[seat] = True
     g.in_count -= 1
     g.out_order.append(seat)
@@ -123,12 +119,12 @@ def _units_ace_low(cards: list[int], allow_sequences: bool) -> list[Move]:
     return out
 
 
-def top_card(g: "Game") -> int:
+def top_card(g: GameState) -> int:
     """R33: the highest-ranked card of the most recent unit."""
     return g.table[-1][-1]  # units are stored low to high
 
 
-def legal(g: "Game") -> list[Move]:
+def legal(g: GameState) -> list[Move]:
     """Documented order: `pickup` first when legal, then units by suit (c, d, h, s),
     within a suit by low card (R2) and then by length."""
     hand, values, rules = g.hands[g.to_act], g.values, g.rules
@@ -164,7 +160,7 @@ def legal(g: "Game") -> list[Move]:
     return beating
 
 
-def why_illegal(g: "Game", move: Move) -> str:
+def why_illegal(g: GameState, move: Move) -> str:
     """A reason citing the rule, for a move not in the legal list."""
     seat, values = g.to_act, g.values
     if move.kind in (MoveKind.DRAW, MoveKind.CHANCE):
@@ -200,7 +196,7 @@ def why_illegal(g: "Game", move: Move) -> str:
     return "only the same suit higher, or trump, beats the top card (R38)"
 
 
-def apply(g: "Game", move: Move) -> None:
+def apply(g: GameState, move: Move) -> None:
     seat = g.to_act
     g.phase2_actions += 1  # R51: every play and every pick-up counts one
     if move.kind is MoveKind.PICKUP:
@@ -211,7 +207,7 @@ def apply(g: "Game", move: Move) -> None:
         g.finish(EndReason.CAPPED)
 
 
-def _play_unit(g: "Game", seat: int, cards: tuple[int, ...]) -> None:
+def _play_unit(g: GameState, seat: int, cards: tuple[int, ...]) -> None:
     hand, known = g.hands[seat], g.known[seat]
     for c in cards:
         hand.remove(c)
@@ -238,7 +234,7 @@ def _play_unit(g: "Game", seat: int, cards: tuple[int, ...]) -> None:
     g.to_act = next_in(g, seat)
 
 
-def _pickup(g: "Game", seat: int) -> None:
+def _pickup(g: GameState, seat: int) -> None:
     table, owners, option = g.table, g.table_owners, g.rules.pickup
     if option is Pickup.TRICK:  # R42
         taken = tuple(c for unit in table for c in unit)
@@ -265,7 +261,7 @@ def _pickup(g: "Game", seat: int) -> None:
         _begin_lead(g, nxt)  # R42/E11
 
 
-def _take_from_top(g: "Game", count: int) -> tuple[int, ...]:
+def _take_from_top(g: GameState, count: int) -> tuple[int, ...]:
     """Remove `count` cards from the top of the table's card stack, highest of each unit first."""
     taken = []
     for _ in range(count):
@@ -279,7 +275,7 @@ def _take_from_top(g: "Game", count: int) -> tuple[int, ...]:
     return tuple(taken)
 
 
-def _take_top_run(g: "Game") -> tuple[int, ...]:
+def _take_top_run(g: GameState) -> tuple[int, ...]:
     """R43 top_run: the top card and each card directly below it continuing a run in its suit."""
     stack = [c for unit in g.table for c in unit]
     values = g.values
@@ -292,12 +288,12 @@ def _take_top_run(g: "Game") -> tuple[int, ...]:
     return _take_from_top(g, count)
 
 
-def fallback(g: "Game") -> Move:
+def fallback(g: GameState, legal: list[Move]) -> Move:
     """R52, phase 2: pick up when responding; when leading, the lowest single non-trump card,
-    or the lowest trump if he holds only trumps."""
+    or the lowest trump if he holds only trumps. `legal`: the legal moves now, in their order."""
     if g.table:
         # Under must_beat_if_able pick-up may be illegal; then the lowest beating unit.
-        return g.legal_moves()[0]
+        return legal[0]
     hand = g.sorted_hand(g.to_act)
     non_trump = [c for c in hand if SUIT_OF[c] != g.trump_suit]
     return play((non_trump or hand)[0])
