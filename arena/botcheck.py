@@ -24,7 +24,7 @@ from arena.bot_build import build_bot
 from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
 from arena.botcheck_probes import FutureLines, conversations_apart
 from arena.match import BotSettings, allow_restarts, close_seat, connect_bot, play_match
-from arena.protocol_view import quoted
+from arena.wording import quoted
 from arena.wording import count
 from arena.referee import FaultKind, Seat, TimeLimits, send_lines
 from arena.transport.base import TransportError, describe_returncode

@@ -17,7 +17,7 @@ from arena import protocol
 from arena.game import Event, Game, IllegalMove, Move, MoveKind, Outcome, Transcript
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
-from arena.protocol_view import quoted
+from arena.wording import quoted
 from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, Transport, TransportError
 
 

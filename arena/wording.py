@@ -1,4 +1,6 @@
-"""Small helpers for the words of the arena's messages and reports."""
+"""How the arena words things for people: counted nouns, and a bot's own text quoted safely.
+
+Every layer may use it; it imports nothing of the project."""
 
 from __future__ import annotations
 
@@ -6,3 +8,17 @@ from __future__ import annotations
 def count(number: int, noun: str) -> str:
     """'1 game', '2 games', '0 games': English plurals of the nouns we count (all take an s)."""
     return f"{number} {noun if number == 1 else noun + 's'}"
+
+
+def visible(text: str) -> str:
+    """A bot's text as it may be quoted to a person: control and other non-printable characters
+    as escapes (\\x1b, \\x00, \\n), so that a quoted line cannot move the cursor, erase what
+    the terminal shows or forge a line of the arena's own."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def quoted(text: str, limit: int) -> str:
+    """A bot's text as a fault or a report quotes it: `visible`, and cut after `limit` characters."""
+    return visible(text if len(text) <= limit else text[:limit] + "...")

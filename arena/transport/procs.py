@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from arena.protocol_view import quoted
+from arena.wording import quoted
 from arena.transport.base import BotUnreachable
 
 # Every bot gets this variable with a per-process token. Children inherit it, so a

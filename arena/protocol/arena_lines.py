@@ -1,117 +1,23 @@
-"""The bot protocol v1: format and parse every line (the contract is protocol.md; "§n" cites its sections).
-
-Arena -> bot: `format_*` builds one line (without the newline); `parse_message` reads any of
-them back into a typed value, so every message round-trips. Bot -> arena: `parse_bot_hello`
-and `parse_move_reply` accept exactly the grammar of §3 and §7 and raise `ProtocolError`,
-naming the offending token, for anything else. No other exception escapes a parser.
-"""
+"""The lines the arena sends (protocol.md sections 3-10): `format_*` builds each one (without the
+newline), and `parse_message` reads any of them back into a typed value, so every message
+round-trips (tests, `arena bot check`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import Sequence
 from urllib.parse import unquote
 
 from arena.game.errors import GameError, ParseError
 from arena.game.events import Event, EventKind
-from arena.game.moves import CHANCE, DRAW, PICKUP, Move, MoveKind, parse_move, play
+from arena.game.moves import Move, MoveKind, parse_move
 from arena.game.outcome import EndReason, Outcome
 from arena.game.rules import Rules
 from arena.game.view import SeatView
-from arena.protocol_view import (  # noqa: F401  (ProtocolError is part of this module's API)
-    CARD_TEXT,
-    ProtocolError,
-    escape,
-    format_view_fields,
-    need_field,
-    one_line,
-    parse_card_list,
-    parse_fields,
-    parse_int,
-    parse_seats,
-    parse_signed,
-    parse_view_fields,
-)
-
-PROTOCOL_VERSION = 1
-MAX_BOT_LINE_BYTES = 8192  # §2: the longest line a bot may send, without the newline
-NAME_MAX = 32
-VALUE_MAX = 64  # §3: version= and author= values
-FAULT_KINDS = ("timeout", "illegal", "malformed", "overlong", "stale", "exited")  # §9
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-
-
-@dataclass(frozen=True, slots=True)
-class BotHello:  # §3
-    name: str
-    version: str = ""
-    author: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class MoveReply:  # §7
-    request_id: int
-    move: Move
-
-
-# ---- typed arena -> bot messages (what parse_message returns) -----------------------------------
-
-@dataclass(frozen=True, slots=True)
-class ArenaHello:  # §3
-    protocol: int
-    arena: str
-
-
-@dataclass(frozen=True, slots=True)
-class MatchStart:  # §4; rules.games is the match's game count, or the default when games is None
-    players: int
-    games: int | None
-    rules: Rules
-
-
-@dataclass(frozen=True, slots=True)
-class GameStart:  # §4
-    number: int
-    seat: int
-    dealer: int
-    rules: Rules
-
-
-@dataclass(frozen=True, slots=True)
-class Request:  # §6
-    request_id: int
-    legal: tuple[Move, ...]
-    view: SeatView
-
-
-@dataclass(frozen=True, slots=True)
-class Fault:  # §9
-    request_id: int
-    kind: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class GameOver:  # §10
-    number: int
-    outcome: Outcome
-    points: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class MatchOver:  # §10
-    totals: tuple[int, ...]
-    winners: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Quit:  # §10
-    pass
-
-
-Message = Union[ArenaHello, MatchStart, GameStart, Request, Event, Fault, GameOver, MatchOver, Quit]
-
-# ---- helpers ------------------------------------------------------------------------------------
+from arena.protocol.messages import (PROTOCOL_VERSION, ArenaHello, Fault, GameOver, GameStart, MatchOver, MatchStart,
+                                     Message, Quit, Request)
+from arena.protocol.text import (CARD_TEXT, ProtocolError, escape, need_field, one_line, parse_card_list, parse_fields,
+                                 parse_int, parse_seats, parse_signed)
+from arena.protocol.view import format_view_fields, parse_view_fields
 
 
 def _opt_text(value: object) -> str:  # §4: rule option values
@@ -139,26 +45,6 @@ def _rules(fields: dict[str, str], extra: dict[str, object], where: str) -> Rule
         raise ProtocolError(f"{where}: {e}") from None
 
 
-def _split_bot_line(line: str, kind: str) -> list[str]:
-    """§2: strip the line end; reject overlong, empty, or control characters; split on blanks."""
-    if not isinstance(line, str):
-        raise ProtocolError(f"{kind}: expected text, got {type(line).__name__}")
-    if len(line) > MAX_BOT_LINE_BYTES // 4 and len(line.encode("utf-8", "surrogatepass")) > MAX_BOT_LINE_BYTES:
-        raise ProtocolError(f"{kind}: line longer than {MAX_BOT_LINE_BYTES} bytes")
-    if line.endswith("\n"):
-        line = line[:-1]
-    if line.endswith("\r"):
-        line = line[:-1]
-    for ch in line:
-        if ch < " " and ch != "\t" or ch == "\x7f":
-            raise ProtocolError(f"{kind}: control character {ch!r} in the line")
-    tokens = line.replace("\t", " ").split(" ")
-    tokens = [t for t in tokens if t]
-    if not tokens:
-        raise ProtocolError(f"{kind}: empty line (expected '{kind} ...')")
-    return tokens
-
-
 # ---- arena -> bot: formatting --------------------------------------------------------------------
 
 
@@ -178,8 +64,6 @@ def format_game_start(number: int, seat: int, dealer: int, rules: Rules) -> str:
 
 
 _KIND_TEXT = {MoveKind.DRAW: "draw", MoveKind.CHANCE: "chance", MoveKind.PICKUP: "pickup"}
-# Every one-card move and every word move, by its token (runs take the general parser).
-_MOVE_TOKENS = {CARD_TEXT[c]: play(c) for c in range(52)} | {"draw": DRAW, "chance": CHANCE, "pickup": PICKUP}
 
 
 def format_request(request_id: int, view: SeatView, legal: Sequence[Move]) -> str:  # §6 (hot path)
@@ -226,61 +110,6 @@ def format_match_over(totals: Sequence[int], winners: Sequence[int]) -> str:  # 
 
 def format_quit() -> str:  # §10
     return "quit"
-
-
-# ---- bot -> arena: parsing -----------------------------------------------------------------------
-
-
-def _check_value(value: str, key: str) -> str:
-    if not value or len(value) > VALUE_MAX:
-        raise ProtocolError(f"hello: {key}= must be 1 to {VALUE_MAX} characters, got {len(value)}")
-    return value
-
-
-def parse_bot_hello(line: str) -> BotHello:  # §3
-    tokens = _split_bot_line(line, "hello")
-    if tokens[0] != "hello":
-        shown = line.strip()
-        shown = shown if len(shown) <= 80 else shown[:80] + "..."
-        raise ProtocolError(f"expected the handshake 'hello name=<name> ...', got {shown!r}")
-    fields = parse_fields(tokens[1:], "hello")
-    if "name" not in fields:
-        raise ProtocolError("hello: field name= is missing (e.g. 'hello name=mybot')")
-    name = fields["name"]
-    if not 1 <= len(name) <= NAME_MAX or not _NAME_CHARS.issuperset(name):
-        raise ProtocolError(f"hello: bad name {name[:40]!r}: use 1 to {NAME_MAX} of the characters A-Z a-z 0-9 _ . -")
-    if "protocol" in fields and fields["protocol"] != str(PROTOCOL_VERSION):
-        raise ProtocolError(f"hello: protocol={fields['protocol'][:40]} is not supported; this arena speaks protocol={PROTOCOL_VERSION}")
-    version = _check_value(fields["version"], "version") if "version" in fields else ""
-    author = _check_value(fields["author"], "author") if "author" in fields else ""
-    return BotHello(name, version, author)
-
-
-def parse_move_reply(line: str) -> MoveReply:  # §7
-    # Fast path for the common well-formed reply (hot: once per move); anything unusual
-    # falls through to the careful path below, which names what is wrong.
-    if line.isascii() and line.isprintable():
-        parts = line.split(" ")
-        if len(parts) == 3 and parts[0] == "move":
-            rid, token = parts[1], parts[2]
-            move = _MOVE_TOKENS.get(token)
-            if move is not None and rid.isdigit() and len(rid) <= 18:
-                return MoveReply(int(rid), move)
-    tokens = _split_bot_line(line, "move")
-    if tokens[0] != "move":
-        raise ProtocolError(f"expected 'move <id> <move>', got a line starting {tokens[0][:40]!r}")
-    if len(tokens) < 3:
-        raise ProtocolError("move: expected 'move <id> <move>' (the request id and one move), got "
-                            + ("nothing after 'move'" if len(tokens) == 1 else "no move after the id"))
-    if len(tokens) > 3:
-        raise ProtocolError(f"move: one move token expected after the id, got extra {tokens[3][:40]!r} "
-                            "(write a run without spaces: 4h,5h,6h)")
-    request_id = parse_int(tokens[1], "move: the request id (second token)")
-    try:
-        move = parse_move(tokens[2])
-    except ParseError as e:
-        raise ProtocolError(f"move: third token: {e}") from None
-    return MoveReply(request_id, move)
 
 
 # ---- arena -> bot: parsing (round trips, `arena bot check`) --------------------------------------

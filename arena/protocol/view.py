@@ -1,26 +1,21 @@
 """The seat view as `key=value` fields of a `request` line (protocol.md section 6, "The view").
 
-Split from arena/protocol.py to keep each file small. `format_view_fields` is on the per-move
-hot path: it only indexes precomputed strings and joins lists (no regex, no f-string per card).
-`parse_view_fields` is the exact inverse (used by tests and `arena bot check`).
+`format_view_fields` is on the per-move hot path: it only indexes precomputed strings and joins
+lists (no regex, no f-string per card). `parse_view_fields` is the exact inverse (used by tests
+and `arena bot check`).
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable
 
-from arena.game.cards import format_card, parse_card
+from arena.game.cards import parse_card
 from arena.game.errors import ParseError
 from arena.game.view import SeatView
+from arena.protocol.text import CARD_TEXT, ProtocolError
 
-CARD_TEXT: tuple[str, ...] = tuple(format_card(c) for c in range(52))
 _NUM: tuple[str, ...] = tuple(str(i) for i in range(64))  # seats and small counts
 _NO_KNOWN: tuple[str, ...] = tuple("/".join(["-"] * n) for n in range(64))  # known= with nothing known
-
-
-class ProtocolError(Exception):
-    """A line that does not follow protocol.md; the message says what and which token."""
-
 
 ViewFieldError = ProtocolError  # a view field that does not parse
 
@@ -79,85 +74,7 @@ def format_view_fields(v: SeatView) -> str:
     ))
 
 
-# ---- parsing (not on the hot path) --------------------------------------------------------------
-
-# Lexical helpers shared with arena.protocol (protocol.md section 2 and 5).
-
-_CARD_OF = {t: i for i, t in enumerate(CARD_TEXT)}
-
-
-def escape(text: str) -> str:
-    """Free text as one token (sections 3, 10): % space CR LF TAB become %25 %20 %0D %0A %09."""
-    return (text.replace("%", "%25").replace(" ", "%20").replace("\r", "%0D")
-            .replace("\n", "%0A").replace("\t", "%09"))
-
-
-def visible(text: str) -> str:
-    """A bot's text as it may be quoted to a person: control and other non-printable characters
-    as escapes (\\x1b, \\x00, \\n), so that a quoted line cannot move the cursor, erase what
-    the terminal shows or forge a line of the arena's own."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
-
-
-def quoted(text: str, limit: int) -> str:
-    """A bot's text as a fault or a report quotes it: `visible`, and cut after `limit` characters."""
-    return visible(text if len(text) <= limit else text[:limit] + "...")
-
-
-def one_line(text: str) -> str:
-    """Free text to the end of a line (section 9): % CR LF become %25 %0D %0A."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def parse_int(text: str, what: str) -> int:
-    if not (text.isascii() and text.isdigit()):
-        raise ProtocolError(f"{what} must be a whole number like 7, got {text[:40]!r}")
-    if len(text) > 18:  # section 2: ids and counts fit in 64 bits, so C and awk bots can hold them
-        raise ProtocolError(f"{what} has {len(text)} digits; at most 18 are allowed, got {text[:40]!r}")
-    return int(text)
-
-
-def parse_signed(text: str, what: str) -> int:
-    if text.startswith("-") and len(text) > 1:
-        return -parse_int(text[1:], what)
-    return parse_int(text, what)
-
-
-def parse_fields(tokens: Sequence[str], where: str) -> dict[str, str]:
-    """key=value tokens (section 2); a later duplicate key wins; a token without '=' is an error."""
-    out: dict[str, str] = {}
-    for tok in tokens:
-        key, sep, value = tok.partition("=")
-        if not sep or not key:
-            raise ProtocolError(f"{where}: expected key=value, got {tok[:40]!r}")
-        out[key] = value
-    return out
-
-
-def need_field(fields: dict[str, str], key: str, where: str) -> str:
-    if key not in fields:
-        raise ProtocolError(f"{where}: field {key}= is missing")
-    return fields[key]
-
-
-def parse_card_list(text: str, where: str) -> tuple[int, ...]:
-    """Exactly the card lists the arena sends (section 5): canonical cards, or "-"."""
-    if text == "-":
-        return ()
-    cards = []
-    for part in text.split(","):
-        try:
-            cards.append(_CARD_OF[part])
-        except KeyError:
-            raise ProtocolError(f"{where}: not a card: {part[:40]!r}") from None
-    return tuple(cards)
-
-
-def parse_seats(text: str, where: str) -> tuple[int, ...]:
-    return () if text == "-" else tuple(parse_int(p, where) for p in text.split(","))
-
+# ---- parsing (not on the hot path) ---------------------------------------------------------------
 
 def _int(text: str) -> int:
     if not (text.isascii() and text.isdigit()) or len(text) > 18:

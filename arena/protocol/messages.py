@@ -1,0 +1,90 @@
+"""The protocol's constants and its messages as typed values (protocol.md sections 2-10): what
+`parse_message` returns for each line the arena sends, and what a bot's lines parse to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from arena.game.events import Event
+from arena.game.moves import Move
+from arena.game.outcome import Outcome
+from arena.game.rules import Rules
+from arena.game.view import SeatView
+
+PROTOCOL_VERSION = 1
+MAX_BOT_LINE_BYTES = 8192  # §2: the longest line a bot may send, without the newline
+NAME_MAX = 32
+VALUE_MAX = 64  # §3: version= and author= values
+FAULT_KINDS = ("timeout", "illegal", "malformed", "overlong", "stale", "exited")  # §9
+
+
+@dataclass(frozen=True, slots=True)
+class BotHello:  # §3
+    name: str
+    version: str = ""
+    author: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MoveReply:  # §7
+    request_id: int
+    move: Move
+
+
+# ---- typed arena -> bot messages (what parse_message returns) -----------------------------------
+
+@dataclass(frozen=True, slots=True)
+class ArenaHello:  # §3
+    protocol: int
+    arena: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStart:  # §4; rules.games is the match's game count, or the default when games is None
+    players: int
+    games: int | None
+    rules: Rules
+
+
+@dataclass(frozen=True, slots=True)
+class GameStart:  # §4
+    number: int
+    seat: int
+    dealer: int
+    rules: Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Request:  # §6
+    request_id: int
+    legal: tuple[Move, ...]
+    view: SeatView
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:  # §9
+    request_id: int
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:  # §10
+    number: int
+    outcome: Outcome
+    points: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOver:  # §10
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Quit:  # §10
+    pass
+
+
+Message = Union[ArenaHello, MatchStart, GameStart, Request, Event, Fault, GameOver, MatchOver, Quit]
