@@ -12,7 +12,7 @@ import tempfile
 import uuid
 
 from arena.manifest import PYTHON_PLACEHOLDER, BotManifest, ManifestError
-from arena.transport.procs import TOKEN_ENV, kill_tree
+from arena.transport.process_tree import TOKEN_ENV, kill_tree
 
 
 def build_bot(manifest: BotManifest, timeout_s: float = 120) -> None:

@@ -67,7 +67,7 @@ def play(
     from arena.match import BotSettings, open_table, play_match
     from arena.referee import TimeLimits
     from arena.report import describe_event, render_game_record, render_match_totals
-    from arena.transport.procs import open_log_for_append
+    from arena.transport.bot_process import open_log_for_append
 
     if not 2 <= len(bots) <= 5:
         fail(f"a table seats 2 to 5 bots; you named {len(bots)}")

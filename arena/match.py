@@ -24,7 +24,7 @@ from arena.wording import quoted
 from arena.referee import QUOTED_CHARS, FaultKind, GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
 from arena.transport.base import BotTimeout, Transport, TransportError
 from arena.transport.pipe import PipeTransport
-from arena.transport.procs import open_log_for_append
+from arena.transport.bot_process import open_log_for_append
 from arena.wording import count
 
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.

@@ -15,7 +15,7 @@ Three layers, each best effort, all reported by `describe()`:
    their total RSS. Over the limit, it SIGKILLs the whole bot; the referee then sees the bot exit
    and records an `exited` fault whose detail names the sandbox limit (via `SandboxedTransport`).
 
-Teardown is unchanged: the transport's close() kills the whole tree (arena/transport/procs.py);
+Teardown is unchanged: the transport's close() kills the whole tree (arena/transport/process_tree.py);
 the guard then kills whatever is still in its cgroup and removes the cgroup.
 Stdlib only.
 """
@@ -109,7 +109,7 @@ class BotGuard:
         self._thread: threading.Thread | None = None
 
     def attach(self, proc: Any) -> None:
-        """Start watching a started BotProcess (arena.transport.procs)."""
+        """Start watching a started BotProcess (arena.transport.bot_process)."""
         if proc is None:
             return
         self._proc = proc

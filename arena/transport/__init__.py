@@ -19,7 +19,7 @@ from arena.transport.base import (
     TransportError,
 )
 from arena.transport.pipe import PipeTransport
-from arena.transport.procs import close_all
+from arena.transport.live_transports import close_all
 
 __all__ = [
     "MAX_LINE_BYTES", "BadMessage", "BotExited", "BotTimeout", "BotUnreachable", "LineTooLong",
@@ -29,8 +29,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("ZmqTransport", "generate_keypair"):
-        from arena.transport import zmq as _zmq
+    if name == "ZmqTransport":
+        from arena.transport.zmq import ZmqTransport
 
-        return getattr(_zmq, name)
+        return ZmqTransport
+    if name == "generate_keypair":
+        from arena.transport.zmq_keys import generate_keypair
+
+        return generate_keypair
     raise AttributeError(name)

@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.transport import procs
+from arena.transport.bot_process import BotProcess
+from arena.transport.live_transports import register, unregister
 from arena.transport.base import (
     MAX_LINE_BYTES,
     BotExited,
@@ -40,7 +41,7 @@ class PipeTransport:
     # unflushed buffer (ZmqTransport has its own).
     NO_HELLO_HINT = "is stdout flushed after each line?"
 
-    def __init__(self, proc: procs.BotProcess, *, max_line_bytes: int = MAX_LINE_BYTES,
+    def __init__(self, proc: BotProcess, *, max_line_bytes: int = MAX_LINE_BYTES,
                  send_timeout_s: float = 5.0, name: str | None = None) -> None:
         self._proc = proc
         self.name = name or f"bot pid {proc.pid}"
@@ -62,7 +63,7 @@ class PipeTransport:
         self._rpoll.register(self._out_fd, _POLLIN_ANY)
         self._wpoll = select.poll()
         self._wpoll.register(self._in_fd, _POLLOUT_ANY)
-        procs.register(self)
+        register(self)
 
     @classmethod
     def start(cls, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
@@ -70,7 +71,7 @@ class PipeTransport:
               max_line_bytes: int = MAX_LINE_BYTES, preexec: Callable[[], Any] | None = None,
               send_timeout_s: float = 5.0, name: str | None = None) -> PipeTransport:
         """Start argv (no shell, own session). Raises BotUnreachable if it cannot start."""
-        proc = procs.BotProcess.start(
+        proc = BotProcess.start(
             argv, cwd=cwd, env=env, stderr_log_path=stderr_log_path,
             stderr_log_cap_bytes=stderr_log_cap_bytes, preexec=preexec)
         return cls(proc, max_line_bytes=max_line_bytes, send_timeout_s=send_timeout_s, name=name)
@@ -223,4 +224,4 @@ class PipeTransport:
         except Exception:
             pass
         finally:
-            procs.unregister(self)
+            unregister(self)

@@ -2,14 +2,13 @@
 
 One line = one single-frame message (UTF-8, no newline). Two ways in:
   * ZmqTransport.start(argv, ...)  - the arena starts the bot (same process handling as
-    PipeTransport, via procs.BotProcess) and gives it a fresh endpoint;
+    PipeTransport, via BotProcess) and gives it a fresh endpoint;
   * ZmqTransport.connect(endpoint, ...) - a running service; CurveZMQ is mandatory unless
     the endpoint is loopback/ipc. Several connects to one service = several conversations.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import socket
 import time
@@ -17,10 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 import zmq  # absolute import: pyzmq, not this module
-import zmq.auth
 from zmq.utils.monitor import recv_monitor_message
 
-from arena.transport import procs
+from arena.transport.bot_process import BotProcess
+from arena.transport.live_transports import register, unregister
 from arena.transport.base import (
     MAX_LINE_BYTES,
     BadMessage,
@@ -31,6 +30,7 @@ from arena.transport.base import (
     describe_returncode,
 )
 from arena.transport.ipc_folders import new_ipc_folder, release_ipc_folder
+from arena.transport.zmq_keys import as_key, is_local_endpoint
 
 ENDPOINT_ENV = "ARENA_ZMQ_ENDPOINT"
 
@@ -55,45 +55,6 @@ def _context() -> zmq.Context[Any]:
     return _ctx
 
 
-def is_local_endpoint(endpoint: str) -> bool:
-    """True for ipc://, inproc://, and tcp:// to localhost / 127.x / ::1."""
-    scheme, _, rest = endpoint.partition("://")
-    if scheme in ("ipc", "inproc"):
-        return True
-    if scheme != "tcp":
-        return False
-    host = rest.rsplit(";", 1)[-1].rsplit(":", 1)[0].strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def generate_keypair(directory: str, name: str) -> tuple[str, str]:
-    """Write <name>.key (public) and <name>.key_secret in zmq.auth format; return both paths."""
-    os.makedirs(directory, exist_ok=True)
-    public, secret = zmq.auth.create_certificates(directory, name)
-    return str(public), str(secret)
-
-
-def _as_key(value: str | bytes, what: str) -> bytes:
-    """A Z85 key given as text, or the path of a zmq.auth certificate file."""
-    if isinstance(value, bytes):
-        value = value.decode("ascii")
-    if len(value) == 40 and not os.path.exists(value):
-        return value.encode("ascii")
-    try:
-        public, secret = zmq.auth.load_certificate(value)
-    except (OSError, ValueError) as e:
-        raise BotUnreachable(f"cannot load {what} from {value!r}: {e}") from e
-    key = secret if what == "client secret key" else public
-    if key is None:
-        raise BotUnreachable(f"{value!r} holds no {what} (need the *.key_secret file)")
-    return key
-
-
 def _drop_above(max_line_bytes: int) -> int:
     """Message size beyond which libzmq drops the peer (a bot's line may take two more: CR LF)."""
     return max(max_line_bytes + 2, MAX_LINE_BYTES)
@@ -102,7 +63,7 @@ def _drop_above(max_line_bytes: int) -> int:
 class ZmqTransport:
     """One conversation with a bot over a DEALER socket."""
 
-    def __init__(self, sock: zmq.Socket[Any], endpoint: str, *, proc: procs.BotProcess | None = None,
+    def __init__(self, sock: zmq.Socket[Any], endpoint: str, *, proc: BotProcess | None = None,
                  tmpdir: str | None = None, max_line_bytes: int = MAX_LINE_BYTES,
                  send_timeout_s: float = 5.0, name: str | None = None) -> None:
         self._sock = sock
@@ -126,7 +87,7 @@ class ZmqTransport:
             # (An arena-started bot's death is seen through its process; its monitor is read
             # only to explain a timeout.)
             self._inpoll.register(self._monitor, zmq.POLLIN)
-        procs.register(self)
+        register(self)
 
     @staticmethod
     def _dealer(endpoint: str, max_line_bytes: int, curve: tuple[bytes, bytes, bytes] | None
@@ -165,7 +126,7 @@ class ZmqTransport:
         full_env = dict(os.environ if env is None else env)
         full_env[ENDPOINT_ENV] = endpoint
         try:
-            proc = procs.BotProcess.start(
+            proc = BotProcess.start(
                 [a.replace("{endpoint}", endpoint) for a in argv], cwd=cwd, env=full_env,
                 stderr_log_path=stderr_log_path, stderr_log_cap_bytes=stderr_log_cap_bytes,
                 preexec=preexec, stdout_pipe=False)
@@ -187,16 +148,16 @@ class ZmqTransport:
         """Connect to a running bot service. Keys are Z85 text or zmq.auth certificate file
         paths; client_cert_path (a *.key_secret file) supplies both client keys at once."""
         if client_cert_path is not None:
-            client_public_key = _as_key(client_cert_path, "client public key")
-            client_secret_key = _as_key(client_cert_path, "client secret key")
+            client_public_key = as_key(client_cert_path, "client public key")
+            client_secret_key = as_key(client_cert_path, "client secret key")
         given = [k is not None for k in (server_public_key, client_public_key, client_secret_key)]
         curve = None
         if all(given):
             if not zmq.has("curve"):
                 raise BotUnreachable("this libzmq was built without CurveZMQ support")
-            curve = (_as_key(server_public_key, "server public key"),  # type: ignore[arg-type]
-                     _as_key(client_public_key, "client public key"),  # type: ignore[arg-type]
-                     _as_key(client_secret_key, "client secret key"))  # type: ignore[arg-type]
+            curve = (as_key(server_public_key, "server public key"),  # type: ignore[arg-type]
+                     as_key(client_public_key, "client public key"),  # type: ignore[arg-type]
+                     as_key(client_secret_key, "client secret key"))  # type: ignore[arg-type]
         elif any(given):
             raise BotUnreachable(f"incomplete CurveZMQ keys for {endpoint}: need the server "
                                  "public key and the client public + secret keys")
@@ -354,4 +315,4 @@ class ZmqTransport:
             pass
         if self._tmpdir:
             release_ipc_folder(self._tmpdir)
-        procs.unregister(self)
+        unregister(self)

@@ -12,7 +12,7 @@ from arena.game import Rules
 from arena.manifest import load_manifest
 from arena.match import BotSettings, open_table, play_match
 from arena.referee import FaultKind, TimeLimits
-from arena.transport.procs import TOKEN_ENV
+from arena.transport.process_tree import TOKEN_ENV
 from tests.bots_support import live_processes_with
 
 from pathlib import Path
@@ -139,7 +139,7 @@ def test_without_cgroup_the_watchdog_does_not_count_the_namespace_keeper():
     import sys
 
     from arena.sandbox import BotGuard, Limits, WATCH_INTERVAL_S, can_unshare_pid, is_keeper
-    from arena.transport.procs import BotProcess
+    from arena.transport.bot_process import BotProcess
 
     if not can_unshare_pid():
         pytest.skip("no PID namespace here, so no keeper to leave out")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.transport import LineTooLong, PipeTransport
-from arena.transport.procs import pid_alive
+from arena.transport.process_tree import pid_alive
 
 BOTS = Path(__file__).parent / "bots"
 

@@ -16,9 +16,10 @@ from arena.transport import (
     LineTooLong,
     PipeTransport,
     Transport,
-    procs,
 )
-from arena.transport.procs import pid_alive
+from arena.transport.bot_process import open_log_for_append
+from arena.transport.live_transports import close_all
+from arena.transport.process_tree import pid_alive
 
 BOTS = Path(__file__).parent / "bots"
 
@@ -211,7 +212,7 @@ def test_close_all_closes_registered(tmp_path: Path) -> None:
     for t in ts:
         assert t.receive(5.0) == "ready"
     t0 = time.monotonic()
-    procs.close_all()  # parallel: three stubborn bots cost about one grace period
+    close_all()  # parallel: three stubborn bots cost about one grace period
     assert time.monotonic() - t0 < 6.0
     assert not any(pid_alive(t.pid) for t in ts)
 
@@ -261,7 +262,7 @@ def test_a_log_replaced_by_a_fifo_or_a_symlink_is_refused_at_once(tmp_path: Path
     link.symlink_to(tmp_path / "elsewhere")
     for path in (fifo, link):
         with pytest.raises(OSError):
-            procs.open_log_for_append(path, "a")
+            open_log_for_append(path, "a")
     assert not (tmp_path / "elsewhere").exists()
 
 
@@ -278,6 +279,6 @@ def test_a_log_replaced_by_a_fifo_or_a_symlink_is_refused_at_once(tmp_path: Path
     ("", ""),
 ])
 def test_the_stderr_line_quoted_for_a_crash_is_the_one_that_says_why(stderr, said):
-    from arena.transport.procs import telling_line
+    from arena.transport.bot_process import telling_line
 
     assert telling_line(stderr) == said

@@ -14,8 +14,9 @@ import pytest
 import zmq
 
 from arena.transport import BotExited, BotTimeout, BotUnreachable, LineTooLong, Transport
-from arena.transport.procs import pid_alive
-from arena.transport.zmq import ZmqTransport, generate_keypair, is_local_endpoint
+from arena.transport.process_tree import pid_alive
+from arena.transport.zmq import ZmqTransport
+from arena.transport.zmq_keys import generate_keypair, is_local_endpoint
 
 BOT = str(Path(__file__).parent / "bots" / "zmq_echo_bot.py")
 
