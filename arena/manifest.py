@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.sandbox_limits import first_limit_problem  # the optional [limits] table
+from arena.sandbox.limits import first_limit_problem  # the optional [limits] table
 
 MANIFEST_NAME = "bot.toml"
 DEFAULT_BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"

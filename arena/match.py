@@ -103,7 +103,9 @@ def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> 
     """Start the bot (sandboxed, unless settings say not) or connect to its service; no line is sent."""
     if not settings.sandbox or manifest.is_service:
         return _start_raw(manifest, settings, label, settings.preexec)
-    from arena.sandbox import BotGuard, SandboxedTransport, make_preexec, network_needed, resolve_limits
+    from arena.sandbox.guard import BotGuard, SandboxedTransport, network_needed
+    from arena.sandbox.child import make_preexec
+    from arena.sandbox.limits import resolve_limits
 
     try:
         limits = resolve_limits(manifest, settings.sandbox_limits)

@@ -134,7 +134,8 @@ def _changed_keys(prefix: str, old: dict, new: dict) -> list[str]:
 
 def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict:
     """What every stored game records about how it was played: bot versions and the limits in force."""
-    from arena.sandbox import describe, network_needed, resolve_limits
+    from arena.sandbox.guard import describe, network_needed
+    from arena.sandbox.limits import resolve_limits
 
     return {
         "versions": {name: versions.get(name, "") for name in config.bots},

@@ -41,7 +41,7 @@ from arena.game import GameError, Rules
 from arena.manifest import (DEFAULT_BOTS_DIR, MANIFEST_NAME, BotManifest, ManifestError, load_manifest,
                             resolve_manifest_path, toml_text)
 from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
-from arena.sandbox_limits import first_limit_problem
+from arena.sandbox.limits import first_limit_problem
 from arena.schedule import PAIRED, GameNumbers, gauntlet_table_count
 from arena.wording import count
 

@@ -20,7 +20,7 @@ from arena.game import Rules
 from arena.manifest import load_manifest
 from arena.match import BotSettings, open_table, play_match
 from arena.referee import TimeLimits
-from arena.sandbox import can_unshare_pid
+from arena.sandbox.child import can_unshare_pid
 from tests.bots_support import live_processes_with
 
 REPO = Path(__file__).resolve().parents[1]

@@ -351,7 +351,7 @@ def test_content_hash_ignores_build_outputs_and_check_record(tmp_path):
 
 def test_manifest_limits_and_version_keys(tmp_path):
     from arena.manifest import ManifestError
-    from arena.sandbox import resolve_limits
+    from arena.sandbox.limits import resolve_limits
 
     folder = tmp_path / "lim"
     folder.mkdir()

@@ -102,7 +102,8 @@ def test_sigterm_ignorer_is_killed():
 
 
 def test_sandbox_describe_reports_what_is_in_force():
-    from arena.sandbox import Limits, describe
+    from arena.sandbox.limits import Limits
+    from arena.sandbox.guard import describe
 
     info = describe(Limits())
     assert info["address_space_mb"] == 1024 and info["processes"] == 64
@@ -112,7 +113,8 @@ def test_sandbox_describe_reports_what_is_in_force():
 
 
 def test_no_network_inside_the_sandbox(tmp_path):
-    from arena.sandbox import Limits, can_unshare_net, make_preexec
+    from arena.sandbox.limits import Limits
+    from arena.sandbox.child import can_unshare_net, make_preexec
     import subprocess
     import sys
 
@@ -125,7 +127,7 @@ def test_no_network_inside_the_sandbox(tmp_path):
 
 
 def test_forker_without_cgroup_is_killed_by_the_watchdog(monkeypatch):
-    import arena.sandbox as sandbox
+    import arena.sandbox.guard as sandbox
 
     monkeypatch.setattr(sandbox._Cgroup, "create", classmethod(lambda cls, limits: None))
     faults, _ = play_hostile("forker", move_timeout=3.0, sandbox_limits={"processes": 40})
@@ -138,7 +140,9 @@ def test_without_cgroup_the_watchdog_does_not_count_the_namespace_keeper():
     and its resident pages (the arena's) counted against the bot's memory."""
     import sys
 
-    from arena.sandbox import BotGuard, Limits, WATCH_INTERVAL_S, can_unshare_pid, is_keeper
+    from arena.sandbox.guard import BotGuard, WATCH_INTERVAL_S
+    from arena.sandbox.limits import Limits
+    from arena.sandbox.child import can_unshare_pid, is_keeper
     from arena.transport.bot_process import BotProcess
 
     if not can_unshare_pid():
@@ -158,7 +162,7 @@ def test_without_cgroup_the_watchdog_does_not_count_the_namespace_keeper():
 
 
 def test_cgroups_are_removed_after_the_match():
-    from arena.sandbox_cgroup import CGROUP_PREFIX, CGROUP_ROOT
+    from arena.sandbox.cgroup import CGROUP_PREFIX, CGROUP_ROOT
 
     play_hostile("forker", move_timeout=3.0, sandbox_limits={"processes": 32})
     mine = f"{CGROUP_PREFIX}{os.getpid()}-"

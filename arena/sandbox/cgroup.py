@@ -1,4 +1,4 @@
-"""Per-bot cgroups for the sandbox (arena/sandbox.py): v2, or the v1 `pids` and `memory` hierarchies.
+"""Per-bot cgroups for the sandbox (arena/sandbox/guard.py): v2, or the v1 `pids` and `memory` hierarchies.
 
 A cgroup is what contains a forking bot when the arena runs as root (RLIMIT_NPROC does not
 bind root): pids.max refuses the fork, and kill_all reaches every member. Stdlib only.
@@ -12,7 +12,7 @@ import time
 import uuid
 from pathlib import Path
 
-from arena.sandbox_limits import Limits
+from arena.sandbox.limits import Limits
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 CGROUP_PREFIX = "arena-bot-"

@@ -1,8 +1,8 @@
 """The per-bot resource limits and their checks (docs/sandbox.md): what a manifest's `[limits]` and
 a tournament's `[sandbox]` tables may say.
 
-Split from arena/sandbox.py, which applies them: reading a manifest or a config needs only these
-checks, not the sandbox's cgroup and namespace machinery.
+Apart from the guard (arena/sandbox/guard.py), which applies them: reading a manifest or a config
+needs only these checks, not the sandbox's cgroup and namespace machinery.
 """
 
 from __future__ import annotations

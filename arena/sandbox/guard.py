@@ -8,7 +8,7 @@ Three layers, each best effort, all reported by `describe()`:
    skipped otherwise). Skipped for ZeroMQ bots on tcp endpoints (they need loopback).
    **own process ids**: `unshare(CLONE_NEWPID)` (same permission), so that a bot cannot signal
    the arena, its worker or the other bots, and nothing it starts outlives it
-   (arena/sandbox_child.py, `_keep_namespace`).
+   (arena/sandbox/child.py, `_keep_namespace`).
 3. **a guard per bot** (`BotGuard`): a cgroup (v2, or v1 `pids` + `memory` hierarchies) with
    pids.max / memory limit when /sys/fs/cgroup is writable, plus a watchdog thread that counts the
    bot's processes (cgroup counter, else a /proc scan by session/descendants/ARENA_BOT_TOKEN) and
@@ -29,9 +29,9 @@ import threading
 import time
 from typing import Any
 
-from arena.sandbox_cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
-from arena.sandbox_child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec  # noqa: F401 (re-exported)
-from arena.sandbox_limits import LIMIT_KEYS, Limits, limits_from, resolve_limits  # noqa: F401 (re-exported)
+from arena.sandbox.cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
+from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec
+from arena.sandbox.limits import Limits
 
 WATCH_INTERVAL_S = 0.2
 
@@ -77,7 +77,7 @@ _stale_cleaned = False  # cgroups left by earlier arenas are removed once per pr
 
 
 def _close_live_guards() -> None:
-    """atexit: transports closed by procs.close_all() bypass SandboxedTransport.close()."""
+    """atexit: transports closed by close_all() (arena/transport/live_transports.py) bypass SandboxedTransport.close()."""
     for guard in list(_live_guards):
         try:
             guard.close()
@@ -254,9 +254,6 @@ class SandboxedTransport:
         return getattr(self.inner, name)
 
 
-# Registered after procs' close_all (imported by the match layer first), so it runs before it at exit;
-# close() kills what is in the cgroup anyway, then procs.close_all() reaps the transports.
+# Registered after live_transports' close_all (imported by the match layer first), so it runs before
+# it at exit; close() kills what is in the cgroup anyway, then close_all() reaps the transports.
 atexit.register(_close_live_guards)
-
-__all__ = ["Limits", "LIMIT_KEYS", "limits_from", "resolve_limits", "make_preexec", "describe", "BotGuard",
-           "SandboxedTransport", "network_needed", "can_unshare_net", "can_unshare_pid", "cgroup_available", "cleanup_stale_cgroups"]

@@ -2,8 +2,8 @@
 
 `make_preexec` builds the preexec_fn that sets the rlimits, joins the bot's cgroup, and makes
 the network and PID namespaces where permitted; the probes say once per arena whether those
-namespaces are permitted. Split from arena/sandbox.py, which keeps the limits and the parent
-side (the guard that watches a running bot). Stdlib only.
+namespaces are permitted. The parent side, the guard that watches a running
+bot, is arena/sandbox/guard.py. Stdlib only.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import signal
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from arena.sandbox_limits import Limits
-    from arena.sandbox_cgroup import _Cgroup
+    from arena.sandbox.limits import Limits
+    from arena.sandbox.cgroup import _Cgroup
 
 CLONE_NEWNET = 0x40000000
 CLONE_NEWPID = 0x20000000
