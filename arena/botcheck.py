@@ -20,8 +20,10 @@ from typing import Any, Mapping, Sequence
 
 from arena import protocol
 from arena.game import Rules, RulesError
-from arena.bot_build import build_bot
-from arena.manifest import BotManifest, ManifestError, content_hash, load_manifest
+from arena.submission.build import build_bot
+from arena.submission.manifest import BotManifest, ManifestError
+from arena.submission.versions import content_hash
+from arena.submission.lookup import load_manifest
 from arena.botcheck_probes import FutureLines, conversations_apart
 from arena.match import BotSettings, allow_restarts, close_seat, connect_bot, play_match
 from arena.wording import quoted
@@ -239,7 +241,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         allow_restarts(seat, manifest, settings, label, on_start=restarted)
 
         for i, name in enumerate(opponents, start=1):
-            from arena.manifest import DEFAULT_BOTS_DIR
+            from arena.submission.lookup import DEFAULT_BOTS_DIR
 
             opp = load_manifest(name, opponents_dir or DEFAULT_BOTS_DIR)
             build_bot(opp)

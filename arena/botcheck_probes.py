@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from arena import __version__, protocol
-from arena.manifest import BotManifest
+from arena.submission.manifest import BotManifest
 from arena.match import QUIT_GRACE_S, BotSettings, open_transport
 from arena.referee import close_transport, send_lines
 from arena.transport.base import TransportError

@@ -113,7 +113,8 @@ def play(
 
 
 def _load_bots(refs: list[str]):
-    from arena.manifest import ManifestError, load_manifest
+    from arena.submission.manifest import ManifestError
+    from arena.submission.lookup import load_manifest
 
     manifests = []
     for ref in refs:

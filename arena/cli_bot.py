@@ -19,7 +19,7 @@ DirOption = Annotated[Optional[Path], typer.Option("--dir", help="The bots folde
 
 
 def _bots_dir(path: Path | None) -> Path:
-    from arena.manifest import DEFAULT_BOTS_DIR
+    from arena.submission.lookup import DEFAULT_BOTS_DIR
 
     return Path(path) if path is not None else DEFAULT_BOTS_DIR
 
@@ -31,7 +31,7 @@ def new(
     dir: DirOption = None,
 ) -> None:
     """Write a new bot folder (bot.toml + source) that plays legal moves and passes `arena bot check`."""
-    from arena.scaffold import ScaffoldError, new_bot
+    from arena.submission.scaffold import ScaffoldError, new_bot
 
     try:
         folder = new_bot(name, lang, _bots_dir(dir))
@@ -61,7 +61,7 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
                rule: list[str] | None = None, log: Path | None = None):
     from arena.botcheck import check_bot
     from arena.game import RulesError
-    from arena.registry import save_check
+    from arena.submission.registry import save_check
 
     try:
         options = parse_rule_options(rule)
@@ -119,8 +119,9 @@ def add(
     dir: DirOption = None,
 ) -> None:
     """Check the bot, then register it under bots/<name>/ with its content hash as version."""
-    from arena.manifest import ManifestError, load_manifest
-    from arena.registry import RegistryError, register, save_check
+    from arena.submission.manifest import ManifestError
+    from arena.submission.lookup import load_manifest
+    from arena.submission.registry import RegistryError, register, save_check
 
     bots_dir = _bots_dir(dir)
     folder = Path(path).expanduser().resolve()  # a folder, even one named like a registered bot
@@ -154,7 +155,7 @@ def add(
 @bot_app.command("list")
 def list_(dir: DirOption = None) -> None:
     """Registered bots: name, language, transport, version (content hash) and last check."""
-    from arena.registry import list_registered
+    from arena.submission.registry import list_registered
 
     if dir is not None and not dir.is_dir():
         fail(f"--dir {dir}: no such folder")

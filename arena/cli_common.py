@@ -73,8 +73,8 @@ def build_or_fail(manifest) -> None:
     """A bot's build step for a command: a failed build is a clean error, and a Ctrl-C during one
     says what it stopped (build_bot has killed the build's processes by then). It used to end the
     command with exit code 130 and no word."""
-    from arena.bot_build import build_bot
-    from arena.manifest import ManifestError
+    from arena.submission.build import build_bot
+    from arena.submission.manifest import ManifestError
 
     try:
         build_bot(manifest)

@@ -157,7 +157,8 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool):
 
 
 def bot_versions(manifests) -> dict[str, str]:
-    from arena.manifest import ManifestError, content_hash
+    from arena.submission.manifest import ManifestError
+    from arena.submission.versions import content_hash
 
     try:
         return {name: content_hash(m) for name, m in manifests.items()}

@@ -19,7 +19,7 @@ from arena import __version__, protocol
 from arena.game import Event, Game, Rules
 from arena.game.scoring import MatchScore, first_dealer
 from arena.game.seeds import derive_seed
-from arena.manifest import BotManifest
+from arena.submission.manifest import BotManifest
 from arena.wording import quoted
 from arena.referee import QUOTED_CHARS, FaultKind, GameRecord, Seat, TimeLimits, close_transport, play_game, send_lines
 from arena.transport.base import BotTimeout, Transport, TransportError

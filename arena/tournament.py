@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from arena.manifest import BotManifest
+from arena.submission.manifest import BotManifest
 from arena.referee import GameRecord
 from arena.schedule import BY_TABLE, TableSpec, balanced_schedule, gauntlet, pair_meetings, round_robin
 from arena.store import ResultStore

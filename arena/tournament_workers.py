@@ -26,7 +26,7 @@ from typing import Iterator, Sequence
 
 from arena import protocol
 from arena.game import Game
-from arena.manifest import BotManifest
+from arena.submission.manifest import BotManifest
 from arena.match import BotSettings, open_table, revive_seats, tell_match_start
 from arena.referee import GameRecord, TimeLimits, play_game
 from arena.schedule import GameSpec, TableSpec

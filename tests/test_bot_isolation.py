@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.game import Rules
-from arena.manifest import load_manifest
+from arena.submission.lookup import load_manifest
 from arena.match import BotSettings, open_table, play_match
 from arena.referee import TimeLimits
 from arena.sandbox.child import can_unshare_pid

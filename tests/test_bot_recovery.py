@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.game import EndReason, Game, Rules
-from arena.manifest import load_manifest
+from arena.submission.lookup import load_manifest
 from arena.match import MAX_FAILED_RESTARTS, BotSettings, open_table, play_match
 from arena.referee import HUNG_AFTER_TIMEOUTS, FaultKind, Seat, TimeLimits, play_game
 from tests.fakes import ScriptedTransport, random_policy, timeout_error

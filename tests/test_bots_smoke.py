@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from arena.game import Game, Rules
-from arena.bot_build import build_bot
-from arena.manifest import list_bots, load_manifest
+from arena.submission.build import build_bot
+from arena.submission.lookup import list_bots, load_manifest
 try:
     from tests.bots_support import BOTS_DIR, LineBot, request_line, sample_states
 except ImportError:  # pytest run from outside the repository: tests/ itself is on sys.path

@@ -1,4 +1,4 @@
-"""arena/manifest.py: loading the bundled manifests, argv, builds, and every error message."""
+"""arena/submission/ (manifest, lookup, versions): loading the bundled manifests, argv, builds, and every error message."""
 
 from __future__ import annotations
 
@@ -11,15 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_build import build_bot
-from arena.manifest import (
-    ALLOWED_KEYS,
-    DEFAULT_BOTS_DIR,
-    BotManifest,
-    ManifestError,
-    list_bots,
-    load_manifest,
-)
+from arena.submission.build import build_bot
+from arena.submission.manifest import ALLOWED_KEYS, BotManifest, ManifestError
+from arena.submission.lookup import DEFAULT_BOTS_DIR, list_bots, load_manifest
 
 BUNDLED = ["random_bot", "heuristic_bot", "c_bot", "js_bot", "shell_bot", "zmq_bot"]
 

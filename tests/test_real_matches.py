@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from arena.game import EndReason, Rules
-from arena.bot_build import build_bot
-from arena.manifest import BotManifest, load_manifest
+from arena.submission.build import build_bot
+from arena.submission.manifest import BotManifest
+from arena.submission.lookup import load_manifest
 from arena.match import BotSettings, open_table, play_match
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from arena.botcheck import check_bot
 from arena.cli import app
-from arena.manifest import content_hash, load_manifest
+from arena.submission.versions import content_hash
+from arena.submission.lookup import load_manifest
 
 TEST_BOTS = Path(__file__).resolve().parents[1] / "bots"
 runner = CliRunner()
@@ -350,7 +351,7 @@ def test_content_hash_ignores_build_outputs_and_check_record(tmp_path):
 
 
 def test_manifest_limits_and_version_keys(tmp_path):
-    from arena.manifest import ManifestError
+    from arena.submission.manifest import ManifestError
     from arena.sandbox.limits import resolve_limits
 
     folder = tmp_path / "lim"

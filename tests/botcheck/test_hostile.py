@@ -9,7 +9,7 @@ import time
 import pytest
 
 from arena.game import Rules
-from arena.manifest import load_manifest
+from arena.submission.lookup import load_manifest
 from arena.match import BotSettings, open_table, play_match
 from arena.referee import FaultKind, TimeLimits
 from arena.transport.process_tree import TOKEN_ENV

@@ -352,7 +352,7 @@ def test_a_log_folder_that_cannot_be_made_is_a_message_before_any_bot_starts(tmp
 
 
 def test_a_bare_bot_name_means_the_bundled_bot_whatever_the_current_folder_holds(tmp_path, monkeypatch):
-    from arena.manifest import DEFAULT_BOTS_DIR, resolve_manifest_path
+    from arena.submission.lookup import DEFAULT_BOTS_DIR, resolve_manifest_path
 
     (tmp_path / "random_bot").mkdir()
     (tmp_path / "random_bot" / "bot.toml").write_text('name = "random_bot"\ncommand = ["false"]\n')
@@ -372,7 +372,7 @@ def test_play_exits_non_zero_when_a_bot_could_never_start(tmp_path):
 
 
 def _copy_of_random_bot(folder: Path, name: str) -> Path:
-    from arena.manifest import DEFAULT_BOTS_DIR
+    from arena.submission.lookup import DEFAULT_BOTS_DIR
 
     folder.mkdir(parents=True)
     source = (DEFAULT_BOTS_DIR / "random_bot" / "bot.toml").read_text()

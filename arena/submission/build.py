@@ -1,6 +1,6 @@
 """A bot's build step (the manifest's `build` key): run once in the bot folder before first use.
 
-Split from arena/manifest.py, which reads and checks manifests; this runs their build command.
+Apart from arena/submission/manifest.py, which reads and checks manifests: this runs their build command.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import tempfile
 import uuid
 
-from arena.manifest import PYTHON_PLACEHOLDER, BotManifest, ManifestError
+from arena.submission.manifest import PYTHON_PLACEHOLDER, BotManifest, ManifestError
 from arena.transport.process_tree import TOKEN_ENV, kill_tree
 
 

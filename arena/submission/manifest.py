@@ -1,4 +1,5 @@
-"""Bot manifests: `bots/<name>/bot.toml` says how to build, start and reach a bot.
+"""Bot manifests: `bots/<name>/bot.toml` says how to build, start and reach a bot. Finding a bot's
+manifest is arena/submission/lookup.py; its version, arena/submission/versions.py.
 
 ```toml
 name = "random_bot"                # 1-32 characters of A-Z a-z 0-9 _ . -
@@ -13,7 +14,7 @@ build = ["make", "-s"]             # optional: run once in the bot folder before
 description = "..."                # optional
 version = "3f2a9c0b1d4e"           # optional: content hash written by `arena bot add` (see content_hash)
 
-[limits]                           # optional sandbox limits (arena/sandbox.py); the organiser's win
+[limits]                           # optional sandbox limits (arena/sandbox/); the organiser's win
 address_space_mb = 2048
 ```
 
@@ -24,9 +25,6 @@ bot's folder, which is also the bot's working directory. Stdlib only (tomllib).
 from __future__ import annotations
 
 import codecs
-import fnmatch
-import hashlib
-import os
 import re
 import sys
 import tomllib
@@ -37,7 +35,6 @@ from typing import Any
 from arena.sandbox.limits import first_limit_problem  # the optional [limits] table
 
 MANIFEST_NAME = "bot.toml"
-DEFAULT_BOTS_DIR = Path(__file__).resolve().parents[1] / "bots"
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
 TRANSPORTS = ("pipe", "zmq")
 ENDPOINT_KINDS = ("ipc", "tcp")
@@ -91,55 +88,6 @@ def _where(path: Path, key: str | None = None) -> str:
     return f"{path}: key {key!r}" if key else str(path)
 
 
-def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> Path:
-    """A bot name under bots_dir, a path to bot.toml, or a path to a bot folder -> the bot.toml path.
-
-    A bare name means the bot under bots_dir first, whatever folders the current directory
-    holds: a stray ./random_bot must not change which bot a tournament plays. A relative path
-    starts from `base_dir` (a tournament config's folder), else from the current folder."""
-    bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
-    try:
-        return _resolve_manifest_path(ref, bots_dir, base_dir)
-    except OSError as exc:  # e.g. a bot folder nobody may read
-        raise ManifestError(f"{ref}: cannot read the bot ({exc.strerror or exc})") from None
-
-
-def _resolve_manifest_path(ref: str | Path, bots_dir: Path, base_dir: Path | None) -> Path:
-    text = str(ref)
-    # A name as typed (a str) means a bot under bots_dir first; a Path is always a path.
-    if isinstance(ref, str) and NAME_RE.match(text) and (bots_dir / text / MANIFEST_NAME).is_file():
-        return bots_dir / text / MANIFEST_NAME
-    candidate = Path(ref).expanduser()
-    if base_dir is not None and not candidate.is_absolute():
-        # Lexical "..": the config's folder may not exist yet while `tournament new` checks it.
-        candidate = Path(os.path.normpath(Path(base_dir).resolve() / candidate))
-    if candidate.is_file():
-        if candidate.suffix.lower() != ".toml":  # e.g. the bot's program: its TOML error misled
-            beside = candidate.parent / MANIFEST_NAME
-            hint = (f"; its folder has one: {candidate.parent}" if beside.is_file()
-                    else f"; a {MANIFEST_NAME} beside the program says how to run it (arena bot new writes one)")
-            raise ManifestError(f"{candidate}: not a bot manifest (a .toml file): give the bot's folder or its "
-                                f"{MANIFEST_NAME}{hint}")
-        return candidate
-    if candidate.is_dir():
-        inner = candidate / MANIFEST_NAME
-        if inner.is_file():
-            return inner
-        raise ManifestError(f"{inner}: no {MANIFEST_NAME} in the bot folder {candidate}")
-    if NAME_RE.match(text):
-        named = bots_dir / text / MANIFEST_NAME
-        known = ", ".join(m.name for m in _safe_list(bots_dir)) or "none"
-        raise ManifestError(f"{named}: no bot named {text!r} in {bots_dir} (bots there: {known})")
-    raise ManifestError(f"{candidate}: no such manifest file or bot folder")
-
-
-def _safe_list(bots_dir: Path) -> list[BotManifest]:
-    try:
-        return list_bots(bots_dir)
-    except (OSError, ManifestError):
-        return []
-
-
 def toml_text(raw: bytes) -> str:
     """A TOML file's bytes as text. TOML is UTF-8; a leading byte-order mark (which some Windows
     editors write) is dropped rather than refused as an 'invalid statement'. ValueError says where
@@ -156,9 +104,9 @@ def toml_text(raw: bytes) -> str:
                          "save the file as UTF-8") from None
 
 
-def load_manifest(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> BotManifest:
-    """Load and validate a manifest; ManifestError names the file, the key and what was expected."""
-    path = resolve_manifest_path(ref, bots_dir, base_dir)
+def read_manifest(path: Path) -> BotManifest:
+    """Read and validate the manifest file at `path`; ManifestError names the file, the key and
+    what was expected."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -293,63 +241,6 @@ def _limits(value: Any, path: Path) -> tuple[tuple[str, Any], ...]:
     return tuple(value.items())
 
 
-# Never part of a bot's content hash.
-HASH_EXCLUDED_NAMES = frozenset({".check.json", "__pycache__", ".git", "node_modules", ".DS_Store"})
-_VERSION_LINE = re.compile(rb"^\s*version\s*=.*$")
-
-
-def _gitignore_patterns(directory: Path) -> list[str]:
-    """Simple patterns of the bot folder's own .gitignore (no negation, no nesting)."""
-    try:
-        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    return [ln.strip().lstrip("/").rstrip("/") for ln in lines
-            if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
-
-
-def bot_files(directory: Path) -> list[Path]:
-    """The bot's source files (relative, sorted): no build outputs listed in its .gitignore,
-    no .check.json, __pycache__, .git, node_modules, *.log, and no symlinks followed out of the
-    folder. Logs are left out because bots often write one beside themselves while they play,
-    and a tournament refuses to resume once a bot's version changed."""
-    directory = Path(directory)
-    patterns = _gitignore_patterns(directory)
-
-    def ignored(rel: str, name: str) -> bool:
-        return name in HASH_EXCLUDED_NAMES or name.endswith((".pyc", ".log")) or any(
-            fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
-
-    found: list[Path] = []
-    for root, dirs, files in os.walk(directory):
-        rel_root = Path(root).relative_to(directory)
-        dirs[:] = sorted(d for d in dirs if not ignored((rel_root / d).as_posix(), d))
-        for name in files:
-            rel = rel_root / name
-            if not ignored(rel.as_posix(), name) and (Path(root) / name).is_file():
-                found.append(rel)
-    return sorted(found, key=lambda p: p.as_posix())
-
-
-def content_hash(manifest: BotManifest | Path) -> str:
-    """sha256 over the sorted relative paths and bytes of the bot's files, first 12 hex digits.
-    bot.toml is hashed without its top-level `version = ...` line (the hash is written there)."""
-    directory = Path(manifest.directory if isinstance(manifest, BotManifest) else manifest)
-    digest = hashlib.sha256()
-    for rel in bot_files(directory):
-        try:
-            data = (directory / rel).read_bytes()
-        except OSError as exc:
-            raise ManifestError(f"{directory / rel}: cannot read ({exc.strerror or exc}); the bot's version "
-                                "is a hash of every file in its folder (docs: protocol.md, the manifest)") from None
-        if rel.as_posix() == MANIFEST_NAME:
-            data = b"\n".join(ln for ln in data.split(b"\n") if not _VERSION_LINE.match(ln))
-        name = rel.as_posix().encode()
-        digest.update(len(name).to_bytes(4, "big") + name + len(data).to_bytes(8, "big"))
-        digest.update(data)
-    return digest.hexdigest()[:12]
-
-
 def _is_local_endpoint(endpoint: str) -> bool:
     """ipc://, inproc://, and tcp:// to localhost, 127.x.x.x or ::1."""
     scheme, _, rest = endpoint.partition("://")
@@ -363,12 +254,3 @@ def _describe(value: Any) -> str:
     kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
             dict: "a table"}.get(type(value), type(value).__name__)
     return f"{kind} ({value!r})"
-
-
-def list_bots(bots_dir: Path | None = None) -> list[BotManifest]:
-    """Every valid manifest `bots_dir/*/bot.toml`, by name (invalid ones raise ManifestError)."""
-    bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
-    if not bots_dir.is_dir():
-        return []
-    found = [load_manifest(p) for p in sorted(bots_dir.glob(f"*/{MANIFEST_NAME}"))]
-    return sorted(found, key=lambda m: m.name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.manifest import MANIFEST_NAME, NAME_RE
+from arena.submission.manifest import MANIFEST_NAME, NAME_RE
 
 LANGUAGES = ("python", "c", "js", "shell", "java")
 

@@ -1,7 +1,7 @@
 """Registered bots: `arena bot add PATH` and `arena bot list`.
 
 A registered bot is a folder `bots/<name>/` whose bot.toml carries `version = "<hash>"`: the first
-12 hex digits of `arena.manifest.content_hash` (sha256 over the sorted relative paths and bytes of the
+12 hex digits of `arena.submission.versions.content_hash` (sha256 over the sorted relative paths and bytes of the
 bot's files, without build outputs in its .gitignore, __pycache__ and .check.json). A changed bot
 hashes differently, so it is a new version; stored games record the version that played.
 
@@ -20,15 +20,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from arena.manifest import (
-    DEFAULT_BOTS_DIR,
-    MANIFEST_NAME,
-    BotManifest,
-    ManifestError,
-    bot_files,
-    content_hash,
-    load_manifest,
-)
+from arena.submission.lookup import DEFAULT_BOTS_DIR, load_manifest
+from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError
+from arena.submission.versions import bot_files, content_hash
 
 CHECK_FILE = ".check.json"
 _TOP_VERSION = re.compile(r"^\s*version\s*=.*$")

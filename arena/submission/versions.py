@@ -1,0 +1,69 @@
+"""A bot's version: a hash of the files in its folder (`content_hash`), so a changed bot is a new
+version and every stored game records the version that played it."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError
+
+
+# Never part of a bot's content hash.
+HASH_EXCLUDED_NAMES = frozenset({".check.json", "__pycache__", ".git", "node_modules", ".DS_Store"})
+_VERSION_LINE = re.compile(rb"^\s*version\s*=.*$")
+
+
+def _gitignore_patterns(directory: Path) -> list[str]:
+    """Simple patterns of the bot folder's own .gitignore (no negation, no nesting)."""
+    try:
+        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [ln.strip().lstrip("/").rstrip("/") for ln in lines
+            if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
+
+
+def bot_files(directory: Path) -> list[Path]:
+    """The bot's source files (relative, sorted): no build outputs listed in its .gitignore,
+    no .check.json, __pycache__, .git, node_modules, *.log, and no symlinks followed out of the
+    folder. Logs are left out because bots often write one beside themselves while they play,
+    and a tournament refuses to resume once a bot's version changed."""
+    directory = Path(directory)
+    patterns = _gitignore_patterns(directory)
+
+    def ignored(rel: str, name: str) -> bool:
+        return name in HASH_EXCLUDED_NAMES or name.endswith((".pyc", ".log")) or any(
+            fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
+
+    found: list[Path] = []
+    for root, dirs, files in os.walk(directory):
+        rel_root = Path(root).relative_to(directory)
+        dirs[:] = sorted(d for d in dirs if not ignored((rel_root / d).as_posix(), d))
+        for name in files:
+            rel = rel_root / name
+            if not ignored(rel.as_posix(), name) and (Path(root) / name).is_file():
+                found.append(rel)
+    return sorted(found, key=lambda p: p.as_posix())
+
+
+def content_hash(manifest: BotManifest | Path) -> str:
+    """sha256 over the sorted relative paths and bytes of the bot's files, first 12 hex digits.
+    bot.toml is hashed without its top-level `version = ...` line (the hash is written there)."""
+    directory = Path(manifest.directory if isinstance(manifest, BotManifest) else manifest)
+    digest = hashlib.sha256()
+    for rel in bot_files(directory):
+        try:
+            data = (directory / rel).read_bytes()
+        except OSError as exc:
+            raise ManifestError(f"{directory / rel}: cannot read ({exc.strerror or exc}); the bot's version "
+                                "is a hash of every file in its folder (docs: protocol.md, the manifest)") from None
+        if rel.as_posix() == MANIFEST_NAME:
+            data = b"\n".join(ln for ln in data.split(b"\n") if not _VERSION_LINE.match(ln))
+        name = rel.as_posix().encode()
+        digest.update(len(name).to_bytes(4, "big") + name + len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()[:12]
