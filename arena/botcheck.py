@@ -25,10 +25,12 @@ from arena.submission.manifest import BotManifest, ManifestError
 from arena.submission.versions import content_hash
 from arena.submission.lookup import load_manifest
 from arena.botcheck_probes import FutureLines, conversations_apart
-from arena.match import BotSettings, allow_restarts, close_seat, connect_bot, play_match
+from arena.play.startup import BotSettings, connect_bot
+from arena.play.match import allow_restarts, close_seat, play_match
 from arena.wording import quoted
 from arena.wording import count
-from arena.referee import FaultKind, Seat, TimeLimits, send_lines
+from arena.play.records import FaultKind, TimeLimits
+from arena.play.seat import Seat, send_lines
 from arena.transport.base import TransportError, describe_returncode
 
 DEFAULT_OPPONENTS = ("random_bot", "heuristic_bot")

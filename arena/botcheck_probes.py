@@ -10,8 +10,9 @@ from typing import Any
 
 from arena import __version__, protocol
 from arena.submission.manifest import BotManifest
-from arena.match import QUIT_GRACE_S, BotSettings, open_transport
-from arena.referee import close_transport, send_lines
+from arena.play.seat import QUIT_GRACE_S
+from arena.play.startup import BotSettings, open_transport
+from arena.play.seat import close_transport, send_lines
 from arena.transport.base import TransportError
 
 

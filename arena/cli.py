@@ -46,7 +46,7 @@ def selfplay(
 ) -> None:
     """Play games between built-in random players (in process) and summarise them."""
     from arena.report import render_selfplay
-    from arena.selfplay import selfplay as run_selfplay
+    from arena.play.selfplay import selfplay as run_selfplay
 
     rules = _rules(rule)
     render_selfplay(run_selfplay(rules, games, seed), console)
@@ -64,8 +64,9 @@ def play(
     startup_timeout: StartupTimeout = 10.0,
 ) -> None:
     """Play a match at one table and print each game's result, the points and any faults."""
-    from arena.match import BotSettings, open_table, play_match
-    from arena.referee import TimeLimits
+    from arena.play.startup import BotSettings
+    from arena.play.match import open_table, play_match
+    from arena.play.records import TimeLimits
     from arena.report import describe_event, render_game_record, render_match_totals
     from arena.transport.bot_process import open_log_for_append
 

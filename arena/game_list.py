@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from arena.referee import NOT_COUNTED_FAULTS
+from arena.play.records import NOT_COUNTED_FAULTS
 from arena.store_rows import GameRow
 
 

@@ -12,10 +12,10 @@ from arena.game import EventKind, pretty_card
 from arena.game.events import Event
 from arena.game.rules import Scoring
 from arena.game.scoring import MatchScore
-from arena.referee import NOT_COUNTED_FAULTS, GameRecord
+from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
 from arena.report_standings import places_table
 from arena.wording import count
-from arena.selfplay import SelfplaySummary
+from arena.play.selfplay import SelfplaySummary
 
 
 def render_selfplay(summary: SelfplaySummary, console: Console) -> None:

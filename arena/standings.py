@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from arena.referee import NOT_COUNTED_FAULTS
+from arena.play.records import NOT_COUNTED_FAULTS
 
 Z975 = 1.959963984540054  # the normal quantile of 0.975
 # two-sided 95% t quantiles t(0.975, df) for df = 1..29 (k = 2..30 deal sets)

@@ -39,7 +39,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from arena.referee import GameRecord
+from arena.play.records import GameRecord
 from arena.schedule import GameSpec
 # How one game becomes rows and back; re-exported, as callers know them from here.
 from arena.store_changes import FingerprintDiff, as_stored, compare

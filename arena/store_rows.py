@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from arena.game import Transcript
-from arena.referee import NOT_COUNTED_FAULTS, GameRecord
+from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
 from arena.schedule import GameSpec
 
 

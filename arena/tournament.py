@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from arena.submission.manifest import BotManifest
-from arena.referee import GameRecord
+from arena.play.records import GameRecord
 from arena.schedule import BY_TABLE, TableSpec, balanced_schedule, gauntlet, pair_meetings, round_robin
 from arena.store import ResultStore
 from arena.wording import count

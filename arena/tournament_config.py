@@ -40,7 +40,7 @@ import tomli_w
 from arena.game import GameError, Rules
 from arena.submission.lookup import DEFAULT_BOTS_DIR, load_manifest, resolve_manifest_path
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, toml_text
-from arena.referee import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
+from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.sandbox.limits import first_limit_problem
 from arena.schedule import PAIRED, GameNumbers, gauntlet_table_count
 from arena.wording import count

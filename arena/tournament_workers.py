@@ -27,8 +27,10 @@ from typing import Iterator, Sequence
 from arena import protocol
 from arena.game import Game
 from arena.submission.manifest import BotManifest
-from arena.match import BotSettings, open_table, revive_seats, tell_match_start
-from arena.referee import GameRecord, TimeLimits, play_game
+from arena.play.startup import BotSettings
+from arena.play.match import open_table, revive_seats, tell_match_start
+from arena.play.records import GameRecord, TimeLimits
+from arena.play.referee import play_game
 from arena.schedule import GameSpec, TableSpec
 from arena.tournament_config import TournamentConfig
 

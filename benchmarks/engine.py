@@ -13,7 +13,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from arena.game import EndReason, Rules  # noqa: E402
-from arena.selfplay import play_random_game  # noqa: E402
+from arena.play.selfplay import play_random_game  # noqa: E402
 
 
 def main(argv: list[str]) -> None:

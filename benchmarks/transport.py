@@ -29,7 +29,8 @@ from arena import protocol  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 from arena.game import Game, Rules  # noqa: E402
 from arena.submission.lookup import load_manifest  # noqa: E402
-from arena.match import BotSettings, open_table, play_match  # noqa: E402
+from arena.play.startup import BotSettings  # noqa: E402
+from arena.play.match import open_table, play_match  # noqa: E402
 from arena.transport.pipe import PipeTransport  # noqa: E402
 from arena.transport.zmq import ZmqTransport  # noqa: E402
 

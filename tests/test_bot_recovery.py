@@ -12,8 +12,11 @@ import pytest
 
 from arena.game import EndReason, Game, Rules
 from arena.submission.lookup import load_manifest
-from arena.match import MAX_FAILED_RESTARTS, BotSettings, open_table, play_match
-from arena.referee import HUNG_AFTER_TIMEOUTS, FaultKind, Seat, TimeLimits, play_game
+from arena.play.match import MAX_FAILED_RESTARTS, open_table, play_match
+from arena.play.startup import BotSettings
+from arena.play.referee import HUNG_AFTER_TIMEOUTS, play_game
+from arena.play.records import FaultKind, TimeLimits
+from arena.play.seat import Seat
 from tests.fakes import ScriptedTransport, random_policy, timeout_error
 
 HOSTILE = Path(__file__).resolve().parent / "bots"

@@ -19,7 +19,8 @@ from arena.game import EndReason, Rules
 from arena.submission.build import build_bot
 from arena.submission.manifest import BotManifest
 from arena.submission.lookup import load_manifest
-from arena.match import BotSettings, open_table, play_match
+from arena.play.startup import BotSettings
+from arena.play.match import open_table, play_match
 
 REPO = Path(__file__).resolve().parents[1]
 NEEDS = {"c_bot": ("make", "cc"), "js_bot": ("node",), "shell_bot": ("awk",)}

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from arena.game import EndReason, Game, Rules, replay
-from arena.referee import FaultKind, Seat, play_game
+from arena.play.records import FaultKind
+from arena.play.seat import Seat
+from arena.play.referee import play_game
 from tests.fakes import (
     ScriptedTransport,
     exited_error,
@@ -218,7 +220,7 @@ def test_a_bot_already_gone_is_played_by_the_fallback():
 
 
 def test_the_protocol_log_keeps_a_capped_share_of_the_bots_lines(tmp_path):
-    from arena.match import LoggedTransport
+    from arena.play.protocol_log import LoggedTransport
 
     log = tmp_path / "p.log"
     flood = ScriptedTransport(lambda n, tokens: None)

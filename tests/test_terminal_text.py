@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.game import Game, Rules
-from arena.referee import FaultKind, Seat, play_game
+from arena.play.records import FaultKind
+from arena.play.seat import Seat
+from arena.play.referee import play_game
 from arena.report import render_game_record
 from arena.report_standings import leaderboard_renderable
 from arena.standings import Standings

@@ -10,8 +10,9 @@ import pytest
 
 from arena.game import Rules
 from arena.submission.lookup import load_manifest
-from arena.match import BotSettings, open_table, play_match
-from arena.referee import FaultKind, TimeLimits
+from arena.play.startup import BotSettings
+from arena.play.match import open_table, play_match
+from arena.play.records import FaultKind, TimeLimits
 from arena.transport.process_tree import TOKEN_ENV
 from tests.bots_support import live_processes_with
 

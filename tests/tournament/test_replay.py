@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from arena.game import Game, Rules, game_points, pretty_card
-from arena.referee import GameRecord
+from arena.play.records import GameRecord
 from arena.replay import replay_lines
 from arena.schedule import round_robin
-from arena.selfplay import play_random_game
+from arena.play.selfplay import play_random_game
 from arena.store import ResultStore
 
 RULES = Rules()

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from arena.game import Rules, game_points, replay
-from arena.referee import Fault, FaultKind, GameRecord
+from arena.play.records import Fault, FaultKind, GameRecord
 from arena.schedule import round_robin
-from arena.selfplay import play_random_game
+from arena.play.selfplay import play_random_game
 from arena.store import FingerprintDiff, ResultStore, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -244,9 +244,9 @@ WRITER = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
     from arena.game import Rules, game_points
-    from arena.referee import GameRecord
+    from arena.play.records import GameRecord
     from arena.schedule import round_robin
-    from arena.selfplay import play_random_game
+    from arena.play.selfplay import play_random_game
     from arena.store import ResultStore
     rules = Rules()
     store = ResultStore({db!r})

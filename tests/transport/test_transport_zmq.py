@@ -302,8 +302,9 @@ def test_an_arena_started_bot_that_binds_elsewhere_is_told_where_to_bind(tmp_pat
 
 def test_no_hello_from_a_rep_socket_bot_names_the_socket_type(tmp_path: Path) -> None:
     from arena.submission.lookup import load_manifest
-    from arena.match import BotSettings, connect_bot
-    from arena.referee import TimeLimits, close_transport
+    from arena.play.startup import BotSettings, connect_bot
+    from arena.play.records import TimeLimits
+    from arena.play.seat import close_transport
 
     (tmp_path / "bot.py").write_text(REP_BOT)
     (tmp_path / "bot.toml").write_text('name = "rep"\ncommand = ["{python}", "bot.py"]\ntransport = "zmq"\n')

@@ -9,36 +9,19 @@ it never knows whether a bot is a subprocess or a ZeroMQ peer. Nothing a bot doe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import Callable, Sequence
 
 from arena import protocol
-from arena.game import Event, Game, IllegalMove, Move, MoveKind, Outcome, Transcript
+from arena.game import Event, Game, IllegalMove, Move, MoveKind
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
+from arena.play.records import QUOTED_CHARS, Fault, FaultKind, GameRecord, TimeLimits
+from arena.play.seat import Seat, send_lines
+from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, TransportError
 from arena.wording import quoted
-from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, Transport, TransportError
-
-
-class FaultKind(str, Enum):
-    TIMEOUT = "timeout"  # no answer within the move time limit
-    EXITED = "exited"  # the process ended or the connection was lost
-    MALFORMED = "malformed"  # a line that is not `move <id> <move>`
-    OVERLONG = "overlong"  # a line longer than the protocol allows
-    ILLEGAL = "illegal"  # a well-formed move the rules forbid now
-    STALE = "stale"  # an answer carrying the id of a request that was never made
-    NO_HELLO = "no_hello"  # no valid handshake within the start-up limit
-    DEAD = "dead"  # the bot was already gone: the referee decided for it
-
-
-# Fault kinds kept in the record but not counted as faults in standings: `dead` marks each move
-# the referee made for a bot that was already gone, whose loss is counted once, by its own kind
-# (exited, overlong, the timeouts of a hang, or no_hello for a bot that could not start).
-NOT_COUNTED_FAULTS = frozenset({FaultKind.DEAD.value})
 
 # Faults after which the stream cannot be trusted: the bot is dropped for the rest of the game
-# (the match layer starts a fresh process before the next one: arena/match.py, revive_seats).
+# (the match layer starts a fresh process before the next one: arena/play/match.py, revive_seats).
 FATAL_FAULTS = frozenset({FaultKind.EXITED, FaultKind.OVERLONG, FaultKind.NO_HELLO})
 DRAW_STEPS = frozenset({MoveKind.DRAW, MoveKind.CHANCE})  # a phase-1 turn's first step (R16)
 
@@ -48,92 +31,6 @@ DRAW_STEPS = frozenset({MoveKind.DRAW, MoveKind.CHANCE})  # a phase-1 turn's fir
 HUNG_AFTER_TIMEOUTS = 3
 # How many unanswered requests a bot's late answers are recognised for (protocol.md section 7).
 LATE_ANSWERS_REMEMBERED = 10_000
-# How much of a bot's line a fault quotes (escaped: the detail reaches terminals).
-QUOTED_CHARS = 120
-# How long a dropped bot gets between SIGTERM and SIGKILL: it has already failed to answer.
-KILL_GRACE_S = 0.2
-
-
-@dataclass(frozen=True, slots=True)
-class Fault:
-    seat: int
-    kind: FaultKind
-    detail: str
-    move_number: int  # index in the transcript where the referee stepped in
-
-
-@dataclass(slots=True)
-class Seat:
-    """A connected bot as the referee sees it: its transport, its name, and whether it is still usable."""
-
-    name: str
-    transport: Transport | None
-    alive: bool = True
-    dead_reason: str = ""
-    dead_kind: FaultKind = FaultKind.EXITED  # how it was lost: recorded once per game it misses
-    next_request_id: int = 1
-    outbox: list[str] = field(default_factory=list)  # event lines waiting for the bot's next turn
-    timeouts_in_a_row: int = 0
-    # Requests ended by a timeout or a fault before the bot answered them: only these ids make a
-    # late answer (dropped silently, once). Any other old id (never issued, or answered already) is
-    # a stale fault: a bot repeating an old id must not pass for alive (see HUNG_AFTER_TIMEOUTS),
-    # and one stray line must not put every later answer one step behind.
-    awaiting_late: set[int] = field(default_factory=set)
-    # Set by the match layer: starts a fresh process for this seat (None: the seat cannot be revived).
-    restart: Callable[[], Seat] | None = None
-    failed_restarts: int = 0  # in a row; the match layer gives up after a few
-    restarts: int = 0
-
-    def drop(self, reason: str, kind: FaultKind = FaultKind.EXITED) -> None:
-        """Stop talking to this bot for the rest of the game (its stream can't be trusted)."""
-        self.alive = False
-        self.dead_reason = reason
-        self.dead_kind = kind
-        self.outbox.clear()
-
-    def kill(self, reason: str) -> None:
-        """Drop the bot and end its process now: a hung bot would otherwise keep burning the
-        CPU that its table's other bots share."""
-        self.drop(reason)
-        if self.transport is not None:
-            close_transport(self.transport, KILL_GRACE_S)
-
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
-    """Everything a game leaves behind: the results store keeps one row of this per game."""
-
-    number: int
-    bots: tuple[str, ...]  # bot name per seat
-    outcome: Outcome
-    transcript: Transcript
-    points: tuple[int, ...]  # per seat, under the rules' scoring (R54-R56)
-    faults: tuple[Fault, ...]
-    think_times_s: tuple[tuple[float, ...], ...]  # per seat, one entry per decision the bot answered
-    moves: int
-
-
-# The time limits a match or tournament may set, in seconds. The upper bound keeps what a hung
-# bot can cost finite (an infinite limit would disable the hung-bot cut-off above); the lower one
-# is still far above a pipe round trip.
-MOVE_TIMEOUT_RANGE_S = (0.01, 600.0)
-STARTUP_TIMEOUT_RANGE_S = (0.1, 600.0)
-
-
-def time_limit_problem(value: object, bounds_s: tuple[float, float]) -> str | None:
-    """Why `value` cannot be a time limit within `bounds_s` (None if it can)."""
-    low, high = bounds_s
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-        return f"expected a number of seconds from {low:g} to {high:g}, got {value!r}"
-    return None  # NaN fails both comparisons above, so it is refused too
-
-
-@dataclass(frozen=True, slots=True)
-class TimeLimits:
-    """Defaults documented in protocol.md."""
-
-    move_timeout_s: float = 2.0
-    startup_timeout_s: float = 10.0
 
 
 def play_game(
@@ -246,29 +143,6 @@ def _send(seat: Seat, lines: list[str]) -> bool:
     except TransportError as exc:
         seat.drop(str(exc))
         return False
-
-
-def close_transport(transport: Transport, grace_s: float) -> None:
-    """Close a bot's transport (quit grace, then terminate and kill its tree); never raises."""
-    try:
-        transport.close(grace_s=grace_s)  # type: ignore[call-arg]
-    except TypeError:  # a transport whose close() takes no grace
-        try:
-            transport.close()
-        except Exception:  # noqa: BLE001 - closing must never raise into the arena
-            pass
-    except Exception:  # noqa: BLE001
-        pass
-
-
-def send_lines(transport: Transport, lines: list[str]) -> None:
-    """Several lines in one go where the transport can (one write for a pipe), else one by one."""
-    send_many = getattr(transport, "send_many", None)
-    if send_many is not None:
-        send_many(lines)
-    else:
-        for line in lines:
-            transport.send(line)
 
 
 def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):

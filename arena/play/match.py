@@ -1,0 +1,187 @@
+"""A table's bots: start or connect them, shake hands, play a match, and always tear them down.
+
+`open_table` is a context manager: whatever happens inside (a bot fault, Ctrl-C, an
+exception in the arena), every bot it started is told to quit and then closed, which
+kills its whole process tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+from arena import protocol
+from arena.game import Event, Game, Rules
+from arena.game.scoring import MatchScore, first_dealer
+from arena.game.seeds import derive_seed
+from arena.play.records import GameRecord, TimeLimits
+from arena.play.referee import play_game
+from arena.play.seat import QUIT_GRACE_S, Seat, close_transport, send_lines
+from arena.play.startup import BotSettings, await_hello, connect_bot, start_bot
+from arena.submission.manifest import BotManifest
+from arena.transport.base import TransportError
+
+# A bot lost in a game is started afresh before the next one; after this many failed starts in a
+# row (the table's first start included) it stays out for the rest of the table: each failed
+# start can cost the whole start-up limit.
+MAX_FAILED_RESTARTS = 3
+
+
+def close_seat(seat: Seat) -> None:
+    """Ask the bot to quit, then close its transport (terminate, grace, kill the whole tree)."""
+    transport = seat.transport
+    if transport is None:
+        return
+    if seat.alive:
+        with contextlib.suppress(TransportError, OSError):
+            send_lines(transport, seat.outbox + [protocol.format_quit()])
+    seat.outbox = []
+    close_transport(transport, QUIT_GRACE_S)
+    seat.alive = False
+
+
+def tell_match_start(seats: Sequence[Seat], match_line: str) -> None:
+    """Send `match` (protocol.md section 4) to every bot still there."""
+    for seat in seats:
+        if seat.alive:
+            with contextlib.suppress(TransportError):
+                send_lines(seat.transport, [match_line])
+
+
+def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
+    """Before a game: give every bot lost in an earlier game (crash, hang, flood) a fresh process.
+
+    As cutechess-cli restarts a crashed engine, one game's fault costs that game only. It also
+    keeps resumed tournaments exact: a table resumed mid-way starts fresh bots, so an
+    uninterrupted run must give a lost bot a fresh start before each game too.
+    """
+    for seat in seats:
+        if seat.alive or seat.restart is None or seat.failed_restarts >= MAX_FAILED_RESTARTS:
+            continue
+        if seat.transport is not None:
+            close_transport(seat.transport, 0.0)  # it already failed: no grace to wait out
+        fresh = seat.restart()
+        seat.transport = fresh.transport
+        seat.outbox = []
+        seat.next_request_id = 1
+        seat.timeouts_in_a_row = 0
+        seat.awaiting_late.clear()  # ids of the lost process: the fresh one starts again at 1
+        if not fresh.alive:
+            if fresh.transport is not None:  # e.g. alive but silent: it must not idle on the table's core
+                close_transport(fresh.transport, 0.0)
+                seat.transport = None
+            seat.failed_restarts += 1
+            failed = seat.failed_restarts  # a failed first start counts too: "restart 2" was the first restart
+            if failed >= MAX_FAILED_RESTARTS:  # worded for the games after too, where none is tried
+                seat.dead_reason = (f"not started again in this match after {failed} failed starts in a row; "
+                                    f"the last: {fresh.dead_reason}")
+            elif failed == 1:
+                seat.dead_reason = f"its fresh start failed: {fresh.dead_reason}"
+            else:
+                seat.dead_reason = f"{failed} failed starts in a row, the last: {fresh.dead_reason}"
+            seat.dead_kind = fresh.dead_kind
+            continue
+        seat.alive, seat.dead_reason = True, ""
+        seat.failed_restarts = 0
+        seat.restarts += 1
+        tell_match_start([seat], match_line)
+
+
+@contextlib.contextmanager
+def open_table(manifests: Sequence[BotManifest], settings: BotSettings, labels: Sequence[str] | None = None) -> Iterator[list[Seat]]:
+    """Start every bot of a table (once per table, not per game) and close them all on exit."""
+    if settings.cpu is not None and hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {settings.cpu})  # the bots inherit it
+    if settings.log_dir is not None:
+        settings.log_dir.mkdir(parents=True, exist_ok=True)
+    labels = list(labels or [f"seat{i}-{m.name}" for i, m in enumerate(manifests)])
+    seats: list[Seat] = []
+    try:
+        # All bots start at once and then answer hello: a table's start-up costs about one
+        # bot's start-up, not the sum (each has its own start-up limit from its own start).
+        timeout_s = settings.limits.startup_timeout_s
+        deadlines = []
+        for manifest, label in zip(manifests, labels):
+            deadlines.append(time.monotonic() + timeout_s)
+            seats.append(start_bot(manifest, settings, label))
+        for seat, deadline in zip(seats, deadlines):
+            await_hello(seat, deadline, timeout_s)
+        for seat, manifest, label in zip(seats, manifests, labels):
+            allow_restarts(seat, manifest, settings, label)
+        yield seats
+    finally:
+        for seat in seats:
+            close_seat(seat)
+
+
+def allow_restarts(seat: Seat, manifest: BotManifest, settings: BotSettings, label: str,
+                   on_start: Callable[[Seat], None] | None = None) -> None:
+    """Let `revive_seats` start this bot afresh before a game after it was lost (`on_start` sees
+    each fresh start). Every bot the match layer starts gets this: one game's fault costs that
+    game only."""
+
+    def restart() -> Seat:
+        fresh = connect_bot(manifest, settings, label)[0]
+        if on_start is not None:
+            on_start(fresh)
+        return fresh
+
+    seat.restart = restart
+    seat.failed_restarts = 0 if seat.alive else 1  # a failed first start counts as one
+
+
+def handshake_faults(seats: Sequence[Seat]) -> list[tuple[int, str]]:
+    """Seats whose bot was already lost before the first game, with the reason."""
+    return [(i, s.dead_reason) for i, s in enumerate(seats) if not s.alive]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    records: tuple[GameRecord, ...]
+    totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    start_faults: tuple[tuple[int, str], ...]
+
+
+def play_match(
+    seats: Sequence[Seat],
+    rules: Rules,
+    seed: int,
+    *,
+    games: int | None = None,
+    limits: TimeLimits = TimeLimits(),
+    on_game: Callable[[GameRecord, MatchScore], None] | None = None,
+    on_event: Callable[[Event], None] | None = None,
+    keep_going: Callable[[GameRecord], bool] | None = None,
+) -> MatchResult:
+    """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games
+    (fewer if `keep_going`, asked after each game, says no)."""
+    start_faults = tuple(handshake_faults(seats))
+    match_line = protocol.format_match_start(rules, games)
+    tell_match_start(seats, match_line)
+    score = MatchScore(rules, first_dealer(seed, rules.num_players))
+    records = []
+    number = 0
+    while (games is None and not score.is_over) or (games is not None and number < games):
+        number += 1
+        game = Game.new(rules, derive_seed(seed, "game", number), score.dealer)
+        revive_seats(seats, match_line)
+        record = play_game(game, seats, number=number, limits=limits, on_event=on_event)
+        score.record(record.outcome)
+        records.append(record)
+        if on_game is not None:
+            on_game(record, score)  # the score as it stands after this game
+        if keep_going is not None and not keep_going(record):
+            break
+    winners = score.winners
+    for seat in seats:
+        if seat.alive:
+            with contextlib.suppress(TransportError):
+                send_lines(seat.transport, seat.outbox + [protocol.format_match_over(score.totals, winners)])
+                seat.outbox = []
+    return MatchResult(tuple(records), tuple(score.totals), winners, start_faults)
+

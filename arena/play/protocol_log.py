@@ -1,0 +1,60 @@
+"""The protocol log of a bot (`arena play --log`, `tournament run --log`, `bot check`): every line
+to and from it, with a direction marker, and a cap on what the bot's own lines may fill."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from arena.play.seat import QUIT_GRACE_S, close_transport, send_lines
+from arena.transport.base import Transport, TransportError
+from arena.transport.bot_process import open_log_for_append
+
+# What the protocol log keeps of the bot's own lines. The arena's lines are bounded by the games,
+# the bot's are not: a bot flooding duplicate answers once wrote 157 MB in one game. A normal bot
+# sends well under 1 MB per table.
+LOG_FROM_BOT_CAP_BYTES = 10_000_000
+_LOG_BUDGET_LEFT: dict[str, int] = {}  # protocol log path -> bytes of the bot's lines it may still take
+
+
+class LoggedTransport:
+    """Wraps a transport and writes every line with a direction marker (`>` to bot, `<` from bot)."""
+
+    def __init__(self, inner: Transport, path: Path, from_bot_cap_bytes: int = LOG_FROM_BOT_CAP_BYTES) -> None:
+        self.inner = inner
+        self._log = open_log_for_append(path, "a", encoding="utf-8", buffering=1)
+        self._from_bot_cap = from_bot_cap_bytes
+        # The budget is per log file, kept across restarts of the bot in this process: a bot that
+        # floods and crashes would otherwise get a fresh 10 MB with every restart.
+        self._path = str(path)
+        _LOG_BUDGET_LEFT.setdefault(self._path, from_bot_cap_bytes)
+
+    def send(self, line: str) -> None:
+        self._log.write(f"> {line}\n")
+        self.inner.send(line)
+
+    def send_many(self, lines: list[str]) -> None:
+        self._log.write("".join(f"> {line}\n" for line in lines))
+        send_lines(self.inner, lines)
+
+    def receive(self, timeout_s: float) -> str:
+        try:
+            line = self.inner.receive(timeout_s)
+        except TransportError as exc:
+            self._log.write(f"! {type(exc).__name__}: {exc}\n")
+            raise
+        left = _LOG_BUDGET_LEFT[self._path]
+        if left > 0:
+            left = _LOG_BUDGET_LEFT[self._path] = left - len(line) - 1
+            self._log.write(f"< {line}\n" if left > 0 else
+                            "! the bot's further lines are not logged: it sent more than "
+                            f"{self._from_bot_cap} bytes\n")
+        return line
+
+    def close(self, grace_s: float = QUIT_GRACE_S) -> None:
+        close_transport(self.inner, grace_s)
+        with contextlib.suppress(OSError):
+            self._log.close()
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)

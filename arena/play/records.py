@@ -1,0 +1,74 @@
+"""What a game leaves behind and the limits it is played under: fault kinds, faults, the game
+record the results store keeps, and the time limits (protocol.md section 9, R52-R53)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from arena.game import Outcome, Transcript
+
+
+class FaultKind(str, Enum):
+    TIMEOUT = "timeout"  # no answer within the move time limit
+    EXITED = "exited"  # the process ended or the connection was lost
+    MALFORMED = "malformed"  # a line that is not `move <id> <move>`
+    OVERLONG = "overlong"  # a line longer than the protocol allows
+    ILLEGAL = "illegal"  # a well-formed move the rules forbid now
+    STALE = "stale"  # an answer carrying the id of a request that was never made
+    NO_HELLO = "no_hello"  # no valid handshake within the start-up limit
+    DEAD = "dead"  # the bot was already gone: the referee decided for it
+
+
+# Fault kinds kept in the record but not counted as faults in standings: `dead` marks each move
+# the referee made for a bot that was already gone, whose loss is counted once, by its own kind
+# (exited, overlong, the timeouts of a hang, or no_hello for a bot that could not start).
+NOT_COUNTED_FAULTS = frozenset({FaultKind.DEAD.value})
+
+# How much of a bot's line a fault quotes (escaped: the detail reaches terminals).
+QUOTED_CHARS = 120
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    seat: int
+    kind: FaultKind
+    detail: str
+    move_number: int  # index in the transcript where the referee stepped in
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """Everything a game leaves behind: the results store keeps one row of this per game."""
+
+    number: int
+    bots: tuple[str, ...]  # bot name per seat
+    outcome: Outcome
+    transcript: Transcript
+    points: tuple[int, ...]  # per seat, under the rules' scoring (R54-R56)
+    faults: tuple[Fault, ...]
+    think_times_s: tuple[tuple[float, ...], ...]  # per seat, one entry per decision the bot answered
+    moves: int
+
+
+# The time limits a match or tournament may set, in seconds. The upper bound keeps what a hung
+# bot can cost finite (an infinite limit would disable the hung-bot cut-off above); the lower one
+# is still far above a pipe round trip.
+MOVE_TIMEOUT_RANGE_S = (0.01, 600.0)
+STARTUP_TIMEOUT_RANGE_S = (0.1, 600.0)
+
+
+def time_limit_problem(value: object, bounds_s: tuple[float, float]) -> str | None:
+    """Why `value` cannot be a time limit within `bounds_s` (None if it can)."""
+    low, high = bounds_s
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        return f"expected a number of seconds from {low:g} to {high:g}, got {value!r}"
+    return None  # NaN fails both comparisons above, so it is refused too
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimits:
+    """Defaults documented in protocol.md."""
+
+    move_timeout_s: float = 2.0
+    startup_timeout_s: float = 10.0

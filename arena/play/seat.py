@@ -1,0 +1,74 @@
+"""A connected bot as the referee sees it (`Seat`), and how lines reach it and how it is closed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from arena.play.records import FaultKind
+from arena.transport.base import Transport
+
+# Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
+QUIT_GRACE_S = 0.5
+# How long a dropped bot gets between SIGTERM and SIGKILL: it has already failed to answer.
+KILL_GRACE_S = 0.2
+
+
+@dataclass(slots=True)
+class Seat:
+    """A connected bot as the referee sees it: its transport, its name, and whether it is still usable."""
+
+    name: str
+    transport: Transport | None
+    alive: bool = True
+    dead_reason: str = ""
+    dead_kind: FaultKind = FaultKind.EXITED  # how it was lost: recorded once per game it misses
+    next_request_id: int = 1
+    outbox: list[str] = field(default_factory=list)  # event lines waiting for the bot's next turn
+    timeouts_in_a_row: int = 0
+    # Requests ended by a timeout or a fault before the bot answered them: only these ids make a
+    # late answer (dropped silently, once). Any other old id (never issued, or answered already) is
+    # a stale fault: a bot repeating an old id must not pass for alive (see HUNG_AFTER_TIMEOUTS),
+    # and one stray line must not put every later answer one step behind.
+    awaiting_late: set[int] = field(default_factory=set)
+    # Set by the match layer: starts a fresh process for this seat (None: the seat cannot be revived).
+    restart: Callable[[], Seat] | None = None
+    failed_restarts: int = 0  # in a row; the match layer gives up after a few
+    restarts: int = 0
+
+    def drop(self, reason: str, kind: FaultKind = FaultKind.EXITED) -> None:
+        """Stop talking to this bot for the rest of the game (its stream can't be trusted)."""
+        self.alive = False
+        self.dead_reason = reason
+        self.dead_kind = kind
+        self.outbox.clear()
+
+    def kill(self, reason: str) -> None:
+        """Drop the bot and end its process now: a hung bot would otherwise keep burning the
+        CPU that its table's other bots share."""
+        self.drop(reason)
+        if self.transport is not None:
+            close_transport(self.transport, KILL_GRACE_S)
+
+
+def close_transport(transport: Transport, grace_s: float) -> None:
+    """Close a bot's transport (quit grace, then terminate and kill its tree); never raises."""
+    try:
+        transport.close(grace_s=grace_s)  # type: ignore[call-arg]
+    except TypeError:  # a transport whose close() takes no grace
+        try:
+            transport.close()
+        except Exception:  # noqa: BLE001 - closing must never raise into the arena
+            pass
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def send_lines(transport: Transport, lines: list[str]) -> None:
+    """Several lines in one go where the transport can (one write for a pipe), else one by one."""
+    send_many = getattr(transport, "send_many", None)
+    if send_many is not None:
+        send_many(lines)
+    else:
+        for line in lines:
+            transport.send(line)

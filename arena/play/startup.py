@@ -1,0 +1,168 @@
+"""Starting one bot: open its transport (sandboxed, unless the settings say not), log it, send
+`hello`, read the answer by the start-up limit, and say why it failed when it does, with what
+the bot wrote (protocol.md section 3). A bot's fault never raises out of here: it comes back as
+a dropped `Seat`."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from arena import __version__, protocol
+from arena.play.protocol_log import LoggedTransport
+from arena.play.records import QUOTED_CHARS, FaultKind, TimeLimits
+from arena.play.seat import Seat
+from arena.submission.manifest import BotManifest
+from arena.transport.base import BotTimeout, Transport, TransportError
+from arena.transport.pipe import PipeTransport
+from arena.wording import quoted
+
+
+@dataclass(frozen=True, slots=True)
+class BotSettings:
+    """How the arena starts and watches bots."""
+
+    limits: TimeLimits = TimeLimits()
+    log_dir: Path | None = None  # protocol lines and bot stderr go here when set
+    preexec: Callable[[], None] | None = None  # sandbox limits applied in the child (issue: sandbox)
+    cpu: int | None = None  # pin the referee and its bots to one core (cheaper wake-ups)
+    # Resource limits (arena/sandbox/, docs/sandbox.md). `limits` above is the time limits, so the
+    # sandbox gets its own fields: on by default; the organiser's overrides win over a manifest's [limits].
+    sandbox: bool = True
+    sandbox_limits: Mapping[str, Any] | None = None
+
+
+def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> Transport:
+    """Start the bot (sandboxed, unless settings say not) or connect to its service; no line is sent."""
+    if not settings.sandbox or manifest.is_service:
+        return _start_raw(manifest, settings, label, settings.preexec)
+    from arena.sandbox.guard import BotGuard, SandboxedTransport, network_needed
+    from arena.sandbox.child import make_preexec
+    from arena.sandbox.limits import resolve_limits
+
+    try:
+        limits = resolve_limits(manifest, settings.sandbox_limits)
+    except ValueError as exc:
+        raise OSError(f"bad sandbox limits: {exc}") from None
+    guard = BotGuard(limits, network=network_needed(manifest))
+    if settings.preexec is not None:
+        guard.preexec = make_preexec(limits, network=guard.network, cgroup=guard.cgroup, extra=settings.preexec)
+    try:
+        transport = _start_raw(manifest, settings, label, guard.preexec)
+    except BaseException:
+        guard.close()
+        raise
+    guard.attach(getattr(transport, "_proc", None))
+    return SandboxedTransport(transport, guard)  # type: ignore[return-value]
+
+
+def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec) -> Transport:
+    stderr_log = str(settings.log_dir / f"{label}.stderr.log") if settings.log_dir else None
+    common = dict(max_line_bytes=protocol.MAX_BOT_LINE_BYTES, name=manifest.name)
+    if manifest.transport == "zmq":
+        from arena.transport.zmq import ZmqTransport  # zmq stays optional for pipe-only runs
+
+        if manifest.endpoint and not manifest.command:
+            keys = {}
+            if manifest.server_public_key is not None:
+                keys = dict(server_public_key=str(manifest.server_public_key),
+                            client_cert_path=str(manifest.client_secret_key) if manifest.client_secret_key else None)
+            return ZmqTransport.connect(manifest.endpoint, **keys, **common)
+        return ZmqTransport.start(manifest.argv(), endpoint_kind=manifest.zmq_endpoint_kind, cwd=str(manifest.directory),
+                                  stderr_log_path=stderr_log, preexec=preexec, **common)
+    return PipeTransport.start(manifest.argv(), cwd=str(manifest.directory), stderr_log_path=stderr_log,
+                               preexec=preexec, **common)
+
+
+def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
+    """Start or connect one bot and send `hello`; the answer is read by `await_hello`.
+    Never raises for a bot's fault: a bot that cannot start comes back as a dropped Seat."""
+    seat = Seat(name=manifest.name, transport=None)
+    try:
+        transport = open_transport(manifest, settings, label)
+    except (TransportError, OSError) as exc:
+        seat.drop(f"cannot start: {exc}", FaultKind.NO_HELLO)
+        return seat
+    if settings.log_dir is not None:
+        try:
+            transport = LoggedTransport(transport, settings.log_dir / f"{label}.protocol.log")
+        except OSError:
+            pass  # e.g. the bot replaced its log with a FIFO: it plays on, unlogged
+    seat.transport = transport
+    try:
+        transport.send(protocol.format_hello(__version__))
+    except TransportError as exc:
+        seat.drop(f"cannot send hello: {exc}{_start_up_output(seat, str(exc), read_more=True)}", FaultKind.NO_HELLO)
+    return seat
+
+
+def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
+    """Read the bot's `hello` by the start-up deadline; returns its name ("" if it failed)."""
+    if not seat.alive:
+        return ""
+    try:
+        line = seat.transport.receive(max(0.0, deadline - time.monotonic()))
+        return protocol.parse_bot_hello(line).name
+    except BotTimeout as exc:
+        # What the bot sent so far, else the transport's own guess at the usual cause.
+        hint = f"it sent {exc.unfinished}" if exc.unfinished else getattr(seat.transport, "NO_HELLO_HINT", "")
+        seat.drop(f"no hello within {timeout_s:g} s" + (f" ({hint})" if hint else ""), FaultKind.NO_HELLO)
+    except TransportError as exc:
+        seat.drop(f"no hello: {exc}{_start_up_output(seat, str(exc), read_more=False)}", FaultKind.NO_HELLO)
+    except protocol.ProtocolError as exc:
+        seat.drop(f"bad hello: {exc}{_start_up_output(seat, str(exc), read_more=True)}", FaultKind.NO_HELLO)
+    return ""
+
+
+# What a bot that failed its start-up wrote besides the line already quoted: a runtime that
+# cannot start (a JVM refused memory, say) prints its reason a line or two later, on stdout or
+# stderr, and then exits; the first line alone ("Error occurred during initialization of VM")
+# does not say why.
+START_UP_MORE_LINES = 3
+START_UP_MORE_WAIT_S = 0.5
+
+
+def _start_up_output(seat: Seat, reason: str, read_more: bool) -> str:
+    """What else the bot wrote, to follow `reason` (a hint too when it reads as memory refused)."""
+    transport = seat.transport
+    if transport is None:
+        return ""
+    parts = []
+    if read_more:
+        lines = []
+        deadline = time.monotonic() + START_UP_MORE_WAIT_S
+        with contextlib.suppress(TransportError):
+            while len(lines) < START_UP_MORE_LINES and time.monotonic() < deadline:
+                lines.append(transport.receive(max(0.0, deadline - time.monotonic())))
+        if lines:
+            parts.append("then on stdout: " + " | ".join(quoted(line.strip(), QUOTED_CHARS) for line in lines))
+    stderr_tail = getattr(transport, "stderr_tail", None)
+    if stderr_tail is not None and "its stderr says:" not in reason:
+        with contextlib.suppress(Exception):  # a log that cannot be read only loses the hint
+            last = [line for line in stderr_tail(2000).splitlines() if line.strip()][-START_UP_MORE_LINES:]
+            if last:
+                parts.append("stderr ends: " + " | ".join(quoted(line.strip(), QUOTED_CHARS) for line in last))
+    guard = getattr(transport, "guard", None)  # through a LoggedTransport too (it passes attributes on)
+    if guard is not None and _OUT_OF_MEMORY_AT_START.search(" ".join([reason, *parts])):
+        parts.append(f"it runs with address_space_mb = {guard.limits.address_space_mb} per process: a JVM "
+                     "needs [limits] address_space_mb = 4096 in its bot.toml (docs/sandbox.md)")
+    return "; " + "; ".join(parts) if parts else ""
+
+
+# How runtimes say they could not reserve memory or start a thread at start-up (RLIMIT_AS):
+# the JVM, Go, glibc's thread creation, Python, C++.
+_OUT_OF_MEMORY_AT_START = re.compile(
+    r"initialization of VM|could not (allocate|reserve)|pthread_create|out of memory|cannot allocate|"
+    r"MemoryError|bad_alloc|mmap", re.IGNORECASE)
+
+
+def connect_bot(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Seat, str]:
+    """Start or connect one bot and shake hands (start-up limit: settings.limits.startup_timeout_s)."""
+    timeout_s = settings.limits.startup_timeout_s
+    deadline = time.monotonic() + timeout_s
+    seat = start_bot(manifest, settings, label)
+    return seat, await_hello(seat, deadline, timeout_s)
