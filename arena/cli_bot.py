@@ -1,4 +1,4 @@
-"""`arena bot new|check|add|list`: thin Typer commands over scaffold, botcheck and registry."""
+"""`arena bot new|check|add|list`: thin Typer commands over the scaffold, the check and the registry."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def _render_report(report) -> None:
 
 def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float, bots_dir: Path,
                rule: list[str] | None = None, log: Path | None = None):
-    from arena.botcheck import check_bot
+    from arena.check.runner import check_bot
     from arena.game import RulesError
     from arena.submission.registry import save_check
 

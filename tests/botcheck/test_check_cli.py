@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from typer.testing import CliRunner
 
-from arena.botcheck import check_bot
+from arena.check.runner import check_bot
 from arena.cli import app
 from arena.submission.versions import content_hash
 from arena.submission.lookup import load_manifest

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.botcheck import check_bot
+from arena.check.runner import check_bot
 
 REPO = Path(__file__).resolve().parents[2]
 

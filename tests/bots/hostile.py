@@ -1,4 +1,4 @@
-"""Misbehaving test bots for arena/botcheck.py and arena/sandbox.py tests: `hostile.py MODE`.
+"""Misbehaving test bots for the check (arena/check/) and sandbox (arena/sandbox/) tests: `hostile.py MODE`.
 
 Every mode plays legal moves (the first listed) except where its misbehaviour says otherwise.
 Everything a mode does is bounded (at most 300 children, at most 4 GB asked for) so that even an

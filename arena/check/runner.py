@@ -10,116 +10,31 @@ stays up, exit on quit, no leftover processes, and for a running ZeroMQ service:
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arena import protocol
+from arena.check.evidence import Evidence, copy_logs
+from arena.check.probes import FutureLines, check_quit, conversations_apart
+from arena.check.verdicts import CheckReport, CheckResult, percentile
 from arena.game import Rules, RulesError
+from arena.play.match import allow_restarts, close_seat, play_match
+from arena.play.records import FaultKind, TimeLimits
+from arena.play.seat import Seat
+from arena.play.startup import BotSettings, connect_bot
 from arena.submission.build import build_bot
+from arena.submission.lookup import DEFAULT_BOTS_DIR, load_manifest
 from arena.submission.manifest import BotManifest, ManifestError
 from arena.submission.versions import content_hash
-from arena.submission.lookup import load_manifest
-from arena.botcheck_probes import FutureLines, conversations_apart
-from arena.play.startup import BotSettings, connect_bot
-from arena.play.match import allow_restarts, close_seat, play_match
-from arena.wording import quoted
 from arena.wording import count
-from arena.play.records import FaultKind, TimeLimits
-from arena.play.seat import Seat, send_lines
-from arena.transport.base import TransportError, describe_returncode
 
 DEFAULT_OPPONENTS = ("random_bot", "heuristic_bot")
 DEFAULT_GAMES = 6
 QUIT_WAIT_S = 1.0
 # The check stops playing further games once the bot has this many timeouts: the row fails anyway.
 TIMEOUTS_ENOUGH = 10
-EVIDENCE_LINES = 14
-CLIP = 220
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    name: str
-    passed: bool
-    detail: str
-    evidence_lines: tuple[str, ...] = ()
-    skipped: bool = False  # could not be tested (a failure elsewhere says why): neither pass nor fail
-
-
-@dataclass(slots=True)
-class CheckReport:
-    bot: str
-    directory: Path | None
-    version: str = ""
-    results: list[CheckResult] = field(default_factory=list)
-    sandbox: dict[str, Any] = field(default_factory=dict)
-    think_ms: tuple[float, float] | None = None  # p50, p99
-    seconds: float = 0.0
-    logs_kept: list[str] = field(default_factory=list)  # names of the log files copied out
-    rule_options: dict[str, str] = field(default_factory=dict)  # the games' options besides the defaults
-
-    @property
-    def passed(self) -> bool:
-        return bool(self.results) and all(r.passed for r in self.results)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "bot": self.bot, "version": self.version, "passed": self.passed,
-            "checks": [{"name": r.name, "passed": r.passed, "skipped": r.skipped, "detail": r.detail} for r in self.results],
-            "rules": self.rule_options, "sandbox": self.sandbox, "seconds": round(self.seconds, 3),
-        }
-
-
-def _clip(line: str) -> str:
-    return quoted(line, CLIP)  # bot output, shown in a terminal
-
-
-def _read_lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile (q in 0..100); 0.0 for no values."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, min(len(ordered), int(-(-q * len(ordered) // 100))))
-    return ordered[rank - 1]
-
-
-class _Evidence:
-    """Protocol log and stderr log of the bot under test."""
-
-    def __init__(self, log_dir: Path, label: str) -> None:
-        self.protocol_path = log_dir / f"{label}.protocol.log"
-        self.stderr_path = log_dir / f"{label}.stderr.log"
-
-    def protocol_tail(self, n: int = EVIDENCE_LINES) -> list[str]:
-        return [_clip(x) for x in _read_lines(self.protocol_path)[-n:]]
-
-    def around(self, needle: str, before: int = 6) -> list[str]:
-        """Protocol lines up to and including the first line containing needle."""
-        lines = _read_lines(self.protocol_path)
-        for i, line in enumerate(lines):
-            if needle in line:
-                return [_clip(x) for x in lines[max(0, i - before): i + 1]]
-        return [_clip(x) for x in lines[-EVIDENCE_LINES:]]
-
-    def stderr_tail(self, n: int = 10) -> list[str]:
-        lines = _read_lines(self.stderr_path)[-n:]
-        return [f"stderr: {_clip(x)}" for x in lines]
-
-    def both(self, needle: str | None = None) -> tuple[str, ...]:
-        proto = self.around(needle) if needle else self.protocol_tail()
-        return tuple(proto + self.stderr_tail())
 
 
 def check_bot(
@@ -195,7 +110,7 @@ def check_bot(
              opponents_dir=opponents_dir, quit_wait_s=quit_wait_s, seed=seed, rules=rules,
              rule_words=_rules_words(rule_options or {}))
         if keep_logs_in is not None:
-            report.logs_kept = _copy_logs(log_dir, Path(keep_logs_in))
+            report.logs_kept = copy_logs(log_dir, Path(keep_logs_in))
     report.seconds = time.monotonic() - started
     return report
 
@@ -206,7 +121,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
     results = report.results
     limits = settings.limits
     label = f"seat0-{manifest.name}"
-    ev = _Evidence(log_dir, label)
+    ev = Evidence(log_dir, label)
     seats: list[Seat] = []
     procs: list[Any] = []  # every process of the bot under test, restarts included
     try:
@@ -243,8 +158,6 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         allow_restarts(seat, manifest, settings, label, on_start=restarted)
 
         for i, name in enumerate(opponents, start=1):
-            from arena.submission.lookup import DEFAULT_BOTS_DIR
-
             opp = load_manifest(name, opponents_dir or DEFAULT_BOTS_DIR)
             build_bot(opp)
             opp_seat, _ = connect_bot(opp, settings, f"seat{i}-{opp.name}")
@@ -327,7 +240,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             else f"lost during the games: {f.detail if f else seats[0].dead_reason}{restarted}",
             () if f is None and seats[0].alive else ev.both()))
 
-        _check_quit(manifest, seats[0], report, ev, quit_wait_s)
+        check_quit(manifest, seats[0], report, ev, quit_wait_s)
         if manifest.is_service:
             close_seat(seats[0])  # its conversation, still open, would otherwise take the misrouted answer
             results.append(CheckResult("conversations apart", *conversations_apart(manifest, settings)))
@@ -345,20 +258,6 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                 else f"{len(left)} process(es) of the bot still running after close: {left[:10]}"))
 
 
-def _copy_logs(source: Path, target: Path) -> list[str]:
-    """Copy the regular files of `source` into `target`; the bots could write into the log folder,
-    so anything else (a FIFO would block the copy) is left behind."""
-    copied = []
-    for path in sorted(source.iterdir()):
-        if path.is_file() and not path.is_symlink():
-            try:
-                shutil.copyfile(path, target / path.name)
-                copied.append(path.name)
-            except OSError:
-                pass
-    return copied
-
-
 def _rules_words(options: Mapping[str, str]) -> str:
     return " under " + ", ".join(f"{k}={v}" for k, v in options.items()) if options else ""
 
@@ -366,37 +265,3 @@ def _rules_words(options: Mapping[str, str]) -> str:
 def _process_of(seat: Seat) -> Any:
     """The bot's process record, through any wrapping transports (None for a running service)."""
     return getattr(seat.transport, "_proc", None) if seat.transport is not None else None
-
-
-def _check_quit(manifest: BotManifest, seat: Seat, report: CheckReport, ev: _Evidence, wait_s: float) -> None:
-    results = report.results
-    transport = seat.transport
-    if manifest.is_service:
-        results.append(CheckResult("exit on quit", True, "not applicable: a running service"))
-        return
-    if not seat.alive or transport is None:
-        # Its loss is the "stays up" row's failure, with the evidence: not a second one here.
-        results.append(CheckResult("exit on quit", True, "not tested: the bot was already gone", skipped=True))
-        return
-    try:
-        send_lines(transport, seat.outbox + [protocol.format_quit()])
-    except (TransportError, OSError) as exc:
-        results.append(CheckResult("exit on quit", False, f"could not send quit: {exc}", ev.both()))
-        return
-    seat.outbox = []
-    seat.alive = False  # close_seat must not send a second quit
-    deadline = time.monotonic() + wait_s
-    rc = transport.returncode
-    while rc is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-        rc = transport.returncode
-    if rc is None:
-        results.append(CheckResult("exit on quit", False, f"still running {wait_s:g} s after quit", ev.both()))
-    elif rc != 0:
-        results.append(CheckResult("exit on quit", False, f"exited after quit with {describe_returncode(rc)}",
-                                   ev.both()))
-    else:
-        results.append(CheckResult("exit on quit", True, f"exit code 0 within {wait_s:g} s"))
-
-
-__all__ = ["CheckResult", "CheckReport", "check_bot", "percentile", "DEFAULT_GAMES"]

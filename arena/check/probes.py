@@ -1,6 +1,7 @@
 """`arena bot check`'s probes of what the games alone would not show: a bot that chokes on what a
-later protocol may add (`FutureLines`), and a service that mixes up simultaneous conversations
-(`conversations_apart`). arena/botcheck.py runs them."""
+later protocol may add (`FutureLines`), a service that mixes up simultaneous conversations
+(`conversations_apart`), and a bot that does not exit on `quit` (`check_quit`).
+arena/check/runner.py runs them."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import time
 from typing import Any
 
 from arena import __version__, protocol
-from arena.submission.manifest import BotManifest
-from arena.play.seat import QUIT_GRACE_S
+from arena.check.evidence import Evidence
+from arena.check.verdicts import CheckReport, CheckResult
+from arena.play.seat import QUIT_GRACE_S, Seat, close_transport, send_lines
 from arena.play.startup import BotSettings, open_transport
-from arena.play.seat import close_transport, send_lines
-from arena.transport.base import TransportError
+from arena.submission.manifest import BotManifest
+from arena.transport.base import TransportError, describe_returncode
 
 
 class FutureLines:
@@ -98,3 +100,34 @@ def _has_a_line(transport: Any) -> bool:
         return True
     except TransportError:
         return False
+
+
+def check_quit(manifest: BotManifest, seat: Seat, report: CheckReport, ev: Evidence, wait_s: float) -> None:
+    results = report.results
+    transport = seat.transport
+    if manifest.is_service:
+        results.append(CheckResult("exit on quit", True, "not applicable: a running service"))
+        return
+    if not seat.alive or transport is None:
+        # Its loss is the "stays up" row's failure, with the evidence: not a second one here.
+        results.append(CheckResult("exit on quit", True, "not tested: the bot was already gone", skipped=True))
+        return
+    try:
+        send_lines(transport, seat.outbox + [protocol.format_quit()])
+    except (TransportError, OSError) as exc:
+        results.append(CheckResult("exit on quit", False, f"could not send quit: {exc}", ev.both()))
+        return
+    seat.outbox = []
+    seat.alive = False  # close_seat must not send a second quit
+    deadline = time.monotonic() + wait_s
+    rc = transport.returncode
+    while rc is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+        rc = transport.returncode
+    if rc is None:
+        results.append(CheckResult("exit on quit", False, f"still running {wait_s:g} s after quit", ev.both()))
+    elif rc != 0:
+        results.append(CheckResult("exit on quit", False, f"exited after quit with {describe_returncode(rc)}",
+                                   ev.both()))
+    else:
+        results.append(CheckResult("exit on quit", True, f"exit code 0 within {wait_s:g} s"))
