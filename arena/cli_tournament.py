@@ -239,7 +239,7 @@ def _stored_layout(stored: dict | None) -> str:
     """The layout of stored results: new results are PAIRED; a fingerprint without the key is from
     the first arenas (BY_TABLE). A value this arena does not know stays PAIRED, so that the
     fingerprint check names it as a change rather than guessing its numbers."""
-    from arena.schedule import BY_TABLE, LAYOUTS, PAIRED
+    from arena.schedule.numbers import BY_TABLE, LAYOUTS, PAIRED
 
     if stored is None:
         return PAIRED

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from arena.play.records import GameRecord
-from arena.schedule import GameSpec
+from arena.schedule.games import GameSpec
 # How one game becomes rows and back; re-exported, as callers know them from here.
 from arena.store_changes import FingerprintDiff, as_stored, compare
 from arena.store_rows import (SCHEMA, SCHEMA_VERSION, GameRow, StoreError, compress_transcript,  # noqa: F401

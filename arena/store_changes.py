@@ -9,7 +9,7 @@ import ast
 import json
 from dataclasses import dataclass
 
-from arena.schedule import BY_DEAL, PAIRED
+from arena.schedule.numbers import BY_DEAL, PAIRED
 
 _GROWABLE = (PAIRED, BY_DEAL)  # layouts whose game numbers stay when deals are added (schedule.GameNumbers)
 _BOT_FILES_HINT = " (a bot that writes into its own folder changes its version: protocol.md, the manifest)"

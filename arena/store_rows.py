@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from arena.game import Transcript
 from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
-from arena.schedule import GameSpec
+from arena.schedule.games import GameSpec
 
 
 SCHEMA_VERSION = "1"

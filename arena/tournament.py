@@ -16,7 +16,9 @@ from typing import Callable, Sequence
 
 from arena.submission.manifest import BotManifest
 from arena.play.records import GameRecord
-from arena.schedule import BY_TABLE, TableSpec, balanced_schedule, gauntlet, pair_meetings, round_robin
+from arena.schedule.numbers import BY_TABLE
+from arena.schedule.games import TableSpec
+from arena.schedule.tables import balanced_schedule, gauntlet, pair_meetings, round_robin
 from arena.store import ResultStore
 from arena.wording import count
 from arena.tournament_config import TournamentConfig

@@ -42,7 +42,8 @@ from arena.submission.lookup import DEFAULT_BOTS_DIR, load_manifest, resolve_man
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, toml_text
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.sandbox.limits import first_limit_problem
-from arena.schedule import PAIRED, GameNumbers, gauntlet_table_count
+from arena.schedule.numbers import PAIRED, GameNumbers
+from arena.schedule.tables import gauntlet_table_count
 from arena.wording import count
 
 MAX_WORKERS = 256  # a worker is a process with its table's bots: far more than any machine's cores

@@ -31,7 +31,7 @@ from arena.play.startup import BotSettings
 from arena.play.match import open_table, revive_seats, tell_match_start
 from arena.play.records import GameRecord, TimeLimits
 from arena.play.referee import play_game
-from arena.schedule import GameSpec, TableSpec
+from arena.schedule.games import GameSpec, TableSpec
 from arena.tournament_config import TournamentConfig
 
 PR_SET_PDEATHSIG = 1

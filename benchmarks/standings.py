@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.game import Rules, game_points  # noqa: E402
 from arena.play.records import Fault, FaultKind, GameRecord  # noqa: E402
-from arena.schedule import table_games  # noqa: E402
+from arena.schedule.games import table_games  # noqa: E402
 from arena.play.selfplay import play_random_game  # noqa: E402
 from arena.standings import compute_standings  # noqa: E402
 from arena.store import ResultStore, compress_transcript, encode_game  # noqa: E402

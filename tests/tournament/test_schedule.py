@@ -8,19 +8,10 @@ from math import comb
 
 import pytest
 
-from arena.schedule import (
-    BY_DEAL,
-    BY_TABLE,
-    PAIRED,
-    GameNumbers,
-    GameSpec,
-    ScheduleError,
-    balanced_schedule,
-    game_key,
-    gauntlet,
-    gauntlet_table_count,
-    pair_meetings,
-    round_robin,
+from arena.schedule.numbers import BY_DEAL, BY_TABLE, PAIRED, GameNumbers
+from arena.schedule.games import GameSpec, ScheduleError, game_key
+from arena.schedule.tables import (
+    balanced_schedule, gauntlet, gauntlet_table_count, pair_meetings, round_robin,
 )
 
 ENTRIES = ["a", "b", "c", "d", "e"]

@@ -10,7 +10,7 @@ import pytest
 from arena.game import Rules, game_points
 from arena.game.rules import Scoring
 from arena.play.records import Fault, FaultKind, GameRecord
-from arena.schedule import round_robin
+from arena.schedule.tables import round_robin
 from arena.play.selfplay import play_random_game
 from arena.standings import _sample_positions, compute_standings, standings_from_rows, t975
 from arena.store import GameRow, ResultStore

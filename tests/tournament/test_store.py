@@ -17,7 +17,7 @@ import pytest
 
 from arena.game import Rules, game_points, replay
 from arena.play.records import Fault, FaultKind, GameRecord
-from arena.schedule import round_robin
+from arena.schedule.tables import round_robin
 from arena.play.selfplay import play_random_game
 from arena.store import FingerprintDiff, ResultStore, StoreError
 
@@ -245,7 +245,7 @@ WRITER = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from arena.game import Rules, game_points
     from arena.play.records import GameRecord
-    from arena.schedule import round_robin
+    from arena.schedule.tables import round_robin
     from arena.play.selfplay import play_random_game
     from arena.store import ResultStore
     rules = Rules()

@@ -1,0 +1,74 @@
+"""The games of a schedule: a game's spec (key, seats, cards), a table's, and each table's games,
+every deal in every seating with the same cards (duplicate play). A game's seed is derived from
+(tournament seed, the table's entries, deal number), never from the order of play, so results
+do not depend on workers or interruptions."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from arena.game.seeds import derive_seed
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game to play: stable key, the bots by seat, and its cards (seed, dealer)."""
+
+    key: str  # e.g. "t0003-d0001-s02": table, deal, seating
+    table: int
+    deal: int
+    seating: int
+    bots: tuple[str, ...]  # entry name per seat
+    seed: int
+    dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    index: int
+    entries: tuple[str, ...]  # the table's bots, in entry order
+    games: tuple[GameSpec, ...]
+
+
+class ScheduleError(ValueError):
+    """A schedule that cannot be built from these entries and sizes."""
+
+
+def game_key(table: int, deal: int, seating: int) -> str:
+    """The stable key of a game: table, deal and seating (e.g. t0003-d0001-s02)."""
+    return f"t{table:04d}-d{deal:04d}-s{seating:02d}"
+
+
+def seatings(entries: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every seating of a table's bots, in a fixed order (itertools order of permutations)."""
+    return list(itertools.permutations(entries))
+
+
+def table_games(index: int, entries: tuple[str, ...], deals: int, seed: int, copy: int = 0) -> tuple[GameSpec, ...]:
+    """`copy`: how many tables of these same bots come before this one (a balanced schedule
+    with more tables than combinations); each copy gets cards of its own."""
+    n = len(entries)
+    games = []
+    table_id = "|".join(entries)  # the seed names the bots, not the table's position in the list
+    if copy:
+        table_id += f"#{copy}"
+    for deal in range(deals):
+        deal_seed = derive_seed(seed, "table", table_id, "deal", deal)
+        dealer = deal % n  # every seat deals equally often over n deals
+        for s, seating in enumerate(seatings(entries)):
+            key = game_key(index, deal, s)
+            games.append(GameSpec(key, index, deal, s, seating, deal_seed, dealer))
+    return tuple(games)
+
+
+def check_entries(entries: list[str], table_size: int, deals: int) -> None:
+    """ScheduleError unless the entries are distinct and fill a table of 2 to 5, with a deal or more."""
+    if len(set(entries)) != len(entries):
+        raise ScheduleError("entries must have distinct names")
+    if not 2 <= table_size <= 5:
+        raise ScheduleError(f"table size must be 2 to 5, not {table_size}")
+    if len(entries) < table_size:
+        raise ScheduleError(f"{len(entries)} entries cannot fill a table of {table_size}")
+    if deals < 1:
+        raise ScheduleError("deals must be at least 1")
