@@ -67,7 +67,8 @@ def play(
     from arena.play.startup import BotSettings
     from arena.play.match import open_table, play_match
     from arena.play.records import TimeLimits
-    from arena.report import describe_event, render_game_record, render_match_totals
+    from arena.results.replay import describe_event
+    from arena.report import render_game_record, render_match_totals
     from arena.transport.bot_process import open_log_for_append
 
     if not 2 <= len(bots) <= 5:

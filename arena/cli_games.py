@@ -29,7 +29,7 @@ def games(
 
     For each game: who sat where, who finished first, the points and the faults."""
     from arena.cli_tournament import bot_versions, open_store, prepare
-    from arena.game_list import csv_header, csv_row, game_lines, json_line
+    from arena.results.games_list import csv_header, csv_row, game_lines, json_line
     from arena.report_games import render_game_table
 
     format = format.lower()

@@ -36,7 +36,7 @@ def standings(
     """Print or write the standings report from the results database (also while a run is going on)."""
     from arena import report_export
     from arena.report_standings import render_standings_details, render_standings_table
-    from arena.standings import compute_standings
+    from arena.results.standings_sql import compute_standings
 
     format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
@@ -92,7 +92,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def _write_report(output: Path, content: str, config) -> None:
     """Write a report file, but never over the tournament's own config or results."""
-    from arena.store import COMPANION_SUFFIXES
+    from arena.results.database import COMPANION_SUFFIXES
 
     database = config.database
     own = {config.path: "config", database: "results database"}
@@ -113,8 +113,8 @@ def replay(
     seat: Annotated[Optional[int], typer.Option(min=0, max=4, help="Show the game as this seat saw it.")] = None,
 ) -> None:
     """Show a stored game move by move, as the referee saw it or as one seat saw it."""
-    from arena.replay import replay_lines
-    from arena.store import StoreError
+    from arena.results.replay import replay_lines
+    from arena.results.rows import StoreError
 
     config, manifests = prepare(config_path)
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)

@@ -108,7 +108,9 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool):
     stored results' own."""
     from dataclasses import replace
 
-    from arena.store import ResultStore, StoreBusy, StoreError
+    from arena.results.store import ResultStore
+    from arena.results.database import StoreBusy
+    from arena.results.rows import StoreError
     from arena.tournament import fingerprint
 
     if not create and not config.database.exists():
@@ -174,7 +176,7 @@ def run(
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report_live import LiveBoard
-    from arena.store import StoreError
+    from arena.results.rows import StoreError
     from arena.tournament import build_schedule, describe_balance, describe_gauntlet, run_tournament
     from arena.tournament_config import MAX_WORKERS
     from arena.tournament_workers import WorkerDied

@@ -8,8 +8,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.game import EventKind, pretty_card
-from arena.game.events import Event
 from arena.game.rules import Scoring
 from arena.game.scoring import MatchScore
 from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
@@ -81,31 +79,3 @@ def render_match_totals(names: Sequence[str], totals: Sequence[int], winners: Se
         mark = " (winner)" if seat in winners else ""
         table.add_row(str(seat), name + mark, str(total))
     console.print(table)
-
-
-def _cards(cards: Sequence[int]) -> str:
-    return " ".join(pretty_card(c) for c in cards)
-
-
-def describe_event(event: Event, names: Sequence[str] | None = None) -> str:
-    """A readable sentence for one public event (for --show and replays)."""
-    who = "" if event.seat is None else (names[event.seat] if names else f"seat {event.seat}")
-    kind = event.kind
-    text = {
-        EventKind.DUEL: f"{who} shows {_cards(event.cards)} in the duel",
-        EventKind.DRAW: f"{who} draws",
-        EventKind.TRUMP: f"{who} takes the last stock card (the trump card, face down)",
-        EventKind.PLAY: f"{who} plays {_cards(event.cards)}",
-        EventKind.CHANCE: f"{who} turns up {_cards(event.cards)} from the stock",
-        EventKind.STUNSA: "stunsa! the players tied for the top card play another round",
-        EventKind.TAKE: f"{who} takes {_cards(event.cards)}",
-        EventKind.VOID: f"void trick: cards go back to who played them ({_cards(event.cards)})",
-        EventKind.PHASE2: f"phase 2: trump card {_cards(event.cards)} joins {who}'s hand",
-        EventKind.OUT: f"{who} is out",
-        EventKind.UNIT: f"{who} plays {_cards(event.cards)}",
-        EventKind.PICKUP: f"{who} picks up {_cards(event.cards)}",
-        EventKind.DISCARD: f"trick complete, discarded: {_cards(event.cards)}",
-        EventKind.LEAD: f"{who} leads (trick of {event.count})",
-        EventKind.END: f"game over: {who} is the skitgubbe",
-    }
-    return text[kind]

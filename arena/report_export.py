@@ -9,7 +9,7 @@ import math
 import re
 from html import escape
 
-from arena.standings import BotStanding, Standings
+from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")

@@ -1,4 +1,4 @@
-"""`arena games` in the terminal: the stored games as a Rich table (arena/game_list.py builds the lines)."""
+"""`arena games` in the terminal: the stored games as a Rich table (arena/results/games_list.py builds the lines)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.game_list import GameLine
+from arena.results.games_list import GameLine
 
 
 def render_game_table(lines: Sequence[GameLine], console: Console, *, title: str) -> None:

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from arena.report_standings import leaderboard_renderable
-from arena.standings import compute_standings
+from arena.results.standings_sql import compute_standings
 
 # Standings are recomputed from the database at most this often, and never more often than ten
 # times their own cost: on a very large database (about 1 s at a million games, 4 s with the

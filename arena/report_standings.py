@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.report_export import fault_matrix
-from arena.standings import BotStanding, Standings
+from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
 

@@ -19,7 +19,7 @@ from arena.play.records import GameRecord
 from arena.schedule.numbers import BY_TABLE
 from arena.schedule.games import TableSpec
 from arena.schedule.tables import balanced_schedule, gauntlet, pair_meetings, round_robin
-from arena.store import ResultStore
+from arena.results.store import ResultStore
 from arena.wording import count
 from arena.tournament_config import TournamentConfig
 from arena.tournament_workers import WorkerPool
@@ -75,7 +75,7 @@ def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str
 def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict[str, object]:
     """What stored results depend on: change any of it and old results no longer fit, except
     `deals` and `bots`, which may grow, or shrink while no stored game is of what is dropped
-    (`store_changes.compare`). Results stored before game numbers went by deal have no
+    (`results.changes.compare`). Results stored before game numbers went by deal have no
     `game_numbers` key (BY_TABLE): their fingerprints still match."""
     numbering = {} if config.layout == BY_TABLE else {"game_numbers": config.layout}
     return {

@@ -30,8 +30,9 @@ from arena.game import Rules, game_points  # noqa: E402
 from arena.play.records import Fault, FaultKind, GameRecord  # noqa: E402
 from arena.schedule.games import table_games  # noqa: E402
 from arena.play.selfplay import play_random_game  # noqa: E402
-from arena.standings import compute_standings  # noqa: E402
-from arena.store import ResultStore, compress_transcript, encode_game  # noqa: E402
+from arena.results.standings_sql import compute_standings  # noqa: E402
+from arena.results.store import ResultStore  # noqa: E402
+from arena.results.rows import compress_transcript, encode_game  # noqa: E402
 
 ENTRIES = [f"bot{i:02d}" for i in range(12)]
 

@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from arena.store import ResultStore  # noqa: E402
+from arena.results.store import ResultStore  # noqa: E402
 from arena.tournament import run_tournament  # noqa: E402
 from arena.tournament_config import load_config, load_entries  # noqa: E402
 

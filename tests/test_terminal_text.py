@@ -18,7 +18,7 @@ from arena.play.seat import Seat
 from arena.play.referee import play_game
 from arena.report import render_game_record
 from arena.report_standings import leaderboard_renderable
-from arena.standings import Standings
+from arena.results.standings import Standings
 from tests.fakes import ScriptedTransport, faulty_at, random_policy
 
 MARKUP = "[/b] [bold]x[/bold] [/]"

@@ -180,7 +180,7 @@ def _run_lock_held_elsewhere(database: Path):
     """Another run holding the tournament: a child process that claims the results and waits.
     SIGKILL at the end: the kernel drops the claim with the process, so no stale lock survives."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from arena.store import ResultStore; s = ResultStore(sys.argv[1]); "
+        [sys.executable, "-c", "import sys; from arena.results.store import ResultStore; s = ResultStore(sys.argv[1]); "
          "s.lock_for_run(); print('locked', flush=True); sys.stdin.read()", str(database)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
@@ -193,7 +193,7 @@ def _run_lock_held_elsewhere(database: Path):
 
 def test_a_second_run_of_a_running_tournament_is_refused_and_plays_nothing(tmp_path):
     """Two runs at once would both play every missing game; the second is refused instead."""
-    from arena.store import ResultStore
+    from arena.results.store import ResultStore
 
     config = tmp_path / "busy.toml"
     config.write_text('name = "busy"\nseed = 3\ndeals = 1\nworkers = 1\n'
@@ -285,7 +285,7 @@ def test_time_limit_options_must_be_finite_and_bounded(tmp_path, command, value)
 def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, monkeypatch):
     import sqlite3
 
-    from arena.store import ResultStore
+    from arena.results.store import ResultStore
 
     real_add = ResultStore.add_encoded
     calls = {"n": 0}
@@ -460,7 +460,7 @@ def test_suggested_commands_are_quoted_for_the_shell(tmp_path):
 def test_a_ctrl_c_after_the_last_game_leaves_the_summary_and_exit_code_whole(tmp_path, monkeypatch):
     """The interrupt landed after the games were stored: "done" with exit code 130, or no
     closing message at all."""
-    from arena.store import ResultStore
+    from arena.results.store import ResultStore
 
     original = ResultStore.start_failures
 
@@ -580,7 +580,7 @@ def test_a_tournament_with_a_bot_that_cannot_start_ends_with_an_error_naming_it(
     # the latest reason: the first game's "2 failed starts in a row" read as if 2 of the 6 had been tried
     assert "(not started again in this match after 3 failed starts in a row; the last: cannot start" in said
     assert f"so its moves there were the referee's. Check it with: arena bot check {tmp_path / 'ghost'}" in said
-    from arena.store import ResultStore
+    from arena.results.store import ResultStore
 
     store = ResultStore(tmp_path / "t.sqlite", read_only=True)
     details = [f["detail"] for row in store.rows(with_transcripts=False) for f in row.faults if f["kind"] == "no_hello"]
@@ -594,9 +594,9 @@ def test_a_results_file_locked_by_another_program_is_a_message_not_a_traceback(t
     # from sqlite3 after the busy timeout, and the message blamed the config's `database` key.
     import sqlite3
 
-    from arena.store import ResultStore
+    from arena.results.store import ResultStore
 
-    monkeypatch.setattr("arena.store.BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr("arena.results.database.BUSY_TIMEOUT_S", 0.2)
     config = tmp_path / "held.toml"
     config.write_text('name = "held"\nseed = 3\ndeals = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
     database = tmp_path / "held.sqlite"
@@ -614,7 +614,7 @@ def test_a_results_file_locked_by_another_program_is_a_message_not_a_traceback(t
 
 
 def _stored_games(database: Path) -> dict[str, tuple]:
-    from arena.store import ResultStore
+    from arena.results.store import ResultStore
 
     with ResultStore(database, read_only=True) as store:
         return {row.key: (row.bots, row.seed, row.points) for row in store.rows(with_transcripts=False)}
@@ -639,7 +639,7 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
     assert report.exit_code == 0 and "the config adds two" in " ".join(report.output.split())
     # A bot added and taken out again before any of its games is stored: accepted both ways.
     grown.write_text(four_bots.replace('"./two"]', '"./two", "./three"]'))
-    from arena.store import ResultStore
+    from arena.results.store import ResultStore
 
     with ResultStore(tmp_path / "grown.sqlite") as store:
         store.check_fingerprint(_fingerprint_of(grown))

@@ -7,8 +7,8 @@ import io
 import json
 from pathlib import Path
 
-from arena.game_list import game_lines
-from arena.store_rows import GameRow
+from arena.results.games_list import game_lines
+from arena.results.rows import GameRow
 from tests.cli_support import invoke
 
 REPO = Path(__file__).resolve().parents[2]

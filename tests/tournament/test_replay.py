@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from arena.game import Game, Rules, game_points, pretty_card
 from arena.play.records import GameRecord
-from arena.replay import replay_lines
+from arena.results.replay import replay_lines
 from arena.schedule.tables import round_robin
 from arena.play.selfplay import play_random_game
-from arena.store import ResultStore
+from arena.results.store import ResultStore
 
 RULES = Rules()
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.standings import compute_standings
-from arena.store import ResultStore
+from arena.results.standings_sql import compute_standings
+from arena.results.store import ResultStore
 from arena.tournament import run_tournament
 from arena.tournament_config import load_config, load_entries
 from tests.bots_support import live_processes_with

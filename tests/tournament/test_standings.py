@@ -12,8 +12,10 @@ from arena.game.rules import Scoring
 from arena.play.records import Fault, FaultKind, GameRecord
 from arena.schedule.tables import round_robin
 from arena.play.selfplay import play_random_game
-from arena.standings import _sample_positions, compute_standings, standings_from_rows, t975
-from arena.store import GameRow, ResultStore
+from arena.results.standings import sample_positions as _sample_positions, standings_from_rows, t975
+from arena.results.standings_sql import compute_standings
+from arena.results.rows import GameRow
+from arena.results.store import ResultStore
 
 
 def row(i, table, deal, bots, order, points, faults=()):

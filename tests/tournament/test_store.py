@@ -19,7 +19,9 @@ from arena.game import Rules, game_points, replay
 from arena.play.records import Fault, FaultKind, GameRecord
 from arena.schedule.tables import round_robin
 from arena.play.selfplay import play_random_game
-from arena.store import FingerprintDiff, ResultStore, StoreError
+from arena.results.changes import FingerprintDiff
+from arena.results.store import ResultStore
+from arena.results.rows import StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = Rules()
@@ -213,7 +215,7 @@ def test_a_reader_in_a_folder_it_cannot_write_still_sees_games_in_the_write_ahea
     with sqlite3.connect(f"file:{published / 'r.db'}?mode=ro&immutable=1", uri=True) as immutable:
         assert immutable.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'games'").fetchone()[0] == 0
 
-    monkeypatch.setattr("arena.store._can_write", lambda folder: False)
+    monkeypatch.setattr("arena.results.database._can_write", lambda folder: False)
     reader = ResultStore(published / "r.db", read_only=True)
     assert reader.game_count() == len(played) == 6
     assert [r.key for r in reader.rows()] == [spec.key for spec, _ in played]
@@ -233,7 +235,7 @@ def test_a_private_copy_made_to_read_another_programs_file_is_removed(tmp_path, 
     for name in ("t.db", "t.db-wal"):
         shutil.copyfile(tmp_path / name, theirs / name)
     db.close()
-    monkeypatch.setattr("arena.store._can_write", lambda folder: False)
+    monkeypatch.setattr("arena.results.database._can_write", lambda folder: False)
     copies = set(Path(tempfile.gettempdir()).glob("arena-results-*"))
     with pytest.raises(StoreError, match="tables users"):
         ResultStore(theirs / "t.db", read_only=True)
@@ -247,7 +249,7 @@ WRITER = textwrap.dedent("""
     from arena.play.records import GameRecord
     from arena.schedule.tables import round_robin
     from arena.play.selfplay import play_random_game
-    from arena.store import ResultStore
+    from arena.results.store import ResultStore
     rules = Rules()
     store = ResultStore({db!r})
     for table in round_robin(["a", "b", "c", "d", "e", "f"], 3, 30, 3):

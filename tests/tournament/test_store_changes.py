@@ -1,6 +1,6 @@
 """The text of a refused resume: what changed in the tournament's fingerprint."""
 
-from arena.store_changes import FingerprintDiff, compare, describe_changes
+from arena.results.changes import FingerprintDiff, compare, describe_changes
 
 
 def test_only_the_bots_whose_files_changed_are_named():

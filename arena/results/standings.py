@@ -26,13 +26,12 @@ the mean of deal-set means, which equals points per game once all deal sets are
 complete. With fewer than two deal sets there is no spread to estimate: the interval is
 (NaN, NaN) (reports show "n/a", JSON writes null).
 
-`compute_standings(store)` aggregates in SQL (fast on a million games);
-`standings_from_rows(rows)` does the same maths in Python; both end in `_finish`.
+`compute_standings(store)` (arena/results/standings_sql.py) aggregates in SQL (fast on a million
+games); `standings_from_rows(rows)` does the same maths in Python; both end in `ranked_standings`.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -111,7 +110,9 @@ class Standings:
 
 
 @dataclass
-class _BotAgg:
+class BotTally:
+    """One bot's running totals while the standings are summed."""
+
     games: int = 0
     points: int = 0
     wins: int = 0
@@ -127,8 +128,10 @@ class _BotAgg:
 
 
 @dataclass
-class _Agg:
-    bots: dict[str, _BotAgg] = field(default_factory=dict)
+class Tally:
+    """Running totals of every game while the standings are summed (in SQL or in Python)."""
+
+    bots: dict[str, BotTally] = field(default_factory=dict)
     h2h: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     places_by_seat: list[list[int]] = field(default_factory=list)
     faults_by_kind: dict[str, int] = field(default_factory=dict)
@@ -136,10 +139,10 @@ class _Agg:
     n: int = 0  # the largest table seen
     timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)
 
-    def bot(self, name: str) -> _BotAgg:
+    def bot(self, name: str) -> BotTally:
         agg = self.bots.get(name)
         if agg is None:
-            agg = self.bots[name] = _BotAgg()
+            agg = self.bots[name] = BotTally()
         return agg
 
     def add_order(self, bots: Sequence[str], order: Sequence[int], count: int) -> None:
@@ -158,7 +161,7 @@ class _Agg:
                 self.h2h.setdefault((b, a), [0, 0])[0] += count
 
 
-def _sample_positions(total: int) -> list[int]:
+def sample_positions(total: int) -> list[int]:
     """Game counts (1-based) at which the timeline is sampled: at most ~TIMELINE_POINTS, always the last."""
     if total == 0:
         return []
@@ -172,9 +175,9 @@ def _sample_positions(total: int) -> list[int]:
 def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None, by_points_per_game: bool = False) -> Standings:
     """Standings from `GameRow`-like objects (fields table, deal, bots, finishing_order, points, faults, extra)."""
     rows = list(rows)
-    agg = _Agg(games=len(rows))
+    agg = Tally(games=len(rows))
     deal_sets: dict[tuple[str, int, int], list[float]] = {}  # (bot, table, deal) -> [points sum, games]
-    positions = set(_sample_positions(len(rows)))
+    positions = set(sample_positions(len(rows)))
     cumulative: dict[str, int] = {}
     for index, row in enumerate(rows, start=1):
         bots, order, points = row.bots, row.finishing_order, row.points
@@ -214,87 +217,11 @@ def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None, by
         b.k += 1
         b.s1 += mean
         b.s2 += mean * mean
-    return _finish(agg, entries, by_points_per_game)
+    return ranked_standings(agg, entries, by_points_per_game)
 
 
-def compute_standings(store, entries: Sequence[str] | None = None, by_points_per_game: bool = False) -> Standings:
-    """Standings of every game in `store` (a `ResultStore`), aggregated in SQL in one read snapshot.
-
-    Three scans carry the work, each of a compact index rather than the wide games table:
-    finishing orders grouped by bots (games, places, wins, skitgubbe, head-to-head, places
-    by seat), deal-set sums per bot (points and the interval), and faults by kind.
-    """
-    agg = _Agg()
-    with store.reading() as db:
-        names = dict(db.execute("SELECT id, name FROM bots"))
-        for bots, order, count in db.execute("SELECT bots, finishing_order, COUNT(*) FROM games GROUP BY bots, finishing_order"):
-            by_seat = bots.split(",")
-            seats = [int(x) for x in order.split(",")]
-            agg.add_order(by_seat, seats, count)
-            agg.games += count
-            agg.n = max(agg.n, len(seats))
-            for place, seat in enumerate(seats, start=1):
-                b = agg.bot(by_seat[seat])
-                b.games += count
-                b.places[place - 1] += count
-                if place == 1:
-                    b.wins += count
-                if place == len(seats):
-                    b.skitgubbe += count
-        for bot, k, s1, s2, points in db.execute(
-            "SELECT bot, COUNT(*), SUM(m), SUM(m * m), SUM(s) FROM "
-            "(SELECT bot, AVG(points) AS m, SUM(points) AS s FROM seat_results GROUP BY bot, table_no, deal) GROUP BY bot"
-        ):
-            b = agg.bot(names[bot])
-            b.k, b.s1, b.s2, b.points = k, s1, s2, points
-        for bot, kind, count in db.execute("SELECT bot, kind, COUNT(*) FROM faults GROUP BY bot, kind"):
-            if kind in NOT_COUNTED_FAULTS:
-                continue
-            b = agg.bot(names[bot])
-            # Counted here, by kind, not from seat_results.faults: files written before `dead`
-            # moves were left out of that column still hold them there.
-            b.faults_by_kind[kind] = count
-            b.faults += count
-            agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + count
-        last_extra = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
-        agg.timeline = _sql_timeline(db, names, agg)
-    if last_extra is not None:
-        versions = json.loads(last_extra[0]).get("versions") or {}
-        for name, version in versions.items():
-            if name in agg.bots:
-                agg.bots[name].version = str(version)
-    return _finish(agg, entries, by_points_per_game)
-
-
-def _sql_timeline(db, names: dict[int, str], agg: _Agg) -> list[tuple[int, dict[str, int]]]:
-    """Cumulative points per bot after each sampled game count, by range scans of seat_results' key."""
-    positions = _sample_positions(agg.games)
-    if not positions:
-        return []
-    first, last = db.execute("SELECT MIN(id), MAX(id) FROM games").fetchone()
-    if last - first + 1 == agg.games:
-        # Games are numbered on insert and never deleted, so ids are normally gapless: the
-        # k-th game is first + k - 1 and a million ids need not be read just to find 200.
-        id_at = [first + position - 1 for position in positions]
-    else:  # gaps (a file edited by hand, say): read the ids in order
-        ids = db.execute("SELECT id FROM games ORDER BY id").fetchall()
-        id_at = [ids[position - 1][0] for position in positions]
-    bot_ids = [bid for bid in names if names[bid] in agg.bots]
-    cumulative = {names[bid]: 0 for bid in bot_ids}
-    timeline = []
-    low = 0
-    query = "SELECT SUM(points) FROM seat_results WHERE bot = ? AND game_id > ? AND game_id <= ?"
-    for position, high in zip(positions, id_at):
-        for bid in bot_ids:
-            got = db.execute(query, (bid, low, high)).fetchone()[0]
-            if got:
-                cumulative[names[bid]] += got
-        timeline.append((position, dict(cumulative)))
-        low = high
-    return timeline
-
-
-def _finish(agg: _Agg, entries: Sequence[str] | None, by_points_per_game: bool) -> Standings:
+def ranked_standings(agg: Tally, entries: Sequence[str] | None, by_points_per_game: bool) -> Standings:
+    """The totals as ranked standings, with points per game and each bot's interval (module docstring)."""
     n = agg.n or 3  # places tuple length: the table size (3 before any game)
     played = sorted(name for name, b in agg.bots.items() if b.games)
     timeline = [(index, {name: cum.get(name, 0) for name in played}) for index, cum in agg.timeline]

@@ -29,42 +29,24 @@ Schema (version 1):
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
 import sqlite3
-import tempfile
-import urllib.parse
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from arena.play.records import GameRecord
+from arena.results.changes import FingerprintDiff, as_stored, compare
+from arena.results.database import (Transaction, acquire_run_lock, check_is_results_file, open_read_only, open_writable,
+                                    read_meta)
+from arena.results.rows import GameRow, StoreError, decode_row, encode_game
 from arena.schedule.games import GameSpec
-# How one game becomes rows and back; re-exported, as callers know them from here.
-from arena.store_changes import FingerprintDiff, as_stored, compare
-from arena.store_rows import (SCHEMA, SCHEMA_VERSION, GameRow, StoreError, compress_transcript,  # noqa: F401
-                              decode_row, encode_game)
-
-BUSY_TIMEOUT_S = 30.0  # how long a statement waits for another connection's lock (a checkpoint, a shell)
 
 _GAME_COLUMNS = (
     "id, key, table_no, deal, seating, bots, seed, dealer, finishing_order, skitgubbe, reason, points, "
     "moves, faults, think_mean_ms, think_max_ms, extra, finished_at"
 )
-
-
-# The files SQLite and the run lock keep beside a results file `x.sqlite` (x.sqlite-wal, ...).
-COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", ".run-lock")
-
-
-class StoreBusy(StoreError):
-    """Another program holds the database: its write lock for longer than the busy timeout, or
-    (another run of this tournament) the run lock."""
-
-
-def _can_write(folder: Path) -> bool:
-    return os.access(folder, os.W_OK)
 
 
 class ResultStore:
@@ -76,81 +58,20 @@ class ResultStore:
         self.path = Path(path)
         self.read_only = read_only
         self._run_lock_fd: int | None = None
-        self._snapshot_dir: str | None = None  # a read-only copy's folder (see _open_read_only)
+        self._snapshot_dir: str | None = None  # a read-only copy's folder (see database.open_read_only)
         self._bot_ids: dict[str, int] = {}
         try:
             if read_only:
+                self._db, self._snapshot_dir = open_read_only(self.path)
                 try:
-                    self._db = self._open_read_only()
-                    self._check_is_results_file()
+                    check_is_results_file(self._db, self.path)
                 except BaseException:
                     self.close()  # also removes a private copy made for reading
                     raise
                 return
-            folder = self.path.parent
-            if not folder.is_dir():
-                raise StoreError(f"{self.path}: the folder {folder} does not exist")
-            if not os.access(folder, os.W_OK | os.X_OK) or (self.path.exists() and not os.access(self.path, os.W_OK)):
-                # SQLite would say only "unable to open" or fail at the first write, after a game.
-                raise StoreError(f"{self.path}: cannot write there (no permission); results need a writable file and folder")
-            self._db = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
-                                       check_same_thread=False)
-            tables = self._table_names()
-            if tables:  # checked before anything changes: another program's file is left as it is
-                self._check_is_results_file(tables)
-            mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StoreError(f"{self.path}: cannot switch the database to WAL mode (got {mode})")
-            self._db.execute("PRAGMA synchronous = FULL")
-            self._db.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache: big scans and bulk loads
-            if not tables:
-                with self._write():
-                    for statement in SCHEMA.split(";"):
-                        if statement.strip():
-                            self._db.execute(statement)
-                    self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            self._db = open_writable(self.path)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
-
-    def _open_read_only(self) -> sqlite3.Connection:
-        real = self.path.resolve()
-        uri = f"file:{urllib.parse.quote(str(real))}?mode=ro"
-        if not _can_write(real.parent):
-            # SQLite cannot open a WAL file read-only in a folder it cannot write (no -shm can
-            # be made), only as immutable, which ignores the write-ahead log. A run that was
-            # killed leaves its last committed games there, so with a log we read a copy of
-            # both files (standings had left out those games: the kill/resume audit).
-            wal = real.with_name(real.name + "-wal")
-            if wal.exists() and wal.stat().st_size > 0:
-                self._snapshot_dir = tempfile.mkdtemp(prefix="arena-results-")
-                copy = Path(self._snapshot_dir) / real.name
-                try:
-                    shutil.copyfile(real, copy)
-                    shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
-                except OSError as exc:
-                    raise StoreError(f"{self.path}: cannot read it ({exc.strerror or exc})") from None
-                return sqlite3.connect(str(copy), isolation_level=None, check_same_thread=False)
-            uri += "&immutable=1"
-        return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
-
-    def _table_names(self) -> set[str]:
-        try:
-            return {row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
-
-    def _check_is_results_file(self, tables: set[str] | None = None) -> None:
-        tables = self._table_names() if tables is None else tables
-        try:
-            version = self._meta("schema_version") if {"meta", "games"} <= tables else None
-        except sqlite3.DatabaseError:  # a `meta` table of another program
-            version = None
-        if version is None:
-            what = f"tables {', '.join(sorted(tables)[:6])}" if tables else "no tables"
-            raise StoreError(f"{self.path} is not an arena results database (an SQLite file with {what}); "
-                             "give the results a file of their own")
-        if version != SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: results schema version {version}, this arena reads version {SCHEMA_VERSION}")
 
     def lock_for_run(self) -> None:
         """Claim these results for one run; a second run of the same tournament is refused.
@@ -160,62 +81,25 @@ class ResultStore:
         `<database>.run-lock`: the kernel drops it when the run ends in any way, SIGKILL
         included, so a killed run never leaves a stale claim behind. Readers (standings,
         replay) do not take it."""
-        if self._run_lock_fd is not None:
-            return
-        real = self.path.resolve()  # the same file under another name (a symlink) is the same tournament
-        lock_path = real.with_name(real.name + ".run-lock")
-        try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-        except OSError as exc:
-            raise StoreError(f"{lock_path}: cannot create the run lock ({exc.strerror})") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 200).decode("utf-8", errors="replace").strip() or "another process"
-            os.close(fd)
-            raise StoreBusy(f"{self.path} is being written by another run of this tournament ({holder}); "
-                             "wait for it to end or stop it (arena standings works meanwhile)") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} on {os.uname().nodename}\n".encode(), 0)
-        self._run_lock_fd = fd
+        if self._run_lock_fd is None:
+            self._run_lock_fd = acquire_run_lock(self.path)
 
     # ---- transactions ------------------------------------------------------------------------
 
-    class _Tx:
-        def __init__(self, db: sqlite3.Connection, mode: str, path: Path) -> None:
-            self.db, self.mode, self.path = db, mode, path
+    def _write(self) -> Transaction:
+        return Transaction(self._db, "IMMEDIATE", self.path)
 
-        def __enter__(self):
-            try:
-                self.db.execute(f"BEGIN {self.mode}")
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    raise StoreBusy(f"{self.path} stayed locked by another program for {BUSY_TIMEOUT_S:g} s ({exc}): close "
-                                    "what holds it (an sqlite3 shell in a transaction, a backup) and run again") from None
-                raise
-            return self.db
-
-        def __exit__(self, exc_type, exc, tb) -> None:
-            if exc_type is None:
-                self.db.execute("COMMIT")
-            else:
-                self.db.execute("ROLLBACK")
-
-    def _write(self) -> "_Tx":
-        return ResultStore._Tx(self._db, "IMMEDIATE", self.path)
-
-    def _read(self) -> "_Tx":
-        return ResultStore._Tx(self._db, "DEFERRED", self.path)
+    def _read(self) -> Transaction:
+        return Transaction(self._db, "DEFERRED", self.path)
 
     def _meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else row[0]
+        return read_meta(self._db, key)
 
     # ---- fingerprint -------------------------------------------------------------------------
 
     def check_fingerprint(self, fingerprint: dict[str, object]) -> FingerprintDiff | None:
         """First run: store it, and return None. Later runs: it must match, else StoreError naming
-        what changed (`store_changes.compare`: `deals` and `bots` may change). When they change,
+        what changed (`changes.compare`: `deals` and `bots` may change). When they change,
         the stored fingerprint becomes the config's; the diff says what the results had."""
         new = as_stored(fingerprint)
         with self._write():
@@ -356,7 +240,7 @@ class ResultStore:
         with self._read() as db:
             return db.execute(sql, params).fetchall()
 
-    def reading(self) -> "_Tx":
+    def reading(self) -> Transaction:
         """`with store.reading() as db:` one read transaction (a consistent snapshot) on the connection."""
         return self._read()
 

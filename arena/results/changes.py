@@ -1,6 +1,6 @@
 """What differs between a stored tournament fingerprint and the config's: the text of a refusal.
 
-Split from arena/store.py, which stores and checks the fingerprint.
+Apart from arena/results/store.py, which stores and checks the fingerprint.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Replays of stored games for `arena replay`: as the referee saw it, or as one seat saw it.
+"""Replays of stored games for `arena replay`: as the referee saw it, or as one seat saw it; and
+each public event in words (`describe_event`, which `arena play --show` prints too).
 
 The transcript is replayed move by move with the engine. The referee's view shows
 every starting hand, every public event and, for draws, the card drawn. A seat's view
@@ -11,8 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from arena.game import EventKind, Game, pretty_card
-from arena.report import describe_event
+from arena.game import Event, EventKind, Game, pretty_card
 
 
 def _cards(cards: Sequence[int]) -> str:
@@ -97,3 +97,31 @@ def replay_lines(row, seat: int | None = None, number: int | None = None) -> lis
     for fault in row.faults:
         lines.append(f"fault: {_label(names, fault['seat'])} {fault['kind']} at move {fault['move']}: {fault['detail']}")
     return lines
+
+
+def _card_words(cards: Sequence[int]) -> str:
+    return " ".join(pretty_card(c) for c in cards)
+
+
+def describe_event(event: Event, names: Sequence[str] | None = None) -> str:
+    """A readable sentence for one public event (for --show and replays)."""
+    who = "" if event.seat is None else (names[event.seat] if names else f"seat {event.seat}")
+    kind = event.kind
+    text = {
+        EventKind.DUEL: f"{who} shows {_card_words(event.cards)} in the duel",
+        EventKind.DRAW: f"{who} draws",
+        EventKind.TRUMP: f"{who} takes the last stock card (the trump card, face down)",
+        EventKind.PLAY: f"{who} plays {_card_words(event.cards)}",
+        EventKind.CHANCE: f"{who} turns up {_card_words(event.cards)} from the stock",
+        EventKind.STUNSA: "stunsa! the players tied for the top card play another round",
+        EventKind.TAKE: f"{who} takes {_card_words(event.cards)}",
+        EventKind.VOID: f"void trick: cards go back to who played them ({_card_words(event.cards)})",
+        EventKind.PHASE2: f"phase 2: trump card {_card_words(event.cards)} joins {who}'s hand",
+        EventKind.OUT: f"{who} is out",
+        EventKind.UNIT: f"{who} plays {_card_words(event.cards)}",
+        EventKind.PICKUP: f"{who} picks up {_card_words(event.cards)}",
+        EventKind.DISCARD: f"trick complete, discarded: {_card_words(event.cards)}",
+        EventKind.LEAD: f"{who} leads (trick of {event.count})",
+        EventKind.END: f"game over: {who} is the skitgubbe",
+    }
+    return text[kind]

@@ -18,7 +18,7 @@ from arena.schedule.games import GameSpec
 
 SCHEMA_VERSION = "1"
 
-# The tables (arena/store.py's docstring says what each is for).
+# The tables (arena/results/store.py's docstring says what each is for).
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 from arena.play.records import NOT_COUNTED_FAULTS
-from arena.store_rows import GameRow
+from arena.results.rows import GameRow
 
 
 @dataclass(frozen=True, slots=True)
