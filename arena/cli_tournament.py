@@ -51,7 +51,8 @@ def new(
 ) -> None:
     """Write a tournament config from options."""
     from arena.game import GameError, Rules
-    from arena.tournament_config import ConfigError, write_config
+    from arena.tournament.config import ConfigError
+    from arena.tournament.config_write import write_config
 
     if path.exists() and not force:
         fail(f"{path} exists; use --force to overwrite it")
@@ -94,7 +95,7 @@ def _in_option_terms(message: str, path: Path) -> str:
 
 def prepare(config_path: Path):
     """Load the config and the bots; resolve entries to bot names. Clean errors only."""
-    from arena.tournament_config import ConfigError, load_config, load_entries
+    from arena.tournament.config import ConfigError, load_config, load_entries
 
     try:
         return load_entries(load_config(config_path))
@@ -111,7 +112,7 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool):
     from arena.results.store import ResultStore
     from arena.results.database import StoreBusy
     from arena.results.rows import StoreError
-    from arena.tournament import fingerprint
+    from arena.tournament.runner import fingerprint
 
     if not create and not config.database.exists():
         fail(f"no results yet for {config.path}: {config.database} does not exist (run: {command('arena', 'tournament', 'run', config.path)})")
@@ -177,9 +178,9 @@ def run(
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report_live import LiveBoard
     from arena.results.rows import StoreError
-    from arena.tournament import build_schedule, describe_balance, describe_gauntlet, run_tournament
-    from arena.tournament_config import MAX_WORKERS
-    from arena.tournament_workers import WorkerDied
+    from arena.tournament.runner import build_schedule, describe_balance, describe_gauntlet, run_tournament
+    from arena.tournament.config import MAX_WORKERS
+    from arena.tournament.local_pool import WorkerDied
 
     if workers is not None and workers > MAX_WORKERS:  # the config's own bound (checked here: a lazy import)
         fail(f"--workers {workers}: expected a whole number from 1 to {MAX_WORKERS}")
@@ -277,7 +278,7 @@ def _growth_notes(diff, config) -> list[str]:
 
 
 def _note_changed_limits(store, config, manifests, versions: dict[str, str]) -> None:
-    from arena.tournament import limits_changed, run_record
+    from arena.tournament.runner import limits_changed, run_record
 
     changes = limits_changed(store.last_extra(), run_record(config, manifests, versions))
     if changes:

@@ -26,8 +26,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from arena.results.store import ResultStore  # noqa: E402
-from arena.tournament import run_tournament  # noqa: E402
-from arena.tournament_config import load_config, load_entries  # noqa: E402
+from arena.tournament.runner import run_tournament  # noqa: E402
+from arena.tournament.config import load_config, load_entries  # noqa: E402
 
 ECHO = r"""
 import sys

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament import build_schedule
-from arena.tournament_config import load_config, load_entries
+from arena.tournament.runner import build_schedule
+from arena.tournament.config import load_config, load_entries
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "tournaments").glob("*.toml"))
 

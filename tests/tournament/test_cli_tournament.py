@@ -384,7 +384,7 @@ def _copy_of_random_bot(folder: Path, name: str) -> Path:
 
 
 def test_a_relative_bot_path_in_a_config_starts_from_the_configs_folder(tmp_path, monkeypatch):
-    from arena.tournament_config import load_config, load_entries
+    from arena.tournament.config import load_config, load_entries
 
     _copy_of_random_bot(tmp_path / "mybots" / "mine", "mine")
     config = tmp_path / "tournaments" / "t.toml"
@@ -407,7 +407,7 @@ def test_tournament_new_writes_a_balanced_schedule_and_a_database_path(tmp_path,
     data = tomllib.loads((tmp_path / "tournaments" / "b.toml").read_text())
     assert data["schedule"] == "balanced" and data["tables"] == 4
     assert data["database"] == "../results/b.sqlite"
-    from arena.tournament_config import load_config
+    from arena.tournament.config import load_config
 
     monkeypatch.chdir(tmp_path / "tournaments")
     config = load_config(Path("b.toml"))
@@ -423,7 +423,7 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
     assert result.exit_code == 0, result.output
     assert tomllib.loads((tmp_path / "tournaments" / "t.toml").read_text())["bots"] == [
         "../mybots/mine", "random_bot", "heuristic_bot"]
-    from arena.tournament_config import load_config, load_entries
+    from arena.tournament.config import load_config, load_entries
 
     monkeypatch.chdir(tmp_path / "tournaments")
     _, manifests = load_entries(load_config(Path("t.toml")))  # from the config's own folder too
@@ -433,12 +433,12 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
 def test_a_ctrl_c_before_the_first_game_gets_the_stop_message(tmp_path, monkeypatch):
     """Between opening the results (which may have changed their deals) and the live board, a
     Ctrl-C ended the run with exit code 130 and no word."""
-    import arena.tournament
+    import arena.tournament.runner
 
     def interrupted(config):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(arena.tournament, "build_schedule", interrupted)
+    monkeypatch.setattr(arena.tournament.runner, "build_schedule", interrupted)
     path = tmp_path / "c.toml"
     path.write_text('seed = 2\ndeals = 1\nworkers = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
     result = invoke("tournament", "run", str(path))
@@ -510,7 +510,7 @@ def test_tournament_new_keeps_a_bot_folder_beside_the_config_a_path(tmp_path, mo
     result = invoke("tournament", "new", "t.toml", "-b", "./random_bot", "-b", "heuristic_bot", "-b", "shell_bot")
     assert result.exit_code == 0, result.output
     assert tomllib.loads((tmp_path / "t.toml").read_text())["bots"][0] == "./random_bot"
-    from arena.tournament_config import load_config, load_entries
+    from arena.tournament.config import load_config, load_entries
 
     _, manifests = load_entries(load_config(Path("t.toml")))
     assert "my_random" in manifests and "random_bot" not in manifests
@@ -675,8 +675,8 @@ def _run_ok(config: Path) -> str:
 
 def _fingerprint_of(config_path: Path) -> dict:
     from arena.cli_tournament import bot_versions
-    from arena.tournament import fingerprint
-    from arena.tournament_config import load_config, load_entries
+    from arena.tournament.runner import fingerprint
+    from arena.tournament.config import load_config, load_entries
 
     config, manifests = load_entries(load_config(config_path))
     return fingerprint(config, manifests, bot_versions(manifests))

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament import build_schedule, describe_gauntlet
-from arena.tournament_config import ConfigError, config_from_dict
+from arena.tournament.runner import build_schedule, describe_gauntlet
+from arena.tournament.config import ConfigError, config_from_dict
 
 PATH = Path("t/g.toml")
 

@@ -16,8 +16,8 @@ import pytest
 
 from arena.results.standings_sql import compute_standings
 from arena.results.store import ResultStore
-from arena.tournament import run_tournament
-from arena.tournament_config import load_config, load_entries
+from arena.tournament.runner import run_tournament
+from arena.tournament.config import load_config, load_entries
 from tests.bots_support import live_processes_with
 
 REPO = Path(__file__).resolve().parents[2]

@@ -141,8 +141,8 @@ def test_a_changed_rule_option_is_named_in_the_refusal(tmp_path):
     """The fingerprint holds every option: the message must name the changed one, not print two
     long lists cut off before their difference."""
     from arena.game import Rules
-    from arena.tournament_config import TournamentConfig
-    from arena.tournament import fingerprint
+    from arena.tournament.config import TournamentConfig
+    from arena.tournament.runner import fingerprint
 
     def rules_print(**options):
         config = TournamentConfig(name="t", path=tmp_path / "t.toml", seed=1, bots=("a", "b", "c"), table_size=3,

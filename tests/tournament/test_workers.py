@@ -1,4 +1,4 @@
-"""The worker pool's start-up shield against Ctrl-C and SIGTERM (arena/tournament_workers.py)."""
+"""The worker pool's start-up shield against Ctrl-C and SIGTERM (arena/tournament/local_pool.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament_workers import _stop_signals_held_back
+from arena.tournament.local_pool import _stop_signals_held_back
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ def test_workers_start_with_ctrl_c_blocked_even_the_first_one():
     # starting it unblocked SIGINT, and the first worker was started without the block.
     script = textwrap.dedent("""
         import multiprocessing as mp
-        from arena.tournament_workers import _stop_signals_held_back
+        from arena.tournament.local_pool import _stop_signals_held_back
         from tests.tournament.test_workers import report_blocked_signals
 
         if __name__ == "__main__":
@@ -71,7 +71,7 @@ def test_the_worker_sigterm_handler_drops_later_signals_once_unwinding_and_not_b
     `_unwinding` before its bots are closed is not driven here (it needs a table of real bots)."""
     code = (
         "import os, signal, time\n"
-        "from arena import tournament_workers as w\n"
+        "from arena.tournament import local_pool as w\n"
         "signal.signal(signal.SIGTERM, w._exit_on_signal)\n"
         "try:\n"
         "    os.kill(os.getpid(), signal.SIGTERM)\n"

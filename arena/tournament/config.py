@@ -1,4 +1,5 @@
-"""Tournament configs (`tournaments/*.toml`): load, validate with messages naming file and key, write.
+"""Tournament configs (`tournaments/*.toml`): load and validate, with messages naming file and key
+(writing one from options: arena/tournament/config_write.py).
 
     name = "demo"
     seed = 42
@@ -27,7 +28,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import tomllib
@@ -35,15 +35,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from arena.game import GameError, Rules
-from arena.submission.lookup import DEFAULT_BOTS_DIR, load_manifest, resolve_manifest_path
-from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, toml_text
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.sandbox.limits import first_limit_problem
 from arena.schedule.numbers import PAIRED, GameNumbers
 from arena.schedule.tables import gauntlet_table_count
+from arena.submission.lookup import load_manifest
+from arena.submission.manifest import BotManifest, ManifestError, toml_text
 from arena.wording import count
 
 MAX_WORKERS = 256  # a worker is a process with its table's bots: far more than any machine's cores
@@ -91,7 +89,7 @@ class TournamentConfig:
     sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     # Not a config key: how the stored results lay out their tables and number their games
-    # (schedule.PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; `arena.cli_tournament` sets it.
+    # (schedule.PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; the CLI sets it (arena/cli/open_tournament.py).
     layout: str = PAIRED
 
     @property
@@ -153,22 +151,6 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
             raise ConfigError(f"{config.path}: key 'bots': the bot {manifest.name!r} is listed twice")
         manifests[manifest.name] = manifest
     return replace(config, bots=tuple(manifests)), manifests
-
-
-def _entry_for_config(ref: str, config_dir: Path) -> str:
-    """A bot given on the command line (relative to the current folder) as a config entry
-    (relative to the config's folder), so the written config works from anywhere."""
-    try:
-        found = resolve_manifest_path(ref)
-    except ManifestError:
-        return ref  # load_entries reports it, naming the config
-    path = Path(ref).expanduser()
-    if found == DEFAULT_BOTS_DIR / ref / MANIFEST_NAME or path.is_absolute():
-        return ref
-    relative = os.path.relpath(path.resolve(), config_dir.resolve())
-    # A bot folder beside the config must not be written as a bare name: a name means the bot of
-    # that name under bots/ first (a copy of random_bot in ./random_bot played as the bundled one).
-    return relative if os.sep in relative or relative in (".", "..") else "./" + relative
 
 
 def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
@@ -302,47 +284,3 @@ def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:
         return Rules.from_options(options)
     except GameError as exc:
         raise ConfigError(f"{path}: [rules]: {exc}") from None
-
-
-def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,
-                 rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float,
-                 schedule: str = "round_robin", tables: int | None = None, challengers: int | None = None,
-                 database: Path | None = None) -> None:
-    """Write a config (validated first, so what is written always loads). Paths given (bots,
-    `database`) start from the current folder; they are written relative to the config's folder,
-    where a config's relative paths start."""
-    entries = [_entry_for_config(ref, path.parent) for ref in bots]
-    data: dict[str, Any] = {"name": name, "seed": seed, "bots": entries, "table_size": table_size, "deals": deals}
-    if workers is not None:
-        data["workers"] = workers
-    if schedule != "round_robin" or tables is not None:
-        data["schedule"] = schedule
-    if tables is not None:
-        data["tables"] = tables
-    if challengers is not None:
-        data["challengers"] = challengers
-    if database is not None:
-        given = database.expanduser()
-        data["database"] = str(given if given.is_absolute() else os.path.relpath(given.resolve(), path.parent.resolve()))
-    rule_table = dict(rules)
-    for key in ("scoring", "fault_policy"):
-        if key in rule_table:
-            data[key] = rule_table.pop(key)
-    if rule_table:
-        data["rules"] = rule_table
-    data["limits"] = {"move_timeout_s": move_timeout_s, "startup_timeout_s": startup_timeout_s}
-    load_entries(config_from_dict(data, path))  # also: every bot exists, none is listed twice
-    try:
-        text = tomli_w.dumps(data).encode("utf-8")
-    except UnicodeEncodeError:
-        raise ConfigError(f"{path}: a name or bot given is not valid UTF-8 text") from None
-    # Written whole or not at all: a failed write never leaves an empty or half config behind.
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(text)
-        os.replace(partial, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):  # on a read-only filesystem the clean-up fails too
-            partial.unlink(missing_ok=True)
-        raise ConfigError(f"{path}: cannot write the config ({exc.strerror or exc})") from None

@@ -21,8 +21,8 @@ from arena.schedule.games import TableSpec
 from arena.schedule.tables import balanced_schedule, gauntlet, pair_meetings, round_robin
 from arena.results.store import ResultStore
 from arena.wording import count
-from arena.tournament_config import TournamentConfig
-from arena.tournament_workers import WorkerPool
+from arena.tournament.config import TournamentConfig
+from arena.tournament.local_pool import WorkerPool
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from arena.play.match import open_table, revive_seats, tell_match_start
 from arena.play.records import GameRecord, TimeLimits
 from arena.play.referee import play_game
 from arena.schedule.games import GameSpec, TableSpec
-from arena.tournament_config import TournamentConfig
+from arena.tournament.config import TournamentConfig
 
 PR_SET_PDEATHSIG = 1
 _POLL_S = 1.0  # how often the parent looks at worker processes while no message comes
