@@ -45,7 +45,7 @@ def selfplay(
     rule: RuleOption = None,
 ) -> None:
     """Play games between built-in random players (in process) and summarise them."""
-    from arena.report import render_selfplay
+    from arena.report.matches import render_selfplay
     from arena.play.selfplay import selfplay as run_selfplay
 
     rules = _rules(rule)
@@ -68,7 +68,7 @@ def play(
     from arena.play.match import open_table, play_match
     from arena.play.records import TimeLimits
     from arena.results.replay import describe_event
-    from arena.report import render_game_record, render_match_totals
+    from arena.report.matches import render_game_record, render_match_totals
     from arena.transport.bot_process import open_log_for_append
 
     if not 2 <= len(bots) <= 5:

@@ -30,7 +30,7 @@ def games(
     For each game: who sat where, who finished first, the points and the faults."""
     from arena.cli_tournament import bot_versions, open_store, prepare
     from arena.results.games_list import csv_header, csv_row, game_lines, json_line
-    from arena.report_games import render_game_table
+    from arena.report.games import render_game_table
 
     format = format.lower()
     if format not in GAME_FORMATS:

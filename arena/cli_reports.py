@@ -34,8 +34,8 @@ def standings(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
 ) -> None:
     """Print or write the standings report from the results database (also while a run is going on)."""
-    from arena import report_export
-    from arena.report_standings import render_standings_details, render_standings_table
+    from arena.report import export
+    from arena.report.standings import render_standings_details, render_standings_table
     from arena.results.standings_sql import compute_standings
 
     format = _format_of(output) if format is None else format.lower()  # JSON or json
@@ -61,8 +61,8 @@ def standings(
         render_standings_details(result, file_console)
         _write_report(output, file_console.file.getvalue(), config)
     else:
-        text = {"json": report_export.to_json, "csv": report_export.to_csv}.get(format)
-        titled = report_export.to_markdown if format == "markdown" else report_export.to_html
+        text = {"json": export.to_json, "csv": export.to_csv}.get(format)
+        titled = export.to_markdown if format == "markdown" else export.to_html
         content = text(result) if text else titled(result, config.name)
         if output is None:
             console.out(content, highlight=False)

@@ -176,7 +176,7 @@ def run(
     log: Annotated[Optional[Path], typer.Option(help="Directory for protocol lines and bot stderr, per table.")] = None,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
-    from arena.report_live import LiveBoard
+    from arena.report.live import LiveBoard
     from arena.results.rows import StoreError
     from arena.tournament.runner import build_schedule, describe_balance, describe_gauntlet, run_tournament
     from arena.tournament.config import MAX_WORKERS

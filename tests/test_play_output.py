@@ -10,7 +10,7 @@ from rich.console import Console
 from arena.game import Rules
 from arena.play.match import play_match
 from arena.play.seat import Seat
-from arena.report import render_game_record, seat_labels
+from arena.report.matches import render_game_record, seat_labels
 from tests.fakes import ScriptedTransport, random_policy
 
 
@@ -53,7 +53,7 @@ def test_moves_made_for_a_gone_bot_are_summed_up_not_listed_as_faults():
 
     from arena.game import EndReason, Outcome
     from arena.play.records import Fault, FaultKind, GameRecord
-    from arena.report import render_game_record
+    from arena.report.matches import render_game_record
 
     faults = (Fault(0, FaultKind.EXITED, "exited (code 1)", 3),) + tuple(
         Fault(0, FaultKind.DEAD, "exited (code 1)", 4 + i) for i in range(40)) + tuple(

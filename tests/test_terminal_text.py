@@ -16,8 +16,8 @@ from arena.game import Game, Rules
 from arena.play.records import FaultKind
 from arena.play.seat import Seat
 from arena.play.referee import play_game
-from arena.report import render_game_record
-from arena.report_standings import leaderboard_renderable
+from arena.report.matches import render_game_record
+from arena.report.standings import leaderboard_renderable
 from arena.results.standings import Standings
 from tests.fakes import ScriptedTransport, faulty_at, random_policy
 

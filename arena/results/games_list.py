@@ -2,7 +2,7 @@
 
 The standings say that a bot faulted or lost; this finds the games where it did, with the numbers
 `arena replay` takes. Pure: it reads `GameRow`s and writes text (CSV, JSON lines); the terminal
-table is arena/report_games.py.
+table is arena/report/games.py.
 """
 
 from __future__ import annotations

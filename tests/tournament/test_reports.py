@@ -10,9 +10,10 @@ from html.parser import HTMLParser
 
 from rich.console import Console
 
-from arena.report_export import to_csv, to_html, to_json, to_markdown
-from arena.report_standings import (head_to_head_renderable, leaderboard_renderable, render_standings_details,
-                                    render_standings_table)
+from arena.report.export import to_csv, to_html, to_json, to_markdown
+from arena.report.standings import (
+    head_to_head_renderable, leaderboard_renderable, render_standings_details, render_standings_table,
+)
 from arena.results.standings import standings_from_rows
 from arena.results.rows import GameRow
 

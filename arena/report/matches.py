@@ -1,4 +1,4 @@
-"""Rich renderings for the terminal: selfplay summaries, match results, games move by move."""
+"""Rich renderings for the terminal: selfplay summaries and a match's games and totals."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rich.table import Table
 from arena.game.rules import Scoring
 from arena.game.scoring import MatchScore
 from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
-from arena.report_standings import places_table
+from arena.report.standings import places_table
 from arena.wording import count
 from arena.play.selfplay import SelfplaySummary
 

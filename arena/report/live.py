@@ -9,7 +9,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from arena.report_standings import leaderboard_renderable
+from arena.report.standings import leaderboard_renderable
 from arena.results.standings_sql import compute_standings
 
 # Standings are recomputed from the database at most this often, and never more often than ten

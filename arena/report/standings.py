@@ -11,7 +11,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from arena.report_export import fault_matrix
+from arena.report.export import fault_matrix
 from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
