@@ -1,5 +1,5 @@
 """`python -m arena` runs the same CLI as the `arena` console script."""
 
-from arena.console import main
+from arena.cli.console import main
 
 main()

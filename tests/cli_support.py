@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.app import app
 
 runner = CliRunner()
 

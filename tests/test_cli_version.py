@@ -1,7 +1,7 @@
 from typer.testing import CliRunner
 
 from arena import __version__
-from arena.cli import app
+from arena.cli.app import app
 from arena.protocol import PROTOCOL_VERSION
 
 

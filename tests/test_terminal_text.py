@@ -11,7 +11,7 @@ import io
 from rich.console import Console
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli.app import app
 from arena.game import Game, Rules
 from arena.play.records import FaultKind
 from arena.play.seat import Seat

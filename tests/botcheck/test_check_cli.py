@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.check.runner import check_bot
-from arena.cli import app
+from arena.cli.app import app
 from arena.submission.versions import content_hash
 from arena.submission.lookup import load_manifest
 

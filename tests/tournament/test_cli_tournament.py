@@ -674,7 +674,7 @@ def _run_ok(config: Path) -> str:
 
 
 def _fingerprint_of(config_path: Path) -> dict:
-    from arena.cli_tournament import bot_versions
+    from arena.cli.open_tournament import bot_versions
     from arena.tournament.runner import fingerprint
     from arena.tournament.config import load_config, load_entries
 

@@ -94,7 +94,7 @@ def test_raising_deals_plays_only_the_new_ones_and_ends_as_if_they_had_been_ther
     itself from the number, so a renumbering would show here."""
     from typer.testing import CliRunner
 
-    from arena.cli import app
+    from arena.cli.app import app
 
     reference_dir, grown_dir = tmp_path / "reference", tmp_path / "grown"
     reference_dir.mkdir()

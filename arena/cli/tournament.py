@@ -1,5 +1,5 @@
-"""CLI commands for tournaments: `tournament new` and `tournament run` (reports: arena/cli_reports.py,
-`games`: arena/cli_games.py)."""
+"""CLI commands for tournaments: `tournament new` and `tournament run` (reports: arena/cli/reports.py,
+`games`: arena/cli/games.py)."""
 
 from __future__ import annotations
 
@@ -9,20 +9,15 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli_common import (MoveTimeout, StartupTimeout, UsageError, build_or_fail, command, console, err_console, fail,
+from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, build_or_fail, command, console, err_console, fail,
                                ignore_interrupts, parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.cli.open_tournament import bot_versions, open_store, prepare
 from arena.wording import count
 
 tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
 
 def register(app: typer.Typer) -> None:
-    from arena.cli_games import games
-    from arena.cli_reports import replay, standings
-
     app.add_typer(tournament_app, name="tournament")
-    app.command("standings")(standings)
-    app.command("games")(games)
-    app.command("replay")(replay)
 
 
 @tournament_app.command("new")
@@ -93,82 +88,6 @@ def _in_option_terms(message: str, path: Path) -> str:
     return message
 
 
-def prepare(config_path: Path):
-    """Load the config and the bots; resolve entries to bot names. Clean errors only."""
-    from arena.tournament.config import ConfigError, load_config, load_entries
-
-    try:
-        return load_entries(load_config(config_path))
-    except ConfigError as exc:
-        fail(str(exc))
-
-
-def open_store(config, manifests, versions: dict[str, str], *, create: bool):
-    """The results of `config`: to write (`create`: a run, which holds the run lock) or only to
-    read (reports, replays). Returns the store and the config, whose game numbering is the
-    stored results' own."""
-    from dataclasses import replace
-
-    from arena.results.store import ResultStore
-    from arena.results.database import StoreBusy
-    from arena.results.rows import StoreError
-    from arena.tournament.runner import fingerprint
-
-    if not create and not config.database.exists():
-        fail(f"no results yet for {config.path}: {config.database} does not exist (run: {command('arena', 'tournament', 'run', config.path)})")
-    store = None
-    try:
-        store = ResultStore(config.database, read_only=not create)
-        if create:
-            store.lock_for_run()  # before the fingerprint check: a refused run must not raise the deals
-        stored = store.fingerprint()
-        # Older results keep their table order and game numbers (schedule.GameNumbers).
-        config = replace(config, layout=_stored_layout(stored))
-        expected = fingerprint(config, manifests, versions)
-        if create:
-            diff = store.check_fingerprint(expected)
-            for note in _growth_notes(diff, config):
-                err_console.print(escape(f"note: {note}"), highlight=False)
-            return store, config
-        diff = store.diff_from(stored, expected) if stored is not None else None
-    except StoreError as exc:
-        if store is not None:
-            store.close()
-        if isinstance(exc, StoreBusy):
-            fail(str(exc), code=1)
-        fail(f"{exc} (the results file of {config.path}, which its key 'database' can move)")
-    changed = dict(diff.changes) if diff is not None else {}
-    notes = []
-    if "bot_versions" in changed:
-        # Bots change after a tournament (their authors go on working): the stored games still
-        # are what they are, so reports show them, with a word about it.
-        notes.append(f"bot files changed since these results were stored ({changed.pop('bot_versions')})")
-    if diff is not None and diff.deals_from is not None and diff.deals_from < config.deals:
-        notes.append(f"the config has {config.deals} deals, the results {diff.deals_from}: "
-                     f"{command('arena', 'tournament', 'run', config.path)} plays the new ones")
-    added = _added_bots(diff, config)
-    if added:
-        notes.append(f"the config adds {', '.join(added)}: {command('arena', 'tournament', 'run', config.path)} "
-                     "plays the new tables")
-    if changed:
-        store.close()
-        fail(f"{config.database} holds results of a different tournament ({', '.join(changed)} changed): "
-             + "; ".join(changed.values()) + ". Restore the old settings to read them.")
-    for note in notes:
-        err_console.print(escape(f"note: {note}; showing the stored games"), highlight=False)
-    return store, config
-
-
-def bot_versions(manifests) -> dict[str, str]:
-    from arena.submission.manifest import ManifestError
-    from arena.submission.versions import content_hash
-
-    try:
-        return {name: content_hash(m) for name, m in manifests.items()}
-    except ManifestError as exc:
-        fail(str(exc))
-
-
 @tournament_app.command("run")
 def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
@@ -236,45 +155,6 @@ def run(
 def _check_command(manifests, bot: str) -> str:
     manifest = manifests.get(bot)
     return command("arena", "bot", "check", manifest.directory if manifest is not None else bot)
-
-
-def _stored_layout(stored: dict | None) -> str:
-    """The layout of stored results: new results are PAIRED; a fingerprint without the key is from
-    the first arenas (BY_TABLE). A value this arena does not know stays PAIRED, so that the
-    fingerprint check names it as a change rather than guessing its numbers."""
-    from arena.schedule.numbers import BY_TABLE, LAYOUTS, PAIRED
-
-    if stored is None:
-        return PAIRED
-    layout = stored.get("game_numbers", BY_TABLE)
-    return layout if layout in LAYOUTS else PAIRED
-
-
-def _added_bots(diff, config) -> list[str]:
-    if diff is None or diff.bots_from is None:
-        return []
-    return [name for name in config.bots if name not in diff.bots_from]
-
-
-def _growth_notes(diff, config) -> list[str]:
-    """What a run says when the stored results take the config's other deals or bots."""
-    if diff is None:
-        return []
-    notes = []
-    if diff.deals_from is not None and diff.deals_from < config.deals:
-        notes.append(f"deals raised from {diff.deals_from} to {config.deals}: the stored games stay, "
-                     "and the new deals are played")
-    elif diff.deals_from is not None:
-        notes.append(f"deals lowered from {diff.deals_from} to {config.deals}: no game of the dropped deals was stored")
-    added = _added_bots(diff, config)
-    if added:
-        notes.append(f"{'bot' if len(added) == 1 else 'bots'} added: {', '.join(added)}: the stored games stay, "
-                     "and the new tables are played")
-    elif diff.bots_from is not None:
-        dropped = [name for name in diff.bots_from if name not in config.bots]
-        notes.append(f"{'bot' if len(dropped) == 1 else 'bots'} taken out: {', '.join(dropped)}: "
-                     "none of their games was stored")
-    return notes
 
 
 def _note_changed_limits(store, config, manifests, versions: dict[str, str]) -> None:

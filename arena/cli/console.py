@@ -15,7 +15,7 @@ def _stop_while_loading(signum, frame) -> None:  # noqa: ARG001
 
 def main() -> None:
     signal.signal(signal.SIGINT, _stop_while_loading)
-    from arena.cli import main as cli_main
+    from arena.cli.app import main as cli_main
 
     try:
         # From here each command handles Ctrl-C; inside the `try`, so that one landing just

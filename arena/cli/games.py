@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.cli_common import command, console, fail
+from arena.cli.common import command, console, fail
+from arena.cli.open_tournament import bot_versions, open_store, prepare
 from arena.wording import count
 
 GAME_FORMATS = ("table", "csv", "json")
@@ -28,7 +29,6 @@ def games(
     """List the stored games, in the order they were stored, with their numbers for `arena replay`.
 
     For each game: who sat where, who finished first, the points and the faults."""
-    from arena.cli_tournament import bot_versions, open_store, prepare
     from arena.results.games_list import csv_header, csv_row, game_lines, json_line
     from arena.report.games import render_game_table
 
@@ -89,3 +89,7 @@ def _described(bots: list[str], faults: bool, skitgubbe: str | None) -> str:
     if skitgubbe:
         parts.append(f"lost by {skitgubbe}")
     return (" " + ", ".join(parts)) if parts else ""
+
+
+def register(app: typer.Typer) -> None:
+    app.command("games")(games)

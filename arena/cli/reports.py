@@ -9,8 +9,8 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli_common import console, fail
-from arena.cli_tournament import bot_versions, open_store, prepare
+from arena.cli.common import console, fail
+from arena.cli.open_tournament import bot_versions, open_store, prepare
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
 
@@ -130,3 +130,11 @@ def replay(
     number = config.game_numbers().of(row)
     for line in replay_lines(row, seat, number):
         console.print(escape(line), highlight=False)  # lines quote bot output
+
+
+def register_standings(app: typer.Typer) -> None:
+    app.command("standings")(standings)
+
+
+def register_replay(app: typer.Typer) -> None:
+    app.command("replay")(replay)

@@ -1,4 +1,4 @@
-"""The `arena` command line (Typer). Each command is a thin call into the modules below it."""
+"""`arena play` (a match at one table) and `arena selfplay` (random players in process)."""
 
 from __future__ import annotations
 
@@ -8,37 +8,11 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena import cli_bot, cli_tournament
-from arena.cli_common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, build_or_fail, console, err_console, fail,
+from arena.cli.common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, build_or_fail, console, err_console, fail,
                                parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.game import GameError, Rules
 
-app = typer.Typer(
-    help="Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 
-
-def _print_version(asked: bool) -> None:
-    if asked:
-        from arena import __version__
-        from arena.protocol import PROTOCOL_VERSION
-
-        console.print(f"arena {__version__} (protocol {PROTOCOL_VERSION})", highlight=False)
-        raise typer.Exit()
-
-
-@app.callback()
-def _options(
-    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
-                                          help="Print the arena's version and protocol version, then exit.")] = False,
-) -> None:
-    """Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language."""
-
-
-@app.command()
 def selfplay(
     games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed for the deals and the random players.")] = 1,
@@ -52,7 +26,6 @@ def selfplay(
     render_selfplay(run_selfplay(rules, games, seed), console)
 
 
-@app.command()
 def play(
     bots: Annotated[list[str], typer.Argument(help="Bots: names under bots/, bot folders or bot.toml paths (2 to 5).")],
     games: Annotated[Optional[int], typer.Option(min=1, help="Play exactly N games (default: until the match's scoring ends it, R54-R56).")] = None,
@@ -143,17 +116,6 @@ def _rules_from(options: dict[str, str]) -> Rules:
         fail(str(exc))
 
 
-# Command groups that live in their own modules (kept small, one responsibility each).
-cli_tournament.register(app)
-cli_bot.register(app)
-
-
-def main() -> None:
-    try:
-        app()
-    except UsageError as exc:
-        fail(str(exc))
-
-
-if __name__ == "__main__":
-    main()
+def register(app: typer.Typer) -> None:
+    app.command()(selfplay)
+    app.command()(play)

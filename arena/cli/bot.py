@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli_common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail, ignore_interrupts,
+from arena.cli.common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail, ignore_interrupts,
                                parse_rule_options, stop_on_sigterm, usable_log_dir)
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,

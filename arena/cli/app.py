@@ -1,0 +1,52 @@
+"""The `arena` command line (Typer): the app, its --version, and its commands, each group in a module
+of its own and each command a thin call into the layers below. `main` is what the console
+script (arena/cli/console.py) and `python -m arena` run."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli import bot, games, play, reports, tournament
+from arena.cli.common import UsageError, console, fail
+
+app = typer.Typer(
+    help="Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from arena import __version__
+        from arena.protocol import PROTOCOL_VERSION
+
+        console.print(f"arena {__version__} (protocol {PROTOCOL_VERSION})", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="Print the arena's version and protocol version, then exit.")] = False,
+) -> None:
+    """Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language."""
+
+
+# In the order `arena --help` lists them.
+play.register(app)
+tournament.register(app)
+reports.register_standings(app)
+games.register(app)
+reports.register_replay(app)
+bot.register(app)
+
+
+def main() -> None:
+    try:
+        app()
+    except UsageError as exc:
+        fail(str(exc))
