@@ -19,7 +19,7 @@ from arena.play.records import FaultKind, TimeLimits
 from arena.play.seat import Seat
 from tests.fakes import ScriptedTransport, random_policy, timeout_error
 
-HOSTILE = Path(__file__).resolve().parent / "bots"
+HOSTILE = Path(__file__).resolve().parents[1] / "bots"
 
 
 def hostile(mode: str):

@@ -22,7 +22,7 @@ from arena.submission.lookup import load_manifest
 from arena.play.startup import BotSettings
 from arena.play.match import open_table, play_match
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NEEDS = {"c_bot": ("make", "cc"), "js_bot": ("node",), "shell_bot": ("awk",)}
 
 

@@ -24,7 +24,7 @@ from arena.play.records import TimeLimits
 from arena.sandbox.child import can_unshare_pid
 from tests.bots_support import live_processes_with
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TEST_BOTS = REPO / "tests" / "bots"
 
 pytestmark = pytest.mark.skipif(

@@ -1,4 +1,4 @@
-"""The protocol codec (arena/protocol.py) against protocol.md: round trips and malformed bot input."""
+"""The protocol codec (arena/protocol/) against protocol.md: round trips and malformed bot input."""
 
 from __future__ import annotations
 
@@ -286,7 +286,7 @@ def test_every_example_line_in_protocol_md_parses():
     """The example conversations of protocol.md section 14 are real lines of this codec."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "protocol.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "protocol.md").read_text(encoding="utf-8")
     arena = [ln[2:] for ln in text.splitlines() if ln.startswith("> ")]
     bot = [ln[2:] for ln in text.splitlines() if ln.startswith("< ")]
     assert len(arena) > 30 and len(bot) > 5
