@@ -40,7 +40,7 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool):
         if create:
             store.lock_for_run()  # before the fingerprint check: a refused run must not raise the deals
         stored = store.fingerprint()
-        # Older results keep their table order and game numbers (schedule.GameNumbers).
+        # Older results keep their table order and game numbers (schedule.numbers.GameNumbers).
         config = replace(config, layout=_stored_layout(stored))
         expected = fingerprint(config, manifests, versions)
         if create:

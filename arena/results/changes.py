@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from arena.schedule.numbers import BY_DEAL, PAIRED
 
-_GROWABLE = (PAIRED, BY_DEAL)  # layouts whose game numbers stay when deals are added (schedule.GameNumbers)
+_GROWABLE = (PAIRED, BY_DEAL)  # layouts whose game numbers stay when deals are added (schedule.numbers.GameNumbers)
 _BOT_FILES_HINT = " (a bot that writes into its own folder changes its version: protocol.md, the manifest)"
 
 
@@ -65,7 +65,7 @@ def compare(old: dict, new: dict, deals_played: int | None = None,
             bots_played: set[str] | None = None) -> FingerprintDiff:
     """Every key must match, except two, which may grow or shrink back:
     - `deals`: more deals of the same tables keep the stored games' keys, cards and numbers
-      (schedule.GameNumbers); fewer are accepted while no stored game is of a dropped deal
+      (schedule.numbers.GameNumbers); fewer are accepted while no stored game is of a dropped deal
       (`deals_played`: the deals with a stored game, if known), so that a raise stopped before
       its first new game can be taken back. Results numbered table by table take neither.
     - `bots` of a round robin or a gauntlet laid out PAIRED: bots added at the end of the list

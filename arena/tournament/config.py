@@ -89,7 +89,7 @@ class TournamentConfig:
     sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     # Not a config key: how the stored results lay out their tables and number their games
-    # (schedule.PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; the CLI sets it (arena/cli/open_tournament.py).
+    # (schedule.numbers: PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; the CLI sets it (arena/cli/open_tournament.py).
     layout: str = PAIRED
 
     @property
