@@ -1,8 +1,10 @@
 """The rules of Skitgubbe (rules.md R1-R57): pure, deterministic, no I/O.
 
 Nothing here reads files, clocks, the network or the global random generator;
-a deal comes from the seed passed in. The referee, the protocol and the
-tournament layers build on this package; it imports nothing from them.
+a deal comes from the seed passed in. Every other layer builds on this package; it
+imports nothing else of the project, and only the standard library. Its public
+names are gathered here: the engine (`Game`, its state and the two phases), cards,
+moves, rules, views, events, outcomes, transcripts and scoring.
 """
 
 from arena.game.cards import (

@@ -1,7 +1,11 @@
 """Transports: how protocol lines travel between the referee and a bot.
 
-`PipeTransport` (stdin/stdout subprocess) and `ZmqTransport` (ZeroMQ DEALER -> bot ROUTER).
-`ZmqTransport` is imported lazily so pipe-only users do not pay for importing pyzmq.
+`PipeTransport` (stdin/stdout subprocess) and `ZmqTransport` (ZeroMQ DEALER -> bot ROUTER) behind the
+`Transport` interface (`base`), with the bot processes they start (`bot_process`), those processes'
+whole trees (`process_tree`) and the registry that closes every live transport at exit
+(`live_transports`). It knows nothing of what the lines say: it may import only `arena.wording`,
+and pyzmq in its `zmq*.py` files. `ZmqTransport` is imported lazily so pipe-only users do not pay
+for importing pyzmq.
 """
 
 from __future__ import annotations
