@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 from tests.cli_support import invoke
+from tests.load_support import GENEROUS_LIMITS, GENEROUS_LIMIT_OPTIONS, assert_no_load_faults
 
 
 def test_tournament_new_writes_a_config_that_loads(tmp_path):
@@ -627,7 +628,7 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
     for name in ("one", "two", "three"):
         _copy_of_random_bot(tmp_path / name, name)
     grown = tmp_path / "grown.toml"
-    three_bots = 'bots = ["random_bot", "heuristic_bot", "./one"]\ndeals = 1\nworkers = 1\n'
+    three_bots = 'bots = ["random_bot", "heuristic_bot", "./one"]\ndeals = 1\nworkers = 1\n' + GENEROUS_LIMITS
     grown.write_text(three_bots)
     first = invoke("tournament", "run", str(grown))
     assert first.exit_code == 0 and "done: 6 games stored" in first.output
@@ -653,6 +654,8 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
     fresh = tmp_path / "fresh.toml"
     fresh.write_text(four_bots)
     assert invoke("tournament", "run", str(fresh)).exit_code == 0
+    assert_no_load_faults(tmp_path / "grown.sqlite")
+    assert_no_load_faults(tmp_path / "fresh.sqlite")
     assert _stored_games(tmp_path / "fresh.sqlite") == stored_after
     assert invoke("standings", str(grown), "--format", "json").output == invoke("standings", str(fresh), "--format", "json").output
 
@@ -691,7 +694,7 @@ def test_a_gauntlet_plays_its_challenger_against_the_field_ranks_by_points_per_g
     config = tmp_path / "g.toml"
     created = invoke("tournament", "new", str(config), "-b", "heuristic_bot", "-b", "random_bot",
                      "-b", str(tmp_path / "one"), "-b", str(tmp_path / "two"), "--challengers", "1",
-                     "--deals", "1", "--workers", "1")
+                     "--deals", "1", "--workers", "1", *GENEROUS_LIMIT_OPTIONS)
     assert created.exit_code == 0, created.output
     assert 'schedule = "gauntlet"' in config.read_text() and "challengers = 1" in config.read_text()
     said = _run_ok(config)
@@ -717,4 +720,6 @@ def test_a_gauntlet_plays_its_challenger_against_the_field_ranks_by_points_per_g
     fresh = tmp_path / "fresh.toml"
     fresh.write_text(config.read_text())
     assert invoke("tournament", "run", str(fresh)).exit_code == 0
+    assert_no_load_faults(tmp_path / "g.sqlite")
+    assert_no_load_faults(tmp_path / "fresh.sqlite")
     assert _stored_games(tmp_path / "fresh.sqlite") == stored_after

@@ -19,6 +19,7 @@ from arena.results.store import ResultStore
 from arena.tournament.runner import run_tournament
 from arena.tournament.config import load_config, load_entries
 from tests.bots_support import live_processes_with
+from tests.load_support import GENEROUS_LIMITS, assert_no_load_faults
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,7 +36,7 @@ def write_config(tmp_path: Path, name: str, deals: int = 2) -> Path:
     config.write_text(
         f'name = "{name}"\nseed = 77\ntable_size = 3\ndeals = {deals}\n'
         f'bots = ["heuristic_bot", "random_bot", "shell_bot", "{CRASHER}"]\n'
-        "[limits]\nmove_timeout_s = 5.0\n"
+        + GENEROUS_LIMITS
     )
     return config
 
@@ -45,6 +46,7 @@ def run_in_process(config_path: Path, workers: int):
     store = ResultStore(config.database)
     try:
         summary = run_tournament(config, manifests, store, workers=workers)
+        assert_no_load_faults(config.database)
         results = game_results(store)
         standings = compute_standings(store, list(config.bots))
     finally:
@@ -221,6 +223,7 @@ def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path, vic
 
     resumed = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr
+    assert_no_load_faults(database)
     store = ResultStore(database)
     try:
         results = game_results(store)
