@@ -31,6 +31,7 @@ def games(
     For each game: who sat where, who finished first, the points and the faults."""
     from arena.results.games_list import csv_header, csv_row, game_lines, json_line
     from arena.report.games import render_game_table
+    from arena.results.rows import StoreError
 
     format = format.lower()
     if format not in GAME_FORMATS:
@@ -63,6 +64,8 @@ def games(
             printed += 1
             if limit and printed >= limit:
                 break
+    except StoreError as exc:  # a file found damaged as it is read
+        fail(str(exc), code=1)
     finally:
         store.close()
     if format != "table":

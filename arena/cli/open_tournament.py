@@ -39,6 +39,7 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool):
         store = ResultStore(config.database, read_only=not create)
         if create:
             store.lock_for_run()  # before the fingerprint check: a refused run must not raise the deals
+            store.check_whole()  # before anything is written: a damaged file is left as it is
         stored = store.fingerprint()
         # Older results keep their table order and game numbers (schedule.numbers.GameNumbers).
         config = replace(config, layout=_stored_layout(stored))

@@ -36,6 +36,7 @@ def standings(
     """Print or write the standings report from the results database (also while a run is going on)."""
     from arena.report import export
     from arena.report.standings import render_standings_details, render_standings_table
+    from arena.results.rows import StoreError
     from arena.results.standings_sql import compute_standings
 
     format = _format_of(output) if format is None else format.lower()  # JSON or json
@@ -45,6 +46,8 @@ def standings(
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
         result = compute_standings(store, list(config.bots), config.ranks_by_points_per_game)
+    except StoreError as exc:  # a file found damaged as it is read
+        fail(str(exc), code=1)
     finally:
         store.close()
     if format == "table":

@@ -123,18 +123,20 @@ def run(
             ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
     except (KeyboardInterrupt, SystemExit) as exc:
         ignore_interrupts()  # a second Ctrl-C cut the message on how to resume
-        stored = store.game_count()
+        stored = _stored_games(store)
         store.close()
         console.print()
-        console.print(f"[yellow]stopped[/yellow]: {count(stored, 'game')} {'is' if stored == 1 else 'are'} stored "
-                      "and kept; every bot was stopped.")
+        kept = ("the stored games are kept" if stored is None
+                else f"{count(stored, 'game')} {'is' if stored == 1 else 'are'} stored and kept")
+        console.print(f"[yellow]stopped[/yellow]: {kept}; every bot was stopped.")
         console.print(f"resume with: {escape(command('arena', 'tournament', 'run', config_path))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
     except (StoreError, WorkerDied) as exc:  # a full disk, say, or a killed worker: what is stored stays
-        stored = store.game_count()
+        stored = _stored_games(store)
         store.close()
         console.print()  # past the live board's last line
-        fail(f"{exc}. Stopped with {count(stored, 'game')} stored and kept; every bot was stopped. "
+        kept = "the stored games are kept" if stored is None else f"{count(stored, 'game')} stored and kept"
+        fail(f"{exc}. Stopped with {kept}; every bot was stopped. "
              f"Resume with: {command('arena', 'tournament', 'run', config_path)}", code=1)
     start_failures = store.start_failures()
     store.close()
@@ -150,6 +152,17 @@ def run(
         fail("\n".join(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
                         f"so its moves there were the referee's. Check it with: {_check_command(manifests, bot)}"
                         for bot, games, reason in start_failures), code=1)
+
+
+def _stored_games(store) -> int | None:
+    """How many games are stored, for a run's last words; None when the count cannot be read (the
+    file found damaged in the middle of the run): the words must come out all the same."""
+    from arena.results.rows import StoreError
+
+    try:
+        return store.game_count()
+    except StoreError:
+        return None
 
 
 def _check_command(manifests, bot: str) -> str:

@@ -21,6 +21,24 @@ BUSY_TIMEOUT_S = 30.0  # how long a statement waits for another connection's loc
 COMPANION_SUFFIXES = ("-wal", "-shm", "-journal", ".run-lock")
 
 
+# How SQLite says that a file's pages or text are no longer what it wrote (a damaged disk block, a
+# copy cut short, an edit by hand): "database disk image is malformed", "file is not a database",
+# "Could not decode to UTF-8 column ...".
+_DAMAGE_WORDS = ("malformed", "not a database", "could not decode", "corrupt")
+
+
+def is_damage(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.DatabaseError) and any(word in str(exc).lower() for word in _DAMAGE_WORDS)
+
+
+def damaged(path: Path, detail: str) -> StoreError:
+    """The message for a damaged results file: what SQLite found, and what to do. Whoever raises it
+    has written nothing to the file."""
+    return StoreError(f"{path} is damaged ({detail}); nothing was written to it. Keep a copy of it, then "
+                      f"restore a backup, or save what it still holds into a new file with the sqlite3 shell: "
+                      f"sqlite3 {path} .recover | sqlite3 recovered.sqlite")
+
+
 class StoreBusy(StoreError):
     """Another program holds the database: its write lock for longer than the busy timeout, or
     (another run of this tournament) the run lock."""
@@ -91,6 +109,8 @@ def table_names(db: sqlite3.Connection, path: Path) -> set[str]:
     try:
         return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as exc:
+        if is_damage(exc) and "not a database" not in str(exc):  # another program's file is no results file
+            raise damaged(path, str(exc)) from None
         raise StoreError(f"{path}: not a usable results database ({exc})") from None
 
 
@@ -104,7 +124,9 @@ def check_is_results_file(db: sqlite3.Connection, path: Path, tables: set[str] |
     tables = table_names(db, path) if tables is None else tables
     try:
         version = read_meta(db, "schema_version") if {"meta", "games"} <= tables else None
-    except sqlite3.DatabaseError:  # a `meta` table of another program
+    except sqlite3.DatabaseError as exc:  # a `meta` table of another program, or a damaged one
+        if is_damage(exc):
+            raise damaged(path, str(exc)) from None
         version = None
     if version is None:
         what = f"tables {', '.join(sorted(tables)[:6])}" if tables else "no tables"
@@ -137,7 +159,8 @@ def acquire_run_lock(path: Path) -> int:
 
 class Transaction:
     """`with Transaction(db, mode, path) as db:` one transaction: committed on a normal exit, rolled
-    back on an exception. A lock held past the busy timeout is StoreBusy, naming what to do."""
+    back on an exception. A lock held past the busy timeout is StoreBusy, naming what to do; a
+    damaged file met inside is the StoreError of `damaged`, not SQLite's own exception."""
 
     def __init__(self, db: sqlite3.Connection, mode: str, path: Path) -> None:
         self.db, self.mode, self.path = db, mode, path
@@ -155,5 +178,11 @@ class Transaction:
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
             self.db.execute("COMMIT")
-        else:
+            return
+        try:
             self.db.execute("ROLLBACK")
+        except sqlite3.DatabaseError:
+            if not is_damage(exc):
+                raise
+        if is_damage(exc):
+            raise damaged(self.path, str(exc)) from None

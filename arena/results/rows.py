@@ -11,7 +11,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 
-from arena.game import Transcript
+from arena.game import GameError, Transcript
 from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
 from arena.schedule.games import GameSpec
 
@@ -68,6 +68,10 @@ CREATE TABLE IF NOT EXISTS faults (
 """
 
 
+class DamagedRow(ValueError):
+    """A stored row whose text no longer decodes (a damaged file); the store names the file."""
+
+
 class StoreError(Exception):
     """A results database that cannot be used as asked (incompatible run, missing game, bad file)."""
 
@@ -113,7 +117,10 @@ class GameRow:
         if cached is None:
             if not self.transcript_data:
                 raise StoreError(f"game {self.key} has no stored transcript")
-            cached = Transcript.from_text(zlib.decompress(self.transcript_data).decode("utf-8"))
+            try:
+                cached = Transcript.from_text(zlib.decompress(self.transcript_data).decode("utf-8"))
+            except (zlib.error, ValueError, GameError) as exc:
+                raise DamagedRow(f"game {self.key}: its transcript does not decode: {exc}") from None
             self.__dict__["_transcript"] = cached
         return cached
 
@@ -162,8 +169,18 @@ def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *
 
 
 def decode_row(row: tuple) -> GameRow:
+    """A games row (and its transcript) as a GameRow; DamagedRow if its text no longer decodes."""
     (id_, key, table_no, deal, seating, bots, seed, dealer, order, _skitgubbe, reason, points, moves, faults,
      think_mean, think_max, extra, finished_at) = row[:18]
+    try:
+        return _decoded_row(row, id_, key, table_no, deal, seating, bots, seed, dealer, order, reason, points, moves,
+                            faults, think_mean, think_max, extra, finished_at)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise DamagedRow(f"game {key!r} (row {id_}) does not decode: {exc}") from None
+
+
+def _decoded_row(row, id_, key, table_no, deal, seating, bots, seed, dealer, order, reason, points, moves, faults,
+                 think_mean, think_max, extra, finished_at) -> GameRow:
     return GameRow(
         id=id_, key=key, table=table_no, deal=deal, seating=seating, bots=tuple(bots.split(",")), seed=seed,
         dealer=dealer, finishing_order=_ints(order), reason=reason, points=_ints(points), moves=moves,

@@ -38,9 +38,9 @@ from typing import Any, Iterable, Iterator
 
 from arena.play.records import GameRecord
 from arena.results.changes import FingerprintDiff, as_stored, compare
-from arena.results.database import (Transaction, acquire_run_lock, check_is_results_file, open_read_only, open_writable,
-                                    read_meta)
-from arena.results.rows import GameRow, StoreError, decode_row, encode_game
+from arena.results.database import (Transaction, acquire_run_lock, check_is_results_file, damaged, is_damage,
+                                    open_read_only, open_writable, read_meta)
+from arena.results.rows import DamagedRow, GameRow, StoreError, decode_row, encode_game
 from arena.schedule.games import GameSpec
 
 _GAME_COLUMNS = (
@@ -71,7 +71,21 @@ class ResultStore:
                 return
             self._db = open_writable(self.path)
         except sqlite3.DatabaseError as exc:
+            if is_damage(exc):
+                raise damaged(self.path, str(exc)) from None
             raise StoreError(f"{self.path}: not a usable results database ({exc})") from None
+
+    def check_whole(self) -> None:
+        """StoreError (`database.damaged`) unless SQLite's quick_check finds every page whole. A run
+        calls it before it writes anything: a game added to a damaged file could be lost with it,
+        and the organiser's copy must stay as it was for a recovery. It reads the whole file (0.3 s
+        for 200,000 games when the file is in the OS cache, 3.4 s when not)."""
+        try:
+            found = [row[0] for row in self._db.execute("PRAGMA quick_check").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            raise damaged(self.path, str(exc)) from None
+        if found != ["ok"]:
+            raise damaged(self.path, "; ".join(found[:3]))
 
     def lock_for_run(self) -> None:
         """Claim these results for one run; a second run of the same tournament is refused.
@@ -134,8 +148,12 @@ class ResultStore:
         return compare(old, new, deals_played, bots_played)
 
     def fingerprint(self) -> dict | None:
-        stored = self._meta("fingerprint")
-        return None if stored is None else json.loads(stored)
+        with self._read():
+            stored = self._meta("fingerprint")
+        try:
+            return None if stored is None else json.loads(stored)
+        except ValueError as exc:
+            raise damaged(self.path, f"its tournament fingerprint is not JSON: {exc}") from None
 
     # ---- writing -----------------------------------------------------------------------------
 
@@ -191,7 +209,10 @@ class ResultStore:
         """The `extra` record (limits in force, versions) of the game stored last, if any."""
         with self._read() as db:
             row = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
-        return None if row is None else json.loads(row[0])
+        try:
+            return None if row is None else json.loads(row[0])
+        except ValueError as exc:
+            raise damaged(self.path, f"the last game's record is not JSON: {exc}") from None
 
     def start_failures(self) -> list[tuple[str, int, str]]:
         """(bot, games, the latest reason) for each bot that missed games because it could not start.
@@ -219,7 +240,7 @@ class ResultStore:
             if not batch:
                 return
             for row in batch:
-                yield decode_row(row)
+                yield self._decoded(row)
             last = batch[-1][0]
 
     def get_game(self, key: str) -> GameRow:
@@ -233,7 +254,18 @@ class ResultStore:
             row = db.execute(base + "g.key = ?", (text,)).fetchone()
         if row is None:
             raise StoreError(f"no game {text!r} in {self.path} (give a game key like t0000-d0000-s00 or a game number)")
-        return decode_row(row)
+        game = self._decoded(row)
+        try:
+            game.transcript  # decoded here, so that a damaged one is named with its file
+        except DamagedRow as exc:
+            raise damaged(self.path, str(exc)) from None
+        return game
+
+    def _decoded(self, row: tuple) -> GameRow:
+        try:
+            return decode_row(row)
+        except DamagedRow as exc:
+            raise damaged(self.path, str(exc)) from None
 
     def execute_read(self, sql: str, params: tuple = ()) -> list[tuple]:
         """One read-only query in its own short transaction (for standings)."""
