@@ -7,7 +7,7 @@ import pytest
 from arena.game import EndReason, Game, Rules, replay
 from arena.play.records import FaultKind
 from arena.play.seat import Seat
-from arena.play.referee import play_game
+from arena.play.referee import FLOODED_AFTER_GARBLED, play_game
 from tests.fakes import (
     ScriptedTransport,
     exited_error,
@@ -179,6 +179,35 @@ def test_old_ids_that_are_not_late_answers_are_stale_and_do_not_hide_a_hang():
     details = {f.detail.split(" (")[-1] for f in record.faults}
     assert details == {"request 1 is over: answered already, or ended by a fault)", "no request 0 was ever sent)"}
     assert seats[0].alive
+
+
+def test_a_bot_that_answers_with_lines_that_are_no_moves_is_killed_as_flooding_after_three():
+    """Hostile-bot audit: a bot flooding lines was charged a malformed fault at every decision (642
+    over 18 games) and never stopped. Three answers in a row that are no move line: it is killed and
+    dropped for the rest of the game, as a hung bot is; the referee's moves for it are not counted."""
+    seats = seats_with(lambda n, tokens: "noise noise noise", random_policy(2), random_policy(3))
+    record = play_game(Game.new(Rules(), seed=8, dealer=0), seats)
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    assert kinds[:FLOODED_AFTER_GARBLED] == [FaultKind.MALFORMED] * FLOODED_AFTER_GARBLED
+    assert set(kinds[FLOODED_AFTER_GARBLED:]) == {FaultKind.DEAD}
+    assert seats[0].transport.requests == FLOODED_AFTER_GARBLED and not seats[0].alive
+    assert seats[0].dead_reason == "flooding: 3 answers in a row were no move lines"
+
+
+def test_a_bot_that_prints_a_line_before_each_answer_is_charged_per_move_but_not_killed():
+    """A debug print before every answer: each costs its move (the answer after it comes late and
+    is dropped), but the late answer is a well-formed one, so the bot is not taken for a flood."""
+    seats = seats_with(random_policy(1), random_policy(2), random_policy(3))
+    answer = seats[0].transport.policy
+
+    def prints_first(n, tokens):
+        seats[0].transport.pending.append("thinking about it")
+        return answer(n, tokens)
+
+    seats[0].transport.policy = prints_first
+    record = play_game(Game.new(Rules(), seed=8, dealer=0), seats)
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    assert kinds == [FaultKind.MALFORMED] * seats[0].transport.requests and seats[0].alive
 
 
 def test_under_forfeit_a_bot_missing_from_the_start_is_the_skitgubbe_at_once():

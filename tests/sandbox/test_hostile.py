@@ -80,9 +80,15 @@ def test_stdout_flood_without_newline_is_overlong():
     assert kinds(faults) <= {FaultKind.OVERLONG, FaultKind.DEAD}
 
 
-def test_stdout_flood_of_lines_is_malformed_and_bounded():
-    faults, _ = play_hostile("flood_lines")
-    assert faults and kinds(faults) == {FaultKind.MALFORMED}
+def test_stdout_flood_of_lines_costs_three_malformed_answers_per_game_and_then_the_game():
+    """The flood is cut off after 3 answers that are no move line: the bot is killed, the rest of
+    the game is the referee's (`dead`, not counted), and the next game gets a fresh process, which
+    floods again and is cut off again."""
+    faults, _ = play_hostile("flood_lines", games=2)
+    counted = [f for f in faults if f.kind is not FaultKind.DEAD]
+    assert [f.kind for f in counted] == [FaultKind.MALFORMED] * 6
+    assert {f.detail for f in faults if f.kind is FaultKind.DEAD} == {
+        "flooding: 3 answers in a row were no move lines"}
 
 
 def test_closed_stdout_is_exited():
