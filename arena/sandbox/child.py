@@ -201,7 +201,10 @@ def _keep_namespace(libc) -> None:
             os._exit(1)
     if os.WIFSIGNALED(status):  # die the same way, so the arena reports the bot's own signal
         sig = os.WTERMSIG(status)
-        signal.signal(sig, signal.SIG_DFL)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass  # SIGKILL and SIGSTOP cannot be handled, so need no reset: raising here exited 255
         os.kill(os.getpid(), sig)
         os._exit(128 + sig)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)

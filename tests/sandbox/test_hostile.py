@@ -12,6 +12,7 @@ from arena.game import Rules
 from arena.submission.lookup import load_manifest
 from arena.play.startup import BotSettings
 from arena.play.match import open_table, play_match
+from arena.sandbox.child import can_unshare_pid
 from arena.play.records import FaultKind, TimeLimits
 from arena.transport.process_tree import TOKEN_ENV
 from tests.bots_support import live_processes_with
@@ -55,6 +56,8 @@ def test_forker_is_killed_at_the_process_limit():
     faults, _ = play_hostile("forker", move_timeout=3.0, sandbox_limits={"processes": 32})
     assert faults and faults[0].kind is FaultKind.EXITED
     assert "sandbox" in faults[0].detail and "32" in faults[0].detail
+    # Killed by the guard, and said so: the PID-namespace keeper used to turn SIGKILL into exit code 255.
+    assert "SIGKILL" in faults[0].detail or not can_unshare_pid(), faults[0].detail
 
 
 def test_a_bot_of_one_process_plays_under_a_limit_of_one_process():
