@@ -6,12 +6,16 @@ import signal
 
 import pytest
 
+# As the session started: a module-scoped fixture that runs a command in process runs before a
+# test could save them, so the handlers saved per test could already be a run's (ignored).
+_SESSION_HANDLERS = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
 
 @pytest.fixture(autouse=True)
 def _signal_handlers_restored():
     """`arena tournament run` sets SIGINT and SIGTERM handlers for the process it runs in (it
-    ignores them once its games are done); through CliRunner that process is pytest's."""
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    ignores them once its games are done); through CliRunner that process is pytest's, and every
+    subprocess a later test starts would inherit an ignored SIGTERM."""
     yield
-    for sig, handler in saved.items():
+    for sig, handler in _SESSION_HANDLERS.items():
         signal.signal(sig, handler)

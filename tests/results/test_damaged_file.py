@@ -5,6 +5,7 @@ data page ended `tournament run`, `standings` and `games` in `sqlite3.Operationa
 from __future__ import annotations
 
 import hashlib
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -22,7 +23,15 @@ def played(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("played")
     config = folder / "t.toml"
     config.write_text('bots = ["random_bot", "heuristic_bot", "shell_bot"]\ndeals = 1\nworkers = 1\n')
-    assert invoke("tournament", "run", str(config)).exit_code == 0
+    # A run ignores SIGINT and SIGTERM once its games are done. conftest.py puts the handlers back
+    # after each test, but a module's fixture runs before a test saves them: left ignored, every
+    # later test's subprocess inherited that, and a service ignored its terminate().
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert invoke("tournament", "run", str(config)).exit_code == 0
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
     with sqlite3.connect(folder / "t.sqlite") as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return folder
