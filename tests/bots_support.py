@@ -17,6 +17,12 @@ from arena.protocol import format_request
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS_DIR = ROOT / "bots"
+HOSTILE_BOTS = ROOT / "tests" / "bots" / "hostile"
+
+
+def hostile_bot(mode: str) -> Path:
+    """The manifest of a misbehaving test bot (tests/bots/hostile/hostile.py MODE)."""
+    return HOSTILE_BOTS / f"{mode}.toml"
 
 
 def request_line(game: Game, request_id: int) -> str:

@@ -50,6 +50,8 @@ def _render_report(report) -> None:
         console.print(f"{mark}  {r.name:<22} {escape(r.detail)}", highlight=False)
         for line in r.evidence_lines:
             console.print(f"        {escape(line)}", highlight=False, soft_wrap=True)
+    if report.sandbox.get("isolation"):
+        console.print(escape(f"      isolation: {report.sandbox['isolation']}"), highlight=False)
     verdict = "[green]all checks passed[/green]" if report.passed else "[bold red]check failed[/bold red]"
     failed = [r.name for r in report.results if not r.passed]
     extra = f" ({', '.join(failed)})" if failed else ""

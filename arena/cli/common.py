@@ -69,15 +69,15 @@ def ignore_interrupts() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def build_or_fail(manifest) -> None:
-    """A bot's build step for a command: a failed build is a clean error, and a Ctrl-C during one
-    says what it stopped (build_bot has killed the build's processes by then). It used to end the
-    command with exit code 130 and no word."""
+def build_or_fail(manifest, isolation=None) -> None:
+    """A bot's build step for a command (under `isolation`, by default where it can be had): a
+    failed build is a clean error, and a Ctrl-C during one says what it stopped (build_bot has
+    killed the build's processes by then). It used to end the command with exit code 130 and no word."""
     from arena.submission.build import build_bot
     from arena.submission.manifest import ManifestError
 
     try:
-        build_bot(manifest)
+        build_bot(manifest, isolation=isolation)
     except ManifestError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

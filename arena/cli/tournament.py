@@ -97,6 +97,7 @@ def run(
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report.live import LiveBoard
     from arena.results.rows import StoreError
+    from arena.sandbox.isolation import find_isolation
     from arena.tournament.runner import build_schedule, describe_balance, describe_gauntlet, run_tournament
     from arena.tournament.config import MAX_WORKERS
     from arena.tournament.local_pool import WorkerDied
@@ -105,9 +106,14 @@ def run(
         fail(f"--workers {workers}: expected a whole number from 1 to {MAX_WORKERS}")
     config, manifests = prepare(config_path)
     log = usable_log_dir(log)
+    isolation = find_isolation(config.isolation)
+    if config.isolation == "required" and not isolation.active:
+        fail(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}")
+    # The run's first line: what the bots can see (docs/sandbox.md), as every stored game records it.
+    console.print(escape(f"isolation: {isolation.summary()}"), highlight=False)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     for manifest in manifests.values():
-        build_or_fail(manifest)
+        build_or_fail(manifest, isolation)
     versions = bot_versions(manifests)
     store, config = open_store(config, manifests, versions, create=True)
     try:  # from here the store is open (its deals perhaps changed): a Ctrl-C gets the stop message

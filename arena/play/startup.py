@@ -34,6 +34,10 @@ class BotSettings:
     # sandbox gets its own fields: on by default; the organiser's overrides win over a manifest's [limits].
     sandbox: bool = True
     sandbox_limits: Mapping[str, Any] | None = None
+    # Whether a sandboxed bot sees only its own folder (arena/sandbox/isolation.py): a mode, "auto"
+    # where bubblewrap works here or "off" (a tournament with "required" refuses to start without
+    # it), or the Isolation a tournament's parent found, so that its records say what was used.
+    isolation: Any = "auto"
 
 
 def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> Transport:
@@ -41,18 +45,18 @@ def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> 
     if not settings.sandbox or manifest.is_service:
         return _start_raw(manifest, settings, label, settings.preexec)
     from arena.sandbox.guard import BotGuard, SandboxedTransport, network_needed
-    from arena.sandbox.child import make_preexec
+    from arena.sandbox.isolation import Isolation, find_isolation
     from arena.sandbox.limits import resolve_limits
 
     try:
         limits = resolve_limits(manifest, settings.sandbox_limits)
     except ValueError as exc:
         raise OSError(f"bad sandbox limits: {exc}") from None
-    guard = BotGuard(limits, network=network_needed(manifest))
-    if settings.preexec is not None:
-        guard.preexec = make_preexec(limits, network=guard.network, cgroup=guard.cgroup, extra=settings.preexec)
+    isolation = settings.isolation if isinstance(settings.isolation, Isolation) else find_isolation(settings.isolation)
+    guard = BotGuard(limits, network=network_needed(manifest), isolation=isolation,
+                     folder=manifest.directory, writable_folder=manifest.writable_folder, extra_preexec=settings.preexec)
     try:
-        transport = _start_raw(manifest, settings, label, guard.preexec)
+        transport = _start_raw(manifest, settings, label, guard.preexec, guard)
     except BaseException:
         guard.close()
         raise
@@ -60,9 +64,12 @@ def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> 
     return SandboxedTransport(transport, guard)  # type: ignore[return-value]
 
 
-def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec) -> Transport:
+def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec, guard: Any = None) -> Transport:
     stderr_log = str(settings.log_dir / f"{label}.stderr.log") if settings.log_dir else None
     common = dict(max_line_bytes=protocol.MAX_BOT_LINE_BYTES, name=manifest.name)
+    isolated = guard is not None and guard.isolation is not None
+    started = dict(preexec=preexec, env=guard.environment() if isolated else None,
+                   sandbox_argv=guard.wrap if isolated else None, **common)
     if manifest.transport == "zmq":
         from arena.transport.zmq import ZmqTransport  # zmq stays optional for pipe-only runs
 
@@ -73,9 +80,8 @@ def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec
                             client_cert_path=str(manifest.client_secret_key) if manifest.client_secret_key else None)
             return ZmqTransport.connect(manifest.endpoint, **keys, **common)
         return ZmqTransport.start(manifest.argv(), endpoint_kind=manifest.zmq_endpoint_kind, cwd=str(manifest.directory),
-                                  stderr_log_path=stderr_log, preexec=preexec, **common)
-    return PipeTransport.start(manifest.argv(), cwd=str(manifest.directory), stderr_log_path=stderr_log,
-                               preexec=preexec, **common)
+                                  stderr_log_path=stderr_log, **started)
+    return PipeTransport.start(manifest.argv(), cwd=str(manifest.directory), stderr_log_path=stderr_log, **started)
 
 
 def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:

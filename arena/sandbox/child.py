@@ -86,8 +86,11 @@ def _uid_tasks(uid: int) -> int:
 
 
 def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | None = None,
-                 extra: Callable[[], Any] | None = None) -> Callable[[], None]:
+                 extra: Callable[[], Any] | None = None, namespaces: bool = True,
+                 bot_uid: int | None = None) -> Callable[[], None]:
     """A preexec_fn for the bot's child process. `network=True` keeps the network (zmq tcp).
+    `namespaces=False`: the bot's PID and network namespaces are bubblewrap's job (isolation), not
+    ours. `bot_uid`: who the bot runs as, when not the arena's user (isolation under root).
     Everything here is computed in the parent; the child only makes syscalls."""
     mb = 1 << 20
     rl = [
@@ -97,12 +100,16 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_CORE, 0),
     ]
-    uid = os.getuid()
-    if uid != 0 and hasattr(resource, "RLIMIT_NPROC"):
-        # RLIMIT_NPROC counts every thread of the user, not just this bot's: allow the ones that exist.
-        rl.append((resource.RLIMIT_NPROC, _uid_tasks(uid) + limits.processes))
-    unshare = limits.no_network and not network and can_unshare_net()
-    own_pids = can_unshare_pid()
+    uid = os.getuid() if bot_uid is None else bot_uid
+    if uid != 0 and cgroup is None and hasattr(resource, "RLIMIT_NPROC"):
+        # Only where no cgroup counts the bot: a backstop against a fork bomb between two looks of
+        # the watchdog. RLIMIT_NPROC counts every task of the user, other bots' too, so it allows
+        # twice the bot's limit beyond those that exist: set to the limit itself, it refused the
+        # bot's forks before the bot went over its limit, and the guard, which kills a bot once it
+        # is over, never did (hostile-bot audit: no kill in a 2-game match).
+        rl.append((resource.RLIMIT_NPROC, _uid_tasks(uid) + 2 * limits.processes))
+    unshare = namespaces and limits.no_network and not network and can_unshare_net()
+    own_pids = namespaces and can_unshare_pid()
     libc = _libc() if unshare or own_pids else None
 
     def preexec() -> None:

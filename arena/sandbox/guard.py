@@ -23,15 +23,21 @@ Stdlib only.
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import os
 import signal
 import threading
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 from arena.sandbox.cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
 from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec
+from arena.sandbox.isolation import (Isolation, bot_environment, check_program, give_to, private_copy,
+                                     readable_by_others, remove_private_copy, sandboxed_command)
 from arena.sandbox.limits import Limits
+from arena.transport.base import BotUnreachable
+from arena.transport.bot_process import STDIO_SHIM
 
 WATCH_INTERVAL_S = 0.2
 
@@ -62,6 +68,7 @@ def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = 
     if guard is not None:
         info["process_limit_by"] = guard.mechanism
         info["memory_limit_by"] = guard.memory_mechanism
+        info["isolation"] = guard.isolation.summary() if guard.isolation is not None else "none"
     else:
         cg = cgroup_available()
         info["process_limit_by"] = f"{cg} pids.max + watchdog" if cg else "watchdog (/proc scan)"
@@ -85,37 +92,99 @@ def _close_live_guards() -> None:
             pass
 
 
+def _threads_of(pids: set[int]) -> int:
+    """Processes and threads of `pids`: what the `processes` limit counts (pids.max does too)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status", "rb") as f:
+                for line in f:
+                    if line.startswith(b"Threads:"):
+                        total += int(line.split()[1])
+                        break
+        except (OSError, ValueError, IndexError):
+            total += 1  # gone, or unreadable: still one
+    return total
+
+
 class BotGuard:
     """Per-bot containment in the arena: cgroup + watchdog thread. Create before starting the bot,
     use `preexec` for the child, `attach(proc)` once started, `close()` after the transport closed."""
 
-    def __init__(self, limits: Limits, *, network: bool = False, use_cgroup: bool = True) -> None:
+    def __init__(self, limits: Limits, *, network: bool = False, use_cgroup: bool = True,
+                 isolation: Isolation | None = None, folder: Path | None = None, writable_folder: bool = False,
+                 extra_preexec: Callable[[], Any] | None = None) -> None:
+        """`isolation` (active) puts the bot in a sandbox whose working folder is `folder`: read-only,
+        or a private copy when `writable_folder`; `wrap` and `environment` then give its command
+        and environment."""
         self.limits = limits
         self.network = network
         self.violation: str | None = None
+        self.isolation = isolation if isolation is not None and isolation.active else None
+        self.folder = folder
+        self.writable_folder = writable_folder
+        self._private_copy: Path | None = None
+        # bubblewrap's own process stays outside the bot, as the PID-namespace keeper does: the
+        # cgroup makes room for it, and the watchdog leaves it out of the count.
+        self._wrapper_tasks = 1 if self.isolation else 0
         global _stale_cleaned
         if use_cgroup and not _stale_cleaned:
             _stale_cleaned = True
             cleanup_stale_cgroups()
-        self.cgroup = _Cgroup.create(limits) if use_cgroup else None
+        room = dataclasses.replace(limits, processes=limits.processes + self._wrapper_tasks)
+        self.cgroup = _Cgroup.create(room) if use_cgroup else None
         self.mechanism = f"{self.cgroup.kind} pids.max + watchdog" if self.cgroup else "watchdog (/proc scan)"
         self.memory_mechanism = ("RLIMIT_AS + " + (f"{self.cgroup.kind} memory" if self.cgroup and self.cgroup.mem_dir
                                                   else "watchdog (RSS sum)"))
-        self.preexec = make_preexec(limits, network=network, cgroup=self.cgroup)
+        bot_uid = self.isolation.bot_uid if self.isolation else None
+        self.preexec = make_preexec(limits, network=network, cgroup=self.cgroup, namespaces=self.isolation is None,
+                                    bot_uid=bot_uid, extra=extra_preexec)
         self._proc: Any = None
-        self._keeper: int | None = None  # the PID-namespace keeper the arena started, if any
+        self._outside: int | None = None  # the arena's own process before the bot: keeper or bubblewrap
         _live_guards.add(self)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+
+    def wrap(self, argv: list[str], writable_paths: Sequence[str] = ()) -> list[str]:
+        """The command that starts the bot: `argv` itself, or `argv` in its sandbox under isolation.
+        `writable_paths` (a ZeroMQ ipc folder) stay writable for it. BotUnreachable if argv's
+        program does not exist, as a start without a sandbox would say."""
+        if self.isolation is None:
+            return argv
+        problem = check_program(argv, self.folder)
+        if problem:
+            raise BotUnreachable(f"cannot start bot {argv[0]!r} in {str(self.folder)!r}: {problem}")
+        uid = self.isolation.bot_uid
+        source = None
+        # A private copy when the bot may write in its folder, or when the unprivileged user of a
+        # root arena could not read it (a folder of mode 0700, say).
+        if self.writable_folder or (uid is not None and not readable_by_others(self.folder)):
+            if self._private_copy is None:
+                self._private_copy = private_copy(self.folder, uid)
+            source = self._private_copy
+        if uid is not None:
+            for path in writable_paths:
+                give_to(path, uid)
+        return sandboxed_command(self.isolation, argv, self.folder, folder_source=source,
+                                 writable_folder=self.writable_folder, writable_paths=writable_paths,
+                                 network=self.network, tmp_mb=self.limits.file_size_mb, before=STDIO_SHIM)
+
+    def environment(self) -> dict[str, str] | None:
+        """The bot's environment under isolation (nothing of the organiser's); None: the arena's own."""
+        return bot_environment() if self.isolation is not None else None
 
     def attach(self, proc: Any) -> None:
         """Start watching a started BotProcess (arena.transport.bot_process)."""
         if proc is None:
             return
         self._proc = proc
-        # Known once, now: the keeper unshared before Popen returned (the bot itself cannot have
-        # yet), and later a bot could unshare to hide from the count.
-        self._keeper = proc.pid if is_keeper(proc.pid) else None
+        if self.isolation is not None:
+            proc.signal_in_exit_code = True  # bubblewrap reports a bot killed by signal N as 128 + N
+            self._outside = proc.pid
+        else:
+            # Known once, now: the keeper unshared before Popen returned (the bot itself cannot have
+            # yet), and later a bot could unshare to hide from the count.
+            self._outside = proc.pid if is_keeper(proc.pid) else None
         self._thread = threading.Thread(target=self._watch, name=f"bot-guard-{proc.pid}", daemon=True)
         self._thread.start()
 
@@ -142,10 +211,12 @@ class BotGuard:
                 if self.cgroup is not None and self.cgroup.fork_refused() > 0:
                     reason = f"more than {limit} processes/threads (fork refused by pids.max)"
                 members = self._members()
-                bots_own = members - {self._keeper}  # the keeper is outside any cgroup anyway
+                bots_own = members - {self._outside}
                 tasks = self.cgroup.pids_current() if self.cgroup is not None else None
                 if tasks is None:
-                    tasks = len(bots_own)
+                    tasks = _threads_of(bots_own)
+                else:
+                    tasks -= self._wrapper_tasks
                 if reason is None and tasks > limit:
                     reason = f"more than {limit} processes ({tasks} seen)"
                 if reason is None and (self.cgroup is None or self.cgroup.mem_dir is None):
@@ -192,6 +263,9 @@ class BotGuard:
         if self.cgroup is not None:
             self.cgroup.kill_all()
             self.cgroup.remove()
+        if self._private_copy is not None:
+            remove_private_copy(self._private_copy)
+            self._private_copy = None
 
 
 class SandboxedTransport:

@@ -1,6 +1,7 @@
 """A bot's build step (the manifest's `build` key): run once in the bot folder before first use.
 
-Apart from arena/submission/manifest.py, which reads and checks manifests: this runs their build command.
+Apart from arena/submission/manifest.py, which reads and checks manifests: this runs their build
+command, under the same isolation as the bot (arena/sandbox/isolation.py), with its folder writable.
 """
 
 from __future__ import annotations
@@ -11,18 +12,25 @@ import sys
 import tempfile
 import uuid
 
+from arena.sandbox.isolation import Isolation, bot_environment, check_program, find_isolation, sandboxed_command
 from arena.submission.manifest import PYTHON_PLACEHOLDER, BotManifest, ManifestError
 from arena.transport.process_tree import TOKEN_ENV, kill_tree
 
+BUILD_TMP_MB = 512  # a compiler's temporary files go to the sandbox's private /tmp
 
-def build_bot(manifest: BotManifest, timeout_s: float = 120) -> None:
+
+def build_bot(manifest: BotManifest, timeout_s: float = 120, isolation: Isolation | None = None) -> None:
     """Run the manifest's build step (if any) in the bot folder; ManifestError with the output tail on failure.
 
     The build runs in a session of its own, with its output in a file rather than a pipe: a
     build that leaves a background process behind holds a pipe open, and waiting for the pipe's
     end waited out the whole timeout. Whatever the build leaves running (or a timeout, or a
     Ctrl-C or SIGTERM of the arena) is killed, found as a bot's processes are: by session, group,
-    descent, and a token in the environment (a step that calls setsid leaves the group)."""
+    descent, and a token in the environment (a step that calls setsid leaves the group).
+
+    Under isolation (`find_isolation()` unless given) the build sees what its bot would, with the
+    bot folder writable, where it must leave its outputs: when the arena is root, it runs as the
+    folder's owner (uid 65534 could not write an organiser's folder), without capabilities."""
     if not manifest.build:
         return
     args = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in manifest.build]
@@ -30,6 +38,16 @@ def build_bot(manifest: BotManifest, timeout_s: float = 120) -> None:
     shown = " ".join(manifest.build)
     token = uuid.uuid4().hex
     env = {**os.environ, TOKEN_ENV: token}
+    isolation = find_isolation() if isolation is None else isolation
+    if isolation.active:
+        problem = check_program(args, manifest.directory)
+        if problem:  # said as without a sandbox, not as a failed exec inside one
+            raise ManifestError(f"{where}: key 'build': program {args[0]!r} "
+                                + ("not found" if "No such file" in problem else "is not executable") + f" (build {shown!r})")
+        owner = manifest.directory.stat().st_uid if isolation.bot_uid is not None else None
+        args = sandboxed_command(isolation, args, manifest.directory, writable_folder=True, run_as=owner,
+                                 tmp_mb=BUILD_TMP_MB)
+        env = bot_environment({TOKEN_ENV: token})
     with tempfile.TemporaryFile() as output:
         try:
             proc = subprocess.Popen(args, cwd=manifest.directory, stdin=subprocess.DEVNULL, stdout=output,

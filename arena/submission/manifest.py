@@ -13,6 +13,7 @@ client_secret_key = "keys/client.key_secret"    # CurveZMQ: the arena's secret k
 build = ["make", "-s"]             # optional: run once in the bot folder before use
 description = "..."                # optional
 version = "3f2a9c0b1d4e"           # optional: content hash written by `arena bot add` (see content_hash)
+writable_folder = false            # optional: true gives the bot a private writable copy of its folder
 
 [limits]                           # optional sandbox limits (arena/sandbox/); the organiser's win
 address_space_mb = 2048
@@ -41,7 +42,7 @@ ENDPOINT_KINDS = ("ipc", "tcp")
 PYTHON_PLACEHOLDER = "{python}"
 ALLOWED_KEYS = (
     "name", "language", "command", "transport", "zmq_endpoint_kind", "endpoint",
-    "server_public_key", "client_secret_key", "build", "description", "version", "limits",
+    "server_public_key", "client_secret_key", "build", "description", "version", "limits", "writable_folder",
 )
 VERSION_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 
@@ -66,6 +67,9 @@ class BotManifest:
     path: Path | None = None  # the manifest file
     version: str = ""  # content hash recorded by `arena bot add` ("" when not registered)
     limits: tuple[tuple[str, Any], ...] = ()  # the [limits] table as (key, value) pairs
+    # Under isolation a bot's folder is read-only; true gives it a private copy it may write in,
+    # thrown away when the bot ends (docs/sandbox.md).
+    writable_folder: bool = False
 
     @property
     def is_service(self) -> bool:
@@ -198,6 +202,9 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     if version and not VERSION_RE.match(version):
         raise ManifestError(f"{_where(path, 'version')}: {version!r}; expected 1-64 characters of A-Z a-z 0-9 _ . + -")
     limits = _limits(data.get("limits"), path)
+    writable_folder = data.get("writable_folder", False)
+    if not isinstance(writable_folder, bool):
+        raise ManifestError(f"{_where(path, 'writable_folder')}: expected true or false, got {_describe(writable_folder)}")
     keys = {}
     for key in ("server_public_key", "client_secret_key"):
         value = text(key)
@@ -227,6 +234,7 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
         path=path,
         version=version,
         limits=limits,
+        writable_folder=writable_folder,
     )
 
 

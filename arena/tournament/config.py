@@ -22,6 +22,9 @@
     move_timeout_s = 2.0
     startup_timeout_s = 10.0
 
+    isolation = "auto"        # each bot sees only its own folder where bubblewrap works here;
+                              # "required" refuses to run without, "off" (docs/sandbox.md)
+
     [sandbox]                 # resource limits for every bot (docs/sandbox.md)
     address_space_mb = 1024
 """
@@ -37,6 +40,7 @@ from typing import Any
 
 from arena.game import GameError, Rules
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
+from arena.sandbox.isolation import ISOLATION_MODES
 from arena.sandbox.limits import first_limit_problem
 from arena.schedule.numbers import PAIRED, GameNumbers
 from arena.schedule.tables import gauntlet_table_count
@@ -55,6 +59,7 @@ TOP_KEYS = {
     "database": "a path to the SQLite results file", "rules": "a table of rule options",
     "limits": "a table with move_timeout_s and startup_timeout_s",
     "sandbox": "a table of bot resource limits (docs/sandbox.md)",
+    "isolation": "auto, required or off: whether each bot sees only its own folder (docs/sandbox.md)",
 }
 # Options of a match at one table (`arena play`): a tournament scores each game on its own and
 # its schedule rotates the dealer by deal, so accepting them would change nothing, silently.
@@ -87,6 +92,7 @@ class TournamentConfig:
     move_timeout_s: float = 2.0
     startup_timeout_s: float = 10.0
     sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
+    isolation: str = "auto"  # each bot sees only its own folder: where possible, "required", or "off"
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     # Not a config key: how the stored results lay out their tables and number their games
     # (schedule.numbers: PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; the CLI sets it (arena/cli/open_tournament.py).
@@ -226,6 +232,9 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         if problem:
             raise ConfigError(f"{path}: key 'limits.{key}': {problem}")
         timeouts[key] = float(value)
+    isolation = data.get("isolation", "auto")
+    if isolation not in ISOLATION_MODES:
+        raise bad("isolation", isolation)
     sandbox = data.get("sandbox", {})
     if not isinstance(sandbox, dict):
         raise bad("sandbox", sandbox)
@@ -242,7 +251,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
         rules=rules, workers=workers, schedule=schedule, tables=tables, challengers=challengers, database=db_path,
         move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
-        sandbox=dict(sandbox), raw=data,
+        sandbox=dict(sandbox), isolation=isolation, raw=data,
     )
 
 

@@ -32,6 +32,7 @@ from arena.play.match import open_table, revive_seats, tell_match_start
 from arena.play.records import GameRecord, TimeLimits
 from arena.play.referee import play_game
 from arena.schedule.games import GameSpec, TableSpec
+from arena.sandbox.isolation import Isolation, find_isolation
 from arena.tournament.config import TournamentConfig
 
 PR_SET_PDEATHSIG = 1
@@ -54,15 +55,18 @@ class _Worker:
 class WorkerPool:
     """Starts `count` workers, feeds them tables and yields their games as they come."""
 
-    def __init__(self, count: int, manifests: dict[str, BotManifest], config: TournamentConfig, log_dir=None):
+    def __init__(self, count: int, manifests: dict[str, BotManifest], config: TournamentConfig, log_dir=None,
+                 isolation: Isolation | None = None):
         ctx = mp.get_context("spawn")  # no fork of a process with live threads (Rich, stderr readers)
+        # The parent's: what every stored game records is what its bots ran under.
+        self.isolation = isolation if isolation is not None else find_isolation(config.isolation)
         cpus = _cpus()
         self._workers: list[_Worker] = []
         self._child_ends: list[Connection] = []
         for i in range(count):
             parent_end, child_end = ctx.Pipe(duplex=True)
             cpu = cpus[i % len(cpus)] if cpus else None
-            proc = ctx.Process(target=_worker_main, args=(child_end, manifests, config, cpu, log_dir),
+            proc = ctx.Process(target=_worker_main, args=(child_end, manifests, config, cpu, log_dir, self.isolation),
                                daemon=True, name=f"arena-worker-{i + 1}")
             self._workers.append(_Worker(i + 1, proc, parent_end))
             self._child_ends.append(child_end)
@@ -147,7 +151,7 @@ def _signal_name(number: int) -> str:
 
 
 def _worker_main(conn: Connection, manifests: dict[str, BotManifest], config: TournamentConfig, cpu: int | None,
-                 log_dir) -> None:
+                 log_dir, isolation: Isolation) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us with SIGTERM
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since our start: see below
@@ -161,16 +165,16 @@ def _worker_main(conn: Connection, manifests: dict[str, BotManifest], config: To
                 # No more work: from here a SIGTERM (the parent tidying up) just ends the process.
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 return
-            _play_table(table, conn, manifests, config, limits, cpu, log_dir)
+            _play_table(table, conn, manifests, config, limits, cpu, log_dir, isolation)
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return  # the parent is gone: nobody would store our games
 
 
 def _play_table(table: TableSpec, conn: Connection, manifests: dict[str, BotManifest], config: TournamentConfig,
-                limits: TimeLimits, cpu: int | None, log_dir) -> None:
+                limits: TimeLimits, cpu: int | None, log_dir, isolation: Isolation) -> None:
     numbers = config.game_numbers()
     settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
-                           sandbox_limits=config.sandbox or None)
+                           sandbox_limits=config.sandbox or None, isolation=isolation)
     with open_table([manifests[name] for name in table.entries], settings) as seats:
         try:
             # A table is one match for its bots (protocol.md section 4), of the games still to play.

@@ -20,6 +20,7 @@ from arena.schedule.numbers import BY_TABLE
 from arena.schedule.games import TableSpec
 from arena.schedule.tables import balanced_schedule, gauntlet, pair_meetings, round_robin
 from arena.results.store import ResultStore
+from arena.sandbox.isolation import Isolation, find_isolation
 from arena.wording import count
 from arena.tournament.config import TournamentConfig
 from arena.tournament.local_pool import WorkerPool
@@ -126,7 +127,13 @@ def limits_changed(stored: dict | None, now: dict) -> list[str]:
     old_sandbox = stored.get("sandbox") or {}
     for name, limits in now["sandbox"].items():
         changes += _changed_keys(f"{name}: ", old_sandbox.get(name) or {}, limits)
+    if "isolation" in stored and stored["isolation"] != now["isolation"]:
+        changes.append(f"isolation was {_isolation_words(stored['isolation'])}, now {_isolation_words(now['isolation'])}")
     return changes
+
+
+def _isolation_words(record: dict) -> str:
+    return "none" if record.get("tool") == "none" else str(record.get("tool"))
 
 
 def _changed_keys(prefix: str, old: dict, new: dict) -> list[str]:
@@ -134,8 +141,10 @@ def _changed_keys(prefix: str, old: dict, new: dict) -> list[str]:
             if key in old and old[key] != value]
 
 
-def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict:
-    """What every stored game records about how it was played: bot versions and the limits in force."""
+def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str],
+               isolation: Isolation | None = None) -> dict:
+    """What every stored game records about how it was played: bot versions, the limits in force,
+    and the isolation (who the bots ran as, and what they could see)."""
     from arena.sandbox.guard import describe, network_needed
     from arena.sandbox.limits import resolve_limits
 
@@ -144,6 +153,7 @@ def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], vers
         "time_limits": {"move_timeout_s": config.move_timeout_s, "startup_timeout_s": config.startup_timeout_s},
         "sandbox": {name: describe(resolve_limits(m, config.sandbox or None), network=network_needed(m))
                     for name, m in manifests.items() if not m.is_service},
+        "isolation": (isolation or find_isolation(config.isolation)).record(),
     }
 
 
@@ -182,8 +192,10 @@ def run_tournament(
     if not todo:
         return RunSummary(total, already, 0, False)
     n_workers = max(1, min(workers or config.workers, len(todo)))
-    extra = run_record(config, manifests, versions or {})
-    pool = WorkerPool(n_workers, manifests, config, log_dir)
+    # Probed once, here: the isolation each stored game records is the one its bots ran under.
+    isolation = find_isolation(config.isolation)
+    extra = run_record(config, manifests, versions or {}, isolation)
+    pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
     finished = False
     try:
         pool.start()

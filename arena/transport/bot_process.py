@@ -14,13 +14,27 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Sequence
 
 from arena.transport.base import BotUnreachable
 from arena.transport.process_tree import TOKEN_ENV, kill_tree, pid_alive, signal_tree, tree_members
 from arena.wording import quoted
 
 _TAIL_KEEP = 16384
+# Turns a bot's argv into the command that runs it in its sandbox, given the folders it must be
+# able to write (a ZeroMQ ipc endpoint's): the sandbox layer's, handed down by the play layer.
+SandboxArgv = Callable[[list[str], Sequence[str]], list[str]]
+# A wrapper's own process would hold the bot's stdin and stdout as long as it lives, so a bot
+# that closes its stdout would never be seen to: a wrapped bot is handed its pipes as extra
+# descriptors named in these variables (a wrapper closes extra descriptors in itself), and
+# STDIO_SHIM, run just before the bot, moves them onto 0 and 1 and clears the variables.
+STDIN_FD_ENV, STDOUT_FD_ENV = "ARENA_STDIN_FD", "ARENA_STDOUT_FD"
+# bash, not sh: dash takes single-digit descriptors only, and the arena's are often 10 or more.
+# `env -u SHLVL`: bash's exec sets SHLVL again, and nothing of a shell belongs in the bot's environment.
+STDIO_SHIM = ["/bin/bash", "-c",
+              f'eval "exec 0<&${STDIN_FD_ENV} ${STDIN_FD_ENV}<&-"; '
+              f'if [ -n "${{{STDOUT_FD_ENV}:-}}" ]; then eval "exec 1>&${STDOUT_FD_ENV} ${STDOUT_FD_ENV}>&-"; fi; '
+              f'unset {STDIN_FD_ENV} {STDOUT_FD_ENV}; exec /usr/bin/env -u SHLVL "$@"', "arena-stdio"]
 
 
 def open_log_for_append(path: str | os.PathLike, mode: str, **kwargs: Any):
@@ -67,6 +81,9 @@ class BotProcess:
         self.token = token
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
+        # Set when a wrapper runs the bot (the sandbox's bubblewrap), which exits 128 + N when the
+        # bot is killed by signal N: read back as the signal, as for a bot the arena started itself.
+        self.signal_in_exit_code = False
         self._close_lock = threading.Lock()
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
@@ -78,11 +95,13 @@ class BotProcess:
     @classmethod
     def start(cls, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
               stderr_log_path: str | None = None, stderr_log_cap_bytes: int = 1_000_000,
-              preexec: Callable[[], Any] | None = None, stdout_pipe: bool = True) -> BotProcess:
+              preexec: Callable[[], Any] | None = None, stdout_pipe: bool = True,
+              stdio_in_env: bool = False) -> BotProcess:
         """Start argv (never via a shell) in a new session with stdin/stdout/stderr pipes.
 
         With stdout_pipe=False the bot's stdout goes to the stderr log (ZeroMQ bots talk
-        over the socket, but their prints are still worth keeping).
+        over the socket, but their prints are still worth keeping). With stdio_in_env, argv is a
+        wrapper that runs the bot after STDIO_SHIM: stdin and stdout travel as extra descriptors.
         """
         if not argv:
             raise BotUnreachable("cannot start bot: empty command")
@@ -99,10 +118,17 @@ class BotProcess:
         in_r, in_w = os.pipe()
         err_r, err_w = os.pipe()
         out_r, out_w = os.pipe() if stdout_pipe else (None, err_w)
+        stdio: dict[str, Any] = dict(stdin=in_r, stdout=out_w)
+        if stdio_in_env:
+            full_env[STDIN_FD_ENV] = str(in_r)
+            if stdout_pipe:
+                full_env[STDOUT_FD_ENV] = str(out_w)
+            stdio = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL if stdout_pipe else out_w,
+                         pass_fds=(in_r, out_w) if stdout_pipe else (in_r,))
         try:
             popen = subprocess.Popen(
-                argv, stdin=in_r, stdout=out_w, stderr=err_w, cwd=cwd, env=full_env,
-                start_new_session=True, preexec_fn=preexec, close_fds=True)
+                argv, stderr=err_w, cwd=cwd, env=full_env, start_new_session=True, preexec_fn=preexec,
+                close_fds=True, **stdio)
         except OSError as e:
             for fd in {in_r, in_w, err_r, err_w, out_r, out_w} - {None}:
                 os.close(fd)  # type: ignore[arg-type]
@@ -125,14 +151,19 @@ class BotProcess:
     @property
     def returncode(self) -> int | None:
         """Exit code (>= 0), -signal, or None while running. Reaps the child if it exited."""
-        return self.popen.poll()
+        return self._as_signal(self.popen.poll())
 
     def wait_returncode(self, timeout_s: float) -> int | None:
         """Wait briefly for the exit status (stdout EOF usually precedes the reap by µs)."""
         try:
-            return self.popen.wait(timeout=timeout_s)
+            return self._as_signal(self.popen.wait(timeout=timeout_s))
         except subprocess.TimeoutExpired:
             return None
+
+    def _as_signal(self, code: int | None) -> int | None:
+        if self.signal_in_exit_code and code is not None and 128 < code < 128 + 65:
+            return 128 - code
+        return code
 
     def stderr_reason(self) -> str:
         """"; its stderr says: <the line that says why>" for an exit's message, or "": a crash's

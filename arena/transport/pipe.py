@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.transport.bot_process import BotProcess
+from arena.transport.bot_process import BotProcess, SandboxArgv
 from arena.transport.live_transports import register, unregister
 from arena.transport.base import (
     MAX_LINE_BYTES,
@@ -69,11 +69,15 @@ class PipeTransport:
     def start(cls, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
               stderr_log_path: str | None = None, stderr_log_cap_bytes: int = 1_000_000,
               max_line_bytes: int = MAX_LINE_BYTES, preexec: Callable[[], Any] | None = None,
-              send_timeout_s: float = 5.0, name: str | None = None) -> PipeTransport:
-        """Start argv (no shell, own session). Raises BotUnreachable if it cannot start."""
+              send_timeout_s: float = 5.0, name: str | None = None,
+              sandbox_argv: SandboxArgv | None = None) -> PipeTransport:
+        """Start argv (no shell, own session). Raises BotUnreachable if it cannot start.
+        `sandbox_argv` turns argv into the command that runs it in its sandbox (arena/sandbox/)."""
+        if sandbox_argv is not None:
+            argv = sandbox_argv(argv, ())
         proc = BotProcess.start(
             argv, cwd=cwd, env=env, stderr_log_path=stderr_log_path,
-            stderr_log_cap_bytes=stderr_log_cap_bytes, preexec=preexec)
+            stderr_log_cap_bytes=stderr_log_cap_bytes, preexec=preexec, stdio_in_env=sandbox_argv is not None)
         return cls(proc, max_line_bytes=max_line_bytes, send_timeout_s=send_timeout_s, name=name)
 
     @property

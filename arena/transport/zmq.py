@@ -18,7 +18,7 @@ from typing import Any
 import zmq  # absolute import: pyzmq, not this module
 from zmq.utils.monitor import recv_monitor_message
 
-from arena.transport.bot_process import BotProcess
+from arena.transport.bot_process import BotProcess, SandboxArgv
 from arena.transport.live_transports import register, unregister
 from arena.transport.base import (
     MAX_LINE_BYTES,
@@ -110,9 +110,10 @@ class ZmqTransport:
               env: dict[str, str] | None = None, stderr_log_path: str | None = None,
               stderr_log_cap_bytes: int = 1_000_000, max_line_bytes: int = MAX_LINE_BYTES,
               preexec: Callable[[], Any] | None = None, send_timeout_s: float = 5.0,
-              name: str | None = None) -> ZmqTransport:
+              name: str | None = None, sandbox_argv: SandboxArgv | None = None) -> ZmqTransport:
         """Pick a fresh endpoint, start the bot with it ($ARENA_ZMQ_ENDPOINT, "{endpoint}"
-        in argv), and connect a DEALER. The bot's stdout joins its stderr log."""
+        in argv), and connect a DEALER. The bot's stdout joins its stderr log. `sandbox_argv`
+        runs it in its sandbox (arena/sandbox/), with the ipc endpoint's folder writable."""
         tmpdir = None
         if endpoint_kind == "ipc":
             tmpdir = new_ipc_folder()
@@ -125,11 +126,14 @@ class ZmqTransport:
             raise ValueError(f"endpoint_kind must be 'ipc' or 'tcp', not {endpoint_kind!r}")
         full_env = dict(os.environ if env is None else env)
         full_env[ENDPOINT_ENV] = endpoint
+        command = [a.replace("{endpoint}", endpoint) for a in argv]
         try:
+            if sandbox_argv is not None:
+                command = sandbox_argv(command, (tmpdir,) if tmpdir else ())
             proc = BotProcess.start(
-                [a.replace("{endpoint}", endpoint) for a in argv], cwd=cwd, env=full_env,
+                command, cwd=cwd, env=full_env,
                 stderr_log_path=stderr_log_path, stderr_log_cap_bytes=stderr_log_cap_bytes,
-                preexec=preexec, stdout_pipe=False)
+                preexec=preexec, stdout_pipe=False, stdio_in_env=sandbox_argv is not None)
         except BaseException:
             if tmpdir:
                 release_ipc_folder(tmpdir)

@@ -14,8 +14,8 @@ from arena.check.runner import check_bot
 from arena.cli.app import app
 from arena.submission.versions import content_hash
 from arena.submission.lookup import load_manifest
+from tests.bots_support import HOSTILE_BOTS, hostile_bot
 
-TEST_BOTS = Path(__file__).resolve().parents[1] / "bots"
 runner = CliRunner()
 FAST = dict(games=2, move_timeout_s=0.3, startup_timeout_s=1.5, quit_wait_s=0.5)
 
@@ -86,7 +86,7 @@ def python_bot(tmp_path: Path, name: str, source: str) -> Path:
 
 
 def test_check_fails_slow_start():
-    report = check_bot(TEST_BOTS / "slow_start", **FAST)
+    report = check_bot(hostile_bot("slow_start"), **FAST)
     assert not report.passed and "handshake" in failed(report)
     assert "no hello within 1.5 s" in failed(report)["handshake"]
     assert any("> hello protocol=1" in line for r in report.results for line in r.evidence_lines)
@@ -94,14 +94,14 @@ def test_check_fails_slow_start():
 
 def test_check_says_why_a_hello_ending_in_cr_alone_never_arrives():
     """It was reported as a bot that sent nothing at all ("is stdout flushed?")."""
-    report = check_bot(TEST_BOTS / "cr_lines", **FAST)
+    report = check_bot(hostile_bot("cr_lines"), **FAST)
     assert "no hello within 1.5 s (it sent 28 bytes with lines ended by \\r alone; a line must end in \\n)" \
         in failed(report)["handshake"]
 
 
 def test_check_shows_what_a_bot_wrote_after_a_bad_hello():
     """A runtime that cannot start prints its reason after its first line; only the first was shown."""
-    report = check_bot(TEST_BOTS / "runtime_refused", **FAST)
+    report = check_bot(hostile_bot("runtime_refused"), **FAST)
     assert "got 'Error occurred during initialization of VM'; then on stdout: Could not create G1ServiceThread; " \
            "stderr ends: pthread_create failed (EAGAIN); it runs with address_space_mb = 1024 per process: a JVM " \
            "needs [limits] address_space_mb = 4096 in its bot.toml" in failed(report)["handshake"]
@@ -170,40 +170,40 @@ def test_the_version_a_check_reports_is_the_one_after_the_build(tmp_path):
 
 
 def test_check_fails_late_answers():
-    report = check_bot(TEST_BOTS / "late", **FAST)
+    report = check_bot(hostile_bot("late"), **FAST)
     assert "answers in time" in failed(report) and "timeout" in failed(report)["answers in time"]
     ev = next(r for r in report.results if r.name == "answers in time").evidence_lines
     assert any(line.startswith("> fault") and "timeout" in line for line in ev)
 
 
 def test_check_fails_illegal_move():
-    report = check_bot(TEST_BOTS / "illegal", **FAST)
+    report = check_bot(hostile_bot("illegal"), **FAST)
     assert set(failed(report)) == {"games", "legal moves"}
     assert failed(report)["legal moves"].startswith("illegal:")
 
 
 def test_check_fails_stdout_noise():
-    report = check_bot(TEST_BOTS / "noise", **FAST)
+    report = check_bot(hostile_bot("noise"), **FAST)
     assert set(failed(report)) == {"games", "well-formed lines"}
     ev = next(r for r in report.results if r.name == "well-formed lines").evidence_lines
     assert "< debug: thinking about" in "\n".join(ev)
 
 
 def test_check_fails_no_exit_on_quit_but_leaves_nothing():
-    report = check_bot(TEST_BOTS / "no_exit", **FAST)
+    report = check_bot(hostile_bot("no_exit"), **FAST)
     assert set(failed(report)) == {"exit on quit"}
     assert "still running" in failed(report)["exit on quit"]
 
 
 def test_check_fails_bad_exit_code():
-    report = check_bot(TEST_BOTS / "bad_exit", **FAST)
+    report = check_bot(hostile_bot("bad_exit"), **FAST)
     assert failed(report) == {"exit on quit": "exited after quit with exit code 3"}
 
 
 def test_check_starts_a_lost_bot_afresh_for_its_next_game():
     """As a match does: without it, every game after a crash was the referee's and each was
     charged another `exited`, for a crash that happened once."""
-    report = check_bot(TEST_BOTS / "crash_even_games", **{**FAST, "games": 3})  # it crashes in game 2 only
+    report = check_bot(hostile_bot("crash_even_games"), **{**FAST, "games": 3})  # it crashes in game 2 only
     games = failed(report)["games"]
     assert "exited x1," in games and "exited x2" not in games, games
     assert "then started afresh 1 time for later games" in failed(report)["stays up"]
@@ -213,7 +213,7 @@ def test_check_starts_a_lost_bot_afresh_for_its_next_game():
 def test_check_skips_exit_on_quit_for_a_bot_already_gone():
     # It crashed in the last game (game 2), so no fresh process was started; the crash is the
     # "stays up" failure, and "exit on quit" cannot be tested rather than failed a second time.
-    report = check_bot(TEST_BOTS / "crash_even_games", **{**FAST, "games": 2})
+    report = check_bot(hostile_bot("crash_even_games"), **{**FAST, "games": 2})
     quit_row = next(r for r in report.results if r.name == "exit on quit")
     assert quit_row.skipped and quit_row.passed and quit_row.evidence_lines == ()
     assert "stays up" in failed(report) and not report.passed
@@ -293,10 +293,10 @@ def test_check_keeps_its_logs_where_asked(tmp_path):
 
 
 def test_check_cli_shows_failure_and_exit_code_1():
-    result = run("bot", "check", str(TEST_BOTS / "noise"), "--games", "1", "--move-timeout", "0.5")
+    result = run("bot", "check", str(hostile_bot("noise")), "--games", "1", "--move-timeout", "0.5")
     assert result.exit_code == 1
     assert "FAIL well-formed lines" in result.output and "< debug: thinking about" in result.output
-    assert not (TEST_BOTS / "noise" / ".check.json").exists()  # only bots in the bots dir get a record
+    assert not (HOSTILE_BOTS / ".check.json").exists()  # only bots in the bots dir get a record
 
 
 def test_add_registers_with_version_and_list_shows_it(tmp_path):
@@ -328,8 +328,9 @@ def test_add_registers_with_version_and_list_shows_it(tmp_path):
 
 
 def test_add_refuses_a_failing_bot(tmp_path):
-    shutil.copytree(TEST_BOTS / "noise", tmp_path / "noise")
-    shutil.copy(TEST_BOTS / "hostile.py", tmp_path / "hostile.py")
+    (tmp_path / "noise").mkdir()
+    shutil.copy(hostile_bot("noise"), tmp_path / "noise" / "bot.toml")
+    shutil.copy(HOSTILE_BOTS / "hostile.py", tmp_path / "noise" / "hostile.py")
     result = run("bot", "add", str(tmp_path / "noise"), "--dir", str(tmp_path / "reg"), "--games", "1")
     assert result.exit_code == 1 and "not registered" in result.output
     assert not (tmp_path / "reg" / "hostile_noise").exists()

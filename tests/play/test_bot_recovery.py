@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 import pytest
 
@@ -18,12 +17,12 @@ from arena.play.referee import HUNG_AFTER_TIMEOUTS, play_game
 from arena.play.records import FaultKind, TimeLimits
 from arena.play.seat import Seat
 from tests.fakes import ScriptedTransport, random_policy, timeout_error
+from tests.bots_support import hostile_bot
 
-HOSTILE = Path(__file__).resolve().parents[1] / "bots"
 
 
 def hostile(mode: str):
-    return load_manifest(HOSTILE / mode / "bot.toml")
+    return load_manifest(hostile_bot(mode))
 
 
 def random_bot():
@@ -103,13 +102,15 @@ def test_a_hung_bot_is_killed_and_replaced_for_the_next_game():
 
 
 def test_a_bot_that_never_starts_is_given_up_after_a_few_tries(tmp_path):
-    # Each start leaves a line in starts.txt, then the bot exits without a hello.
+    # Each start leaves a line in its stderr log (a sandboxed bot cannot write elsewhere), then
+    # the bot exits without a hello.
     (tmp_path / "bot.toml").write_text(
-        'name = "dud"\ncommand = ["sh", "-c", "echo start >> starts.txt; exit 1"]\ntransport = "pipe"\n')
+        'name = "dud"\ncommand = ["sh", "-c", "echo start >&2; exit 1"]\ntransport = "pipe"\n')
     dud = load_manifest(tmp_path / "bot.toml")
-    with open_table([dud, random_bot(), random_bot()], BotSettings()) as seats:
+    logs = tmp_path / "logs"
+    with open_table([dud, random_bot(), random_bot()], BotSettings(log_dir=logs)) as seats:
         result = play_match(seats, Rules(), seed=3, games=MAX_FAILED_RESTARTS + 3)
         assert not seats[0].alive and seats[0].restarts == 0
     # The table's first start counts among the tries; after the last one it stays out.
-    assert (tmp_path / "starts.txt").read_text().count("start") == MAX_FAILED_RESTARTS
+    assert (logs / "seat0-dud.stderr.log").read_text().count("start") == MAX_FAILED_RESTARTS
     assert all(r.outcome.reason is EndReason.NORMAL for r in result.records)

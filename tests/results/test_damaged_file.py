@@ -46,9 +46,12 @@ def damaged_copy(played: Path, folder: Path, damage) -> Path:
     return folder / "t.toml"
 
 
+GAME_RECORD = b'"time_limits": {'  # in every game's `extra` record
+
+
 def games_page(data: bytearray) -> int:
-    """The page that holds the first game's row: its `extra` record starts with this text."""
-    return data.index(b'{"sandbox"') // PAGE_SIZE
+    """The page that holds the first game's row."""
+    return data.index(GAME_RECORD) // PAGE_SIZE
 
 
 def broken_page(data: bytearray) -> None:
@@ -57,7 +60,7 @@ def broken_page(data: bytearray) -> None:
 
 
 def bad_text(data: bytearray) -> None:
-    at = data.index(b'{"sandbox"')
+    at = data.index(GAME_RECORD)
     data[at + 2:at + 7] = b"\xff\xfe\xff\xfe\xff"  # no longer UTF-8: "Could not decode to UTF-8 column"
 
 

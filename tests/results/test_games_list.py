@@ -10,6 +10,7 @@ from pathlib import Path
 from arena.results.games_list import game_lines
 from arena.results.rows import GameRow
 from tests.cli_support import invoke
+from tests.bots_support import hostile_bot
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,7 +52,7 @@ def test_a_game_line_counts_faults_by_seat_and_kind_and_leaves_out_the_referees_
 
 def test_games_lists_a_tournament_with_its_faults_in_every_format(tmp_path):
     config = tmp_path / "t.toml"
-    illegal = REPO / "tests" / "bots" / "illegal"
+    illegal = hostile_bot("illegal")
     config.write_text(f'bots = ["random_bot", "heuristic_bot", "{illegal}"]\ndeals = 1\nworkers = 1\n')
     assert invoke("tournament", "run", str(config)).exit_code == 0
 

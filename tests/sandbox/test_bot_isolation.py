@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,10 +23,9 @@ from arena.play.startup import BotSettings
 from arena.play.match import open_table, play_match
 from arena.play.records import TimeLimits
 from arena.sandbox.child import can_unshare_pid
-from tests.bots_support import live_processes_with
+from tests.bots_support import hostile_bot, live_processes_with
 
 REPO = Path(__file__).resolve().parents[2]
-TEST_BOTS = REPO / "tests" / "bots"
 
 pytestmark = pytest.mark.skipif(
     not can_unshare_pid(),
@@ -37,7 +37,7 @@ def test_a_bot_cannot_kill_the_arena_or_its_opponents():
     victim = uuid.uuid4().hex  # the arena and every bot carry it in their environment
     env = {**os.environ, "ARENA_TEST_VICTIM": victim}
     played = subprocess.run(
-        [sys.executable, "-m", "arena", "play", str(TEST_BOTS / "kill_others"), "random_bot", "random_bot",
+        [sys.executable, "-m", "arena", "play", str(hostile_bot("kill_others")), "random_bot", "random_bot",
          "--games", "2"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert played.returncode == 0, played.stdout + played.stderr  # the arena was not killed
@@ -51,7 +51,7 @@ def test_a_bot_cannot_write_lines_into_its_opponents_stdout():
     victim = uuid.uuid4().hex
     env = {**os.environ, "ARENA_TEST_VICTIM": victim}
     played = subprocess.run(
-        [sys.executable, "-m", "arena", "play", str(TEST_BOTS / "write_others"), "random_bot", "heuristic_bot",
+        [sys.executable, "-m", "arena", "play", str(hostile_bot("write_others")), "random_bot", "heuristic_bot",
          "--games", "2"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert played.returncode == 0, played.stdout + played.stderr
@@ -63,11 +63,11 @@ def _marked_processes(mark: str) -> list[int]:
     return live_processes_with("cmdline", mark)
 
 
-def test_a_process_that_leaves_the_bots_session_cgroup_and_token_still_ends_with_it(monkeypatch):
+def test_a_process_that_leaves_the_bots_session_cgroup_and_token_still_ends_with_it():
     mark = "escaped-" + uuid.uuid4().hex
-    monkeypatch.setenv("ESCAPE_MARK", mark)
     limits = TimeLimits(move_timeout_s=5.0, startup_timeout_s=10.0)
-    manifests = [load_manifest(TEST_BOTS / "escape"), load_manifest("random_bot")]
+    escaper = replace(load_manifest(hostile_bot("escape")), command=("{python}", "hostile.py", "escape", mark))
+    manifests = [escaper, load_manifest("random_bot")]
     with open_table(manifests, BotSettings(limits=limits)) as seats:
         result = play_match(seats, Rules.from_options({"num_players": "2"}), 3, games=1, limits=limits)
         assert result.records[0].faults == ()

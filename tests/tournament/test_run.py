@@ -18,13 +18,13 @@ from arena.results.standings_sql import compute_standings
 from arena.results.store import ResultStore
 from arena.tournament.runner import run_tournament
 from arena.tournament.config import load_config, load_entries
-from tests.bots_support import live_processes_with
+from tests.bots_support import hostile_bot, live_processes_with
 from tests.load_support import GENEROUS_LIMITS, assert_no_load_faults
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-CRASHER = REPO / "tests" / "bots" / "crash_even_games" / "bot.toml"
+CRASHER = hostile_bot("crash_even_games")
 
 
 def write_config(tmp_path: Path, name: str, deals: int = 2) -> Path:
@@ -312,23 +312,26 @@ def test_ctrl_c_during_a_build_says_what_it_stopped_and_leaves_nothing(tmp_path,
     slow = tmp_path / "slow"
     slow.mkdir()
     (slow / "bot.py").write_text((REPO / "bots" / "random_bot" / "bot.py").read_text())
+    # The build runs isolated where it can (it writes only its folder, and nothing of the arena's
+    # environment reaches it): its sleep is found by the unique length it sleeps.
+    nap = f"60.{uuid.uuid4().int % 10**9:09d}"
     (slow / "bot.toml").write_text('name = "slow"\ncommand = ["{python}", "bot.py"]\n'
-                                   'build = ["sh", "-c", "touch ../building; sleep 60"]\n')
+                                   f'build = ["sh", "-c", "touch building; sleep {nap}"]\n')
     (tmp_path / "t.toml").write_text('bots = ["random_bot", "heuristic_bot", "./slow"]\ndeals = 1\n')
     marker = uuid.uuid4().hex
     env = {**os.environ, "ARENA_TEST_MARKER": marker, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "arena", *command], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 30
-    while not (tmp_path / "building").exists() and time.monotonic() < deadline:
+    while not (slow / "building").exists() and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert (tmp_path / "building").exists(), "the build step never started"
+    assert (slow / "building").exists(), "the build step never started"
     proc.send_signal(signal.SIGINT)
     output, _ = proc.communicate(timeout=30)
     said = " ".join(output.split())
     assert proc.returncode == 130, said
     assert "interrupted" in said and "build" in said and "Traceback" not in said
     deadline = time.monotonic() + 10
-    while marker_processes(marker) and time.monotonic() < deadline:
+    while (marker_processes(marker) or live_processes_with("cmdline", nap)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert marker_processes(marker) == []  # the build's shell and its sleep are gone
+    assert marker_processes(marker) == [] and live_processes_with("cmdline", nap) == []  # the build's sleep is gone

@@ -1,0 +1,247 @@
+"""Isolation (docs/sandbox.md): a bot, and its build step, see only their own folder, through
+Debian's bubblewrap (`bwrap`).
+
+What a sandboxed bot sees: the system's read-only runtime (/usr, a few entries of /etc, the
+arena's own Python), its bot folder read-only (or a private writable copy, if its manifest says
+`writable_folder = true`), an empty private /tmp that is also its HOME, and its own /proc and
+/dev. Not the other bots' folders, the tournament's folder, results or logs, nor the organiser's
+home. It has its own PID, IPC, UTS and (unless it is a ZeroMQ bot on tcp) network namespaces,
+and an environment of PATH, LANG, HOME and the arena's own variables only.
+
+Who it runs as: when the arena is root, bubblewrap runs privileged (so it can reach any path the
+arena can) and `setpriv` turns the bot into uid 65534 (nobody) with no capabilities and no new
+privileges before it starts; when the arena is an ordinary user, bubblewrap makes an unprivileged
+user namespace, where the kernel allows one, and the bot keeps the arena's uid outside it.
+
+Where bubblewrap is missing or refused, bots run without isolation; `find_isolation` says why,
+and a tournament with `isolation = "required"` refuses to start.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+UNPRIVILEGED_UID = 65534  # nobody: who bots run as when the arena is root
+# Read-only folders beyond the system's, for runtimes installed elsewhere (a JDK in /opt, rustup
+# in a home folder): the organiser's, never a bot author's, so not a manifest key.
+RUNTIME_PATHS_ENV = "ARENA_SANDBOX_PATHS"
+ISOLATION_MODES = ("auto", "required", "off")
+# What of /etc a program may need to start and run: the dynamic linker's cache, users and groups
+# (a JVM looks up its home), locale and time zone, name service and TLS certificates, Debian's
+# alternatives links (awk, java), and the runtimes' own settings.
+ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "passwd", "group", "nsswitch.conf",
+               "localtime", "timezone", "locale.alias", "hosts", "host.conf", "gai.conf", "services", "protocols",
+               "ssl", "ca-certificates", "mime.types", "java-*", "python3*", "perl")
+SYSTEM_LINKS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")  # /bin -> usr/bin on merged-/usr systems
+PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
+PROBE_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How bots are isolated on this machine: the tool, and who bots run as."""
+
+    tool: str = ""  # bubblewrap's path; "" when bots run without isolation
+    version: str = ""
+    bot_uid: int | None = None  # who bots run as outside (the arena is root); None: the arena's own uid
+    why_not: str = ""  # why there is no isolation, when there is none
+
+    @property
+    def active(self) -> bool:
+        return bool(self.tool)
+
+    def summary(self) -> str:
+        """One line for people: a run's first line, `arena bot check`'s sandbox row."""
+        if not self.active:
+            return f"none: bots can read whatever the arena's user can ({self.why_not})"
+        who = f"as uid {self.bot_uid}" if self.bot_uid is not None else "in a user namespace of their own"
+        return f"{self.version}: each bot sees only its own folder, {who}"
+
+    def record(self) -> dict[str, Any]:
+        """What a stored game keeps of it."""
+        if not self.active:
+            return {"tool": "none", "why": self.why_not}
+        return {"tool": self.version, "bot_uid": self.bot_uid}
+
+
+def find_isolation(mode: str = "auto") -> Isolation:
+    """The isolation bots get here: bubblewrap, once a probe sandbox has run, else none (with why).
+    `mode` "off" turns it off; "auto" and "required" look for it (the caller refuses to run
+    without it under "required")."""
+    if mode == "off":
+        return Isolation(why_not='isolation = "off"')
+    return _probe()
+
+
+@functools.lru_cache(maxsize=1)
+def _probe() -> Isolation:
+    tool = shutil.which("bwrap")
+    if tool is None:
+        return Isolation(why_not="bubblewrap is not installed: apt-get install bubblewrap")
+    if os.getuid() == 0 and shutil.which("setpriv") is None:
+        return Isolation(why_not="setpriv (util-linux) is not installed, so bots could not leave root")
+    try:
+        version = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=PROBE_TIMEOUT_S).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Isolation(why_not=f"{tool} --version failed: {exc}")
+    found = Isolation(tool=tool, version=version or "bubblewrap", bot_uid=UNPRIVILEGED_UID if os.getuid() == 0 else None)
+    with tempfile.TemporaryDirectory(prefix="arena-isolation-probe-") as folder:
+        argv = sandboxed_command(found, ["/bin/true"], Path(folder), tmp_mb=1)
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, env=bot_environment())
+        except (OSError, subprocess.SubprocessError) as exc:
+            return Isolation(why_not=f"bubblewrap could not run: {exc}")
+    if done.returncode != 0:
+        said = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+        return Isolation(why_not=f"bubblewrap refused a sandbox here: {said}")
+    return found
+
+
+def bot_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A sandboxed process's whole environment: nothing of the organiser's but LANG."""
+    env = {"PATH": PATH_INSIDE, "HOME": "/tmp", "LANG": os.environ.get("LANG") or "C.UTF-8"}
+    env.update(extra or {})
+    return env
+
+
+def runtime_paths() -> list[str]:
+    """Read-only folders every sandbox gets: the arena's Python (a bot's `{python}`), unless it is
+    under /usr already, and the organiser's ARENA_SANDBOX_PATHS."""
+    paths = []
+    for prefix in dict.fromkeys((sys.base_prefix, sys.prefix)):
+        if not prefix.startswith("/usr/"):
+            paths.append(prefix)
+    paths += [p for p in os.environ.get(RUNTIME_PATHS_ENV, "").split(":") if p]
+    return [p for p in paths if os.path.isdir(p)]
+
+
+def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *, folder_source: Path | None = None,
+                      writable_folder: bool = False, writable_paths: Sequence[str] = (), network: bool = False,
+                      run_as: int | None = None, tmp_mb: int = 64, before: Sequence[str] = ()) -> list[str]:
+    """`argv` to run inside a sandbox whose working folder is `folder`: read-only, or writable
+    (a build; a bot's private copy, bound from `folder_source`). `writable_paths` are bound
+    writable at their own place (a ZeroMQ ipc folder). `run_as`: the uid and gid to run as when
+    the arena is root (default: the unprivileged one). `before`: a command that runs argv in the
+    sandbox (the transport's stdio shim)."""
+    folder = Path(folder)
+    cmd = [isolation.tool, "--die-with-parent", "--new-session", "--as-pid-1",
+           "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if not network:
+        cmd.append("--unshare-net")
+    if isolation.bot_uid is None:
+        cmd.append("--unshare-user")  # an ordinary arena: bwrap needs a user namespace of its own
+    cmd += ["--ro-bind", "/usr", "/usr"]
+    for name in SYSTEM_LINKS:
+        path = f"/{name}"
+        if os.path.islink(path):
+            cmd += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            cmd += ["--ro-bind", path, path]
+    for pattern in ETC_ENTRIES:
+        for path in sorted(glob.glob(f"/etc/{pattern}")):
+            cmd += ["--ro-bind", path, path]
+    for path in runtime_paths():
+        cmd += ["--ro-bind", path, path]
+    # Sticky and writable by all, as a /tmp is: the bot under root runs as another user than bwrap.
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
+    source = str(folder_source or folder)
+    cmd += ["--bind" if writable_folder else "--ro-bind", source, str(folder)]
+    for path in writable_paths:
+        cmd += ["--bind", path, path]
+    cmd += ["--chdir", str(folder)]
+    cmd += _open_parents(cmd)
+    # The sandbox's own root (where bubblewrap made /etc, /work ... to hold the mounts) read-only too:
+    # the bot may write in /tmp and, where it is so bound, its own folder, nowhere else.
+    cmd += ["--remount-ro", "/"]
+    if isolation.bot_uid is not None:
+        uid = isolation.bot_uid if run_as is None else run_as
+        # Only what setpriv needs to change users; it drops them all before the bot starts.
+        cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--",
+                shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    return cmd + ["--", *before, *argv]
+
+
+def check_program(argv: Sequence[str], folder: Path) -> str | None:
+    """Why `argv[0]` cannot be started in a sandbox (None if it can): said before the sandbox
+    starts, as for a bot started without one, rather than as a failed exec inside it."""
+    program = argv[0]
+    if "/" in program:
+        path = Path(program) if os.path.isabs(program) else Path(folder) / program
+        if not path.exists():
+            return "No such file or directory"
+        return None if os.access(path, os.X_OK) else "Permission denied"
+    return None if shutil.which(program, path=PATH_INSIDE) else "No such file or directory (PATH inside the sandbox: " \
+        + PATH_INSIDE + ")"
+
+
+_readable: dict[str, bool] = {}
+
+
+def readable_by_others(folder: Path) -> bool:
+    """Whether every folder and file of `folder` can be read by any user (what the unprivileged bot
+    of a root arena is): else the bot gets a private copy. Known once per folder and arena."""
+    key = str(folder)
+    if key not in _readable:
+        ok = os.stat(folder).st_mode & 0o005 == 0o005
+        for root, dirs, files in os.walk(folder):
+            if not ok:
+                break
+            for name in dirs:
+                mode = os.lstat(os.path.join(root, name)).st_mode
+                ok = ok and (stat.S_ISLNK(mode) or mode & 0o005 == 0o005)
+            for name in files:
+                mode = os.lstat(os.path.join(root, name)).st_mode
+                ok = ok and (stat.S_ISLNK(mode) or mode & 0o004 == 0o004)
+        _readable[key] = ok
+    return _readable[key]
+
+
+def _open_parents(cmd: Sequence[str]) -> list[str]:
+    """`--chmod 0755` for the folders bubblewrap made to hold its mount points (/etc for /etc/ssl;
+    /work, /work/main for /work/main/bots/x): it makes them 0700, and a bot that is not root could
+    not walk down to its own folder by an absolute path (how Python opens a script). They exist
+    only in the sandbox's own root (or its private /tmp), never on the host."""
+    binds = [cmd[i + 2] for i, word in enumerate(cmd) if word in ("--bind", "--ro-bind") and i + 2 < len(cmd)]
+    mounts = set(binds) | {cmd[i + 1] for i, word in enumerate(cmd) if word in ("--tmpfs", "--proc", "--dev")}
+    parents: list[str] = []
+    for target in binds:
+        for parent in list(Path(target).parents)[::-1][1:]:  # from the top, without "/"
+            text = str(parent)
+            inside_a_bind = any(text == b or text.startswith(b.rstrip("/") + "/") for b in binds)
+            if not inside_a_bind and text not in mounts and text not in parents:
+                parents.append(text)
+    return [word for parent in parents for word in ("--chmod", "0755", parent)]
+
+
+def private_copy(folder: Path, uid: int | None) -> Path:
+    """A fresh copy of a bot folder for a bot that writes into it (`writable_folder = true`), owned
+    by the user the bot runs as; the caller removes it when the bot is gone."""
+    root = Path(tempfile.mkdtemp(prefix="arena-bot-folder-"))
+    copy = root / "folder"
+    shutil.copytree(folder, copy, symlinks=True)
+    if uid is not None:
+        give_to(copy, uid)
+    return copy
+
+
+def give_to(path: Path | str, uid: int) -> None:
+    """Make `path` (and everything in it) the unprivileged bot's: a folder it must write in."""
+    os.chown(path, uid, uid, follow_symlinks=False)
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            os.chown(os.path.join(root, name), uid, uid, follow_symlinks=False)
+
+
+def remove_private_copy(copy: Path) -> None:
+    shutil.rmtree(Path(copy).parent, ignore_errors=True)
