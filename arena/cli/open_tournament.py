@@ -9,6 +9,9 @@ from pathlib import Path
 from rich.markup import escape
 
 from arena.cli.common import command, err_console, fail
+from arena.submission.versions import changed_files
+from arena.tournament.resubmission import plan, stored_versions, updated_fingerprint
+from arena.wording import count
 
 
 def prepare(config_path: Path):
@@ -21,10 +24,11 @@ def prepare(config_path: Path):
         fail(str(exc))
 
 
-def open_store(config, manifests, versions: dict[str, str], *, create: bool):
+def open_store(config, manifests, versions: dict[str, str], *, create: bool, update: bool = False):
     """The results of `config`: to write (`create`: a run, which holds the run lock) or only to
-    read (reports, replays). Returns the store and the config, whose game numbering is the
-    stored results' own."""
+    read (reports, replays). Returns the store and the config, whose game numbering and list of
+    entries (withdrawn bots included) are the stored results' own. A run takes resubmitted and
+    withdrawn bots with `update` (or the config's on_change = "replay"), else says how."""
     from dataclasses import replace
 
     from arena.results.store import ResultStore
@@ -43,9 +47,22 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool):
         stored = store.fingerprint()
         # Older results keep their table order and game numbers (schedule.numbers.GameNumbers).
         config = replace(config, layout=_stored_layout(stored))
+        changes = None
+        if stored is not None:
+            changes = plan(stored, config.bots, versions, store.bots_played())
+            if create:
+                _take_bot_changes(store, stored, changes, config, manifests, update)
+                config = replace(config, bots=changes.entries, withdrawn=changes.withdrawn)
+                versions = changes.versions
+            else:  # the stored games as they are: a withdrawal not yet run is not in them
+                config = replace(config, bots=changes.entries, withdrawn=tuple(
+                    name for name in changes.withdrawn if name not in changes.newly_withdrawn))
+                versions = {**changes.versions, **{name: stored_versions(stored).get(name, "") for name in
+                                                   changes.newly_withdrawn}}
         expected = fingerprint(config, manifests, versions)
         if create:
             diff = store.check_fingerprint(expected)
+            store.record_versions([(name, versions[name], _files(manifests[name])) for name in manifests])
             for note in _growth_notes(diff, config):
                 err_console.print(escape(f"note: {note}"), highlight=False)
             return store, config
@@ -61,7 +78,12 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool):
     if "bot_versions" in changed:
         # Bots change after a tournament (their authors go on working): the stored games still
         # are what they are, so reports show them, with a word about it.
-        notes.append(f"bot files changed since these results were stored ({changed.pop('bot_versions')})")
+        changed.pop("bot_versions")
+        notes.append(f"bot files changed since these results were stored ({_resubmitted_words(changes)}); "
+                     f"{command('arena', 'tournament', 'run', config.path, '--update')} replays their tables")
+    if changes is not None and changes.newly_withdrawn:
+        notes.append(f"the config leaves out {', '.join(changes.newly_withdrawn)}: "
+                     f"{command('arena', 'tournament', 'run', config.path, '--update')} withdraws them")
     if diff is not None and diff.deals_from is not None and diff.deals_from < config.deals:
         notes.append(f"the config has {config.deals} deals, the results {diff.deals_from}: "
                      f"{command('arena', 'tournament', 'run', config.path)} plays the new ones")
@@ -76,6 +98,59 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool):
     for note in notes:
         err_console.print(escape(f"note: {note}; showing the stored games"), highlight=False)
     return store, config
+
+
+def _take_bot_changes(store, stored: dict, changes, config, manifests, update: bool) -> None:
+    """Carry out what `changes` says of the stored results: with the organiser's word (`--update`,
+    or on_change = "replay") when stored games leave the standings, else fail saying how."""
+    if changes.needs_word and not (update or config.on_change == "replay"):
+        text = _refusal(store, changes, config, manifests)
+        store.close()
+        fail(text)
+    new = updated_fingerprint(stored, changes)
+    if new == stored:
+        return
+    moved = store.supersede(changes.whys(), new)
+    for bot, (old, now) in changes.resubmitted.items():
+        err_console.print(escape(f"note: {bot} resubmitted (version {old}, now {now}): its stored games are kept "
+                                 "out of the standings and its tables are played again, with the same cards"),
+                          highlight=False)
+    for bot in changes.newly_withdrawn:
+        err_console.print(escape(f"note: {bot} withdrawn: its stored games are kept out of the standings, and "
+                                 "its tables are no longer played"), highlight=False)
+    for bot in changes.rejoined:
+        err_console.print(escape(f"note: {bot} is back: its tables are played"), highlight=False)
+    if moved:
+        err_console.print(escape(f"note: {count(moved, 'stored game')} superseded (kept: arena games "
+                                 f"{config.path} --superseded only lists them)"), highlight=False)
+
+
+def _refusal(store, changes, config, manifests) -> str:
+    """Why a run stops where bots changed, which files, and the two ways on."""
+    parts = []
+    for bot, (old, now) in changes.resubmitted.items():
+        before = store.version_files(bot, old)
+        files = (changed_files(before, _files(manifests[bot])) if before is not None
+                 else "the files of the stored version were not recorded (results of an older arena)")
+        parts.append(f"{bot}'s files changed since its games were stored (version {old}, now {now}: {files})")
+    for bot in changes.newly_withdrawn:
+        parts.append(f"{bot} is not in the config's bots any more, and has stored games")
+    return (f"{config.database}: " + "; ".join(parts) + ". To keep the stored games but count only those "
+            f"of the bots as they are now (the tables of a changed bot are played again, with the same cards; "
+            f"a bot taken out is withdrawn), run: {command('arena', 'tournament', 'run', config.path, '--update')}, "
+            f"or set on_change = \"replay\" in {config.path} for runs nobody watches (docs: README, Resubmission)")
+
+
+def _resubmitted_words(changes) -> str:
+    if changes is None or not changes.resubmitted:
+        return "their versions differ"
+    return ", ".join(f"{bot} was {old}, now {now}" for bot, (old, now) in changes.resubmitted.items())
+
+
+def _files(manifest) -> dict[str, str]:
+    from arena.submission.versions import version_and_files
+
+    return version_and_files(manifest)[1]
 
 
 def bot_versions(manifests) -> dict[str, str]:

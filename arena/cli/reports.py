@@ -45,7 +45,7 @@ def standings(
     config, manifests = prepare(config_path)
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
-        result = compute_standings(store, list(config.bots), config.ranks_by_points_per_game)
+        result = compute_standings(store, list(config.playing), config.ranks_by_points_per_game)
     except StoreError as exc:  # a file found damaged as it is read
         fail(str(exc), code=1)
     finally:

@@ -93,6 +93,10 @@ def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
     workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: the config's, else the cores).")] = None,
     log: Annotated[Optional[Path], typer.Option(help="Directory for protocol lines and bot stderr, per table.")] = None,
+    update: Annotated[bool, typer.Option(
+        "--update", help="Take resubmitted bots (their files changed) and bots taken out of the config: their "
+                         "stored games are kept out of the standings, and a changed bot's tables are played "
+                         "again with the same cards.")] = False,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report.live import LiveBoard
@@ -115,12 +119,12 @@ def run(
     for manifest in manifests.values():
         build_or_fail(manifest, isolation)
     versions = bot_versions(manifests)
-    store, config = open_store(config, manifests, versions, create=True)
+    store, config = open_store(config, manifests, versions, create=True, update=update)
     try:  # from here the store is open (its deals perhaps changed): a Ctrl-C gets the stop message
         _note_changed_limits(store, config, manifests, versions)
         tables = build_schedule(config)
         if config.schedule == "balanced":
-            console.print(f"balanced schedule: {describe_balance(tables, config.bots)}", highlight=False)
+            console.print(f"balanced schedule: {describe_balance(tables, config.playing)}", highlight=False)
         elif config.schedule == "gauntlet":
             console.print(escape(f"gauntlet: {describe_gauntlet(config, tables)}"), highlight=False)
         with LiveBoard(config, store, console) as board:

@@ -55,7 +55,7 @@ class LiveBoard:
 
     def _refresh_board(self) -> None:
         started = time.monotonic()
-        standings = compute_standings(self.store, list(self.config.bots), self.config.ranks_by_points_per_game)
+        standings = compute_standings(self.store, list(self.config.playing), self.config.ranks_by_points_per_game)
         self._board = leaderboard_renderable(standings, f"{self.config.name}: standings")
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))

@@ -33,20 +33,29 @@ import json
 import os
 import shutil
 import sqlite3
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from arena.play.records import GameRecord
+from arena.results import archive
 from arena.results.changes import FingerprintDiff, as_stored, compare
 from arena.results.database import (Transaction, acquire_run_lock, check_is_results_file, damaged, is_damage,
                                     open_read_only, open_writable, read_meta)
 from arena.results.rows import DamagedRow, GameRow, StoreError, decode_row, encode_game
 from arena.schedule.games import GameSpec
 
-_GAME_COLUMNS = (
-    "id, key, table_no, deal, seating, bots, seed, dealer, finishing_order, skitgubbe, reason, points, "
-    "moves, faults, think_mean_ms, think_max_ms, extra, finished_at"
-)
+_GAME_COLUMNS = "id, " + archive.GAME_COLUMNS
+
+
+@dataclass(frozen=True, slots=True)
+class SupersededGame:
+    """A game out of the standings: of a bot's earlier version, or of a bot withdrawn."""
+
+    row: GameRow
+    superseded_at: float  # time.time() when it left
+    why: str
 
 
 class ResultStore:
@@ -143,9 +152,17 @@ class ResultStore:
             row = self._db.execute("SELECT MAX(deal) FROM games").fetchone()
             deals_played = 0 if row[0] is None else row[0] + 1
         if old.get("bots") != new.get("bots"):
-            bots_played = {name for (name,) in self._db.execute(
-                "SELECT name FROM bots WHERE EXISTS (SELECT 1 FROM seat_results WHERE bot = bots.id)")}
+            bots_played = self._bots_played()
         return compare(old, new, deals_played, bots_played)
+
+    def bots_played(self) -> set[str]:
+        """The bots with a current (not superseded) stored game."""
+        with self._read():
+            return self._bots_played()
+
+    def _bots_played(self) -> set[str]:
+        return {name for (name,) in self._db.execute(
+            "SELECT name FROM bots WHERE EXISTS (SELECT 1 FROM seat_results WHERE bot = bots.id)")}
 
     def fingerprint(self) -> dict | None:
         with self._read():
@@ -198,6 +215,42 @@ class ResultStore:
                         [(game_id, f[0], self._bot_id(f[1]), f[2], f[3], f[4]) for f in fault_rows],
                     )
         return added
+
+    # ---- superseded games and bot versions (arena/results/archive.py) --------------------------
+
+    def supersede(self, whys: dict[str, str], fingerprint: dict[str, object]) -> int:
+        """In ONE transaction: move every current game of each bot in `whys` (bot -> why) out of the
+        standings into superseded_games, and store `fingerprint` (the new versions, the withdrawn
+        bots) as the tournament's. A run killed at any moment finds either all of it or none."""
+        moved = 0
+        with self._write() as db:
+            archive.create_tables(db)
+            now = time.time()
+            for bot, why in whys.items():
+                moved += archive.supersede(db, bot, why, now)
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)",
+                       (json.dumps(as_stored(fingerprint), sort_keys=True),))
+        return moved
+
+    def superseded(self, with_transcripts: bool = False) -> list[SupersededGame]:
+        """Every superseded game, in the order they left the standings."""
+        with self._read() as db:
+            found = list(archive.superseded_rows(db, with_transcripts))
+        return [SupersededGame(self._decoded(row), at, why) for row, at, why in found]
+
+    def record_versions(self, seen: list[tuple[str, str, dict[str, str]]]) -> None:
+        """Remember each (bot, version, files' digests) a run starts with, the first time it is seen."""
+        with self._write() as db:
+            archive.create_tables(db)
+            archive.record_versions(db, seen, time.time())
+
+    def version_files(self, bot: str, version: str) -> dict[str, str] | None:
+        with self._read() as db:
+            return archive.version_files(db, bot, version)
+
+    def versions_seen(self) -> list[tuple[str, str, float]]:
+        with self._read() as db:
+            return archive.versions_seen(db)
 
     # ---- reading -----------------------------------------------------------------------------
 

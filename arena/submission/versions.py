@@ -53,8 +53,16 @@ def bot_files(directory: Path) -> list[Path]:
 def content_hash(manifest: BotManifest | Path) -> str:
     """sha256 over the sorted relative paths and bytes of the bot's files, first 12 hex digits.
     bot.toml is hashed without its top-level `version = ...` line (the hash is written there)."""
+    return version_and_files(manifest)[0]
+
+
+def version_and_files(manifest: BotManifest | Path) -> tuple[str, dict[str, str]]:
+    """The bot's version (`content_hash`) and each of its files' own digest (12 hex digits of its
+    sha256), read in one pass: a tournament keeps the digests of every version it saw, so that it
+    can name the files that changed when a bot is resubmitted."""
     directory = Path(manifest.directory if isinstance(manifest, BotManifest) else manifest)
     digest = hashlib.sha256()
+    files = {}
     for rel in bot_files(directory):
         try:
             data = (directory / rel).read_bytes()
@@ -66,4 +74,15 @@ def content_hash(manifest: BotManifest | Path) -> str:
         name = rel.as_posix().encode()
         digest.update(len(name).to_bytes(4, "big") + name + len(data).to_bytes(8, "big"))
         digest.update(data)
-    return digest.hexdigest()[:12]
+        files[rel.as_posix()] = hashlib.sha256(data).hexdigest()[:12]
+    return digest.hexdigest()[:12], files
+
+
+def changed_files(before: dict[str, str], after: dict[str, str]) -> str:
+    """'changed bot.py; added util.py; removed old.py' between two versions' file digests."""
+    changed = sorted(path for path in set(before) & set(after) if before[path] != after[path])
+    added = sorted(set(after) - set(before))
+    removed = sorted(set(before) - set(after))
+    parts = [f"{word} {', '.join(paths)}" for word, paths in (("changed", changed), ("added", added),
+                                                               ("removed", removed)) if paths]
+    return "; ".join(parts) or "no file differs"

@@ -24,6 +24,8 @@
 
     isolation = "auto"        # each bot sees only its own folder where bubblewrap works here;
                               # "required" refuses to run without, "off" (docs/sandbox.md)
+    on_change = "refuse"      # a bot resubmitted (its files changed) or taken out of `bots` with
+                              # games stored: "refuse" says how, "replay" plays its tables again
 
     [sandbox]                 # resource limits for every bot (docs/sandbox.md)
     address_space_mb = 1024
@@ -45,6 +47,7 @@ from arena.sandbox.limits import first_limit_problem
 from arena.schedule.numbers import PAIRED, GameNumbers
 from arena.schedule.tables import gauntlet_table_count
 from arena.submission.lookup import load_manifest
+from arena.tournament.resubmission import ON_CHANGE_MODES
 from arena.submission.manifest import BotManifest, ManifestError, toml_text
 from arena.wording import count
 
@@ -60,6 +63,7 @@ TOP_KEYS = {
     "limits": "a table with move_timeout_s and startup_timeout_s",
     "sandbox": "a table of bot resource limits (docs/sandbox.md)",
     "isolation": "auto, required or off: whether each bot sees only its own folder (docs/sandbox.md)",
+    "on_change": "refuse or replay: what a run does when a bot's files changed or a bot was taken out",
 }
 # Options of a match at one table (`arena play`): a tournament scores each game on its own and
 # its schedule rotates the dealer by deal, so accepting them would change nothing, silently.
@@ -93,10 +97,20 @@ class TournamentConfig:
     startup_timeout_s: float = 10.0
     sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
     isolation: str = "auto"  # each bot sees only its own folder: where possible, "required", or "off"
+    on_change: str = "refuse"  # a resubmitted or withdrawn bot: "refuse" (say how), or "replay" its tables
+    # Not a config key: entries of the stored schedule taken out of the config with games stored
+    # (arena/tournament/resubmission.py). They keep their place in `bots`, so that no table changes
+    # its key; their tables are not played. The CLI sets it from the stored results.
+    withdrawn: tuple[str, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     # Not a config key: how the stored results lay out their tables and number their games
     # (schedule.numbers: PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; the CLI sets it (arena/cli/open_tournament.py).
     layout: str = PAIRED
+
+    @property
+    def playing(self) -> tuple[str, ...]:
+        """The entries whose tables are played: all but the withdrawn."""
+        return tuple(name for name in self.bots if name not in self.withdrawn)
 
     @property
     def challenger_count(self) -> int:
@@ -235,6 +249,9 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     isolation = data.get("isolation", "auto")
     if isolation not in ISOLATION_MODES:
         raise bad("isolation", isolation)
+    on_change = data.get("on_change", "refuse")
+    if on_change not in ON_CHANGE_MODES:
+        raise bad("on_change", on_change)
     sandbox = data.get("sandbox", {})
     if not isinstance(sandbox, dict):
         raise bad("sandbox", sandbox)
@@ -251,7 +268,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
         rules=rules, workers=workers, schedule=schedule, tables=tables, challengers=challengers, database=db_path,
         move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
-        sandbox=dict(sandbox), isolation=isolation, raw=data,
+        sandbox=dict(sandbox), isolation=isolation, on_change=on_change, raw=data,
     )
 
 

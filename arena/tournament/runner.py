@@ -44,13 +44,17 @@ class RunSummary:
 
 
 def build_schedule(config: TournamentConfig) -> list[TableSpec]:
-    """The tournament's tables. A balanced one is a search of up to a few seconds: build it once
-    per command and pass it on (`run_tournament(tables=...)`)."""
+    """The tournament's tables to play. A balanced one is a search of up to a few seconds: build it
+    once per command and pass it on (`run_tournament(tables=...)`). The tables of a withdrawn bot
+    are left out; every other table keeps the index (the game keys) it has with them."""
     if config.schedule == "balanced":
-        return balanced_schedule(list(config.bots), config.table_size, config.table_count(), config.deals, config.seed)
-    if config.schedule == "gauntlet":
-        return gauntlet(list(config.bots), config.challenger_count, config.table_size, config.deals, config.seed)
-    return round_robin(list(config.bots), config.table_size, config.deals, config.seed, config.layout)
+        tables = balanced_schedule(list(config.bots), config.table_size, config.table_count(), config.deals, config.seed)
+    elif config.schedule == "gauntlet":
+        tables = gauntlet(list(config.bots), config.challenger_count, config.table_size, config.deals, config.seed)
+    else:
+        tables = round_robin(list(config.bots), config.table_size, config.deals, config.seed, config.layout)
+    gone = set(config.withdrawn)
+    return [table for table in tables if not gone & set(table.entries)] if gone else tables
 
 
 def _tables_per_entry(tables: Sequence[TableSpec], entries: Sequence[str]) -> list[int]:
@@ -79,8 +83,10 @@ def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], ver
     (`results.changes.compare`). Results stored before game numbers went by deal have no
     `game_numbers` key (BY_TABLE): their fingerprints still match."""
     numbering = {} if config.layout == BY_TABLE else {"game_numbers": config.layout}
+    withdrawn = {"withdrawn": ",".join(config.withdrawn)} if config.withdrawn else {}
     return {
         **numbering,
+        **withdrawn,
         "bots": ",".join(config.bots),
         "bot_versions": ",".join(f"{name}={versions.get(name, '')}" for name in config.bots),
         "rules": repr(sorted(config.rules.to_options().items())),
@@ -103,14 +109,14 @@ def _schedule_id(config: TournamentConfig) -> str:
 
 def describe_gauntlet(config: TournamentConfig, tables: Sequence[TableSpec]) -> str:
     """Who challenges whom, and how many tables (`tables`: the gauntlet's) that makes."""
-    heads = config.bots[:config.challenger_count]
-    field = len(config.bots) - len(heads)
+    heads = [name for name in config.bots[:config.challenger_count] if name not in config.withdrawn]
+    field = len(config.playing) - len(heads)
     if config.table_size == 2:
         combos = f"each of the other {count(field, 'bot')}"
     else:
         combos = f"every {config.table_size - 1} of the other {count(field, 'bot')}"
     text = f"{', '.join(heads)} against {combos}: {count(len(tables), 'table')}; bots are ranked by points per game"
-    if len(set(_tables_per_entry(tables, config.bots))) > 1:
+    if len(set(_tables_per_entry(tables, config.playing))) > 1:
         text += ", since challengers and the others play unequal numbers of games"
     return text
 
@@ -149,7 +155,7 @@ def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], vers
     from arena.sandbox.limits import resolve_limits
 
     return {
-        "versions": {name: versions.get(name, "") for name in config.bots},
+        "versions": {name: versions.get(name, "") for name in config.playing},
         "time_limits": {"move_timeout_s": config.move_timeout_s, "startup_timeout_s": config.startup_timeout_s},
         "sandbox": {name: describe(resolve_limits(m, config.sandbox or None), network=network_needed(m))
                     for name, m in manifests.items() if not m.is_service},

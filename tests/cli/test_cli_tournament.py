@@ -263,12 +263,14 @@ def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
     assert "bot files changed" in edited.output
     assert invoke("replay", str(config), "1").exit_code == 0
     assert invoke("replay", str(config), "99999999999999999999999").exit_code == 2
-    # ...but a run refuses to mix new games with the old ones.
+    # ...but a run refuses to mix new games with the old ones, and says both ways on.
     rerun = invoke("tournament", "run", str(config))
-    assert rerun.exit_code == 2 and "bot_versions" in rerun.output
-    # It names the bot whose files changed, not every bot's hash.
+    assert rerun.exit_code == 2
+    # It names the bot whose files changed, and which files, not every bot's hash.
     said = " ".join(rerun.output.split())
-    assert "bot files changed: shell_bot was " in said and "random_bot was" not in said, said  # (mine/ holds a shell_bot)
+    assert "shell_bot's files changed since its games were stored (version " in said, said  # (mine/ holds a shell_bot)
+    assert ": changed bot.sh)" in said and "random_bot" not in said.split("To keep")[0], said
+    assert "--update" in said and 'on_change = "replay"' in said
 
 
 @pytest.mark.parametrize("command", [["play", "random_bot", "random_bot", "random_bot"],
@@ -659,9 +661,9 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
     assert _stored_games(tmp_path / "fresh.sqlite") == stored_after
     assert invoke("standings", str(grown), "--format", "json").output == invoke("standings", str(fresh), "--format", "json").output
 
-    grown.write_text(three_bots)  # `two` has stored games now
+    grown.write_text(three_bots)  # `two` has stored games now: taken out, it is withdrawn, on the organiser's word
     refused = " ".join(invoke("tournament", "run", str(grown)).output.split())
-    assert "a bot may be taken out only while none of its games is stored, and two has stored games" in refused
+    assert "two is not in the config's bots any more, and has stored games" in refused and "--update" in refused
     grown.write_text(four_bots.replace('"./one", "./two"]', '"./two", "./one"]'))
     moved = " ".join(invoke("tournament", "run", str(grown)).output.split())
     assert "bots may be added only at the end of the list" in moved
