@@ -155,38 +155,80 @@ def add(
 
 
 @bot_app.command("list")
-def list_(dir: DirOption = None) -> None:
-    """Registered bots: name, language, transport, version (content hash) and last check."""
+def list_(
+    dir: DirOption = None,
+    tournaments: Annotated[Optional[Path], typer.Option(
+        "--tournaments", help="The tournaments folder whose results are read (default: tournaments/ beside the bots folder).")] = None,
+) -> None:
+    """Registered bots with their current version, the version stored games used, and every version seen.
+
+    Versions are content hashes; beside each bot: its language and transport, the version each
+    tournament's stored games used, its last check, and every version seen with that version's check."""
     from arena.submission.registry import list_registered
+    from arena.tournament.stored_versions import stored_versions
 
     if dir is not None and not dir.is_dir():
         fail(f"--dir {dir}: no such folder")
+    if tournaments is not None and not tournaments.is_dir():
+        fail(f"--tournaments {tournaments}: no such folder")
     bots = list_registered(_bots_dir(dir))
     if not bots:
         console.print(f"no bots in {escape(str(_bots_dir(dir)))}", highlight=False)
         return
+    stored = stored_versions(tournaments if tournaments is not None else _bots_dir(dir).resolve().parent / "tournaments")
     table = Table(title=f"bots in {escape(str(_bots_dir(dir)))}")
-    for col in ("name", "language", "transport", "version", "last check"):
+    for col in ("name", "language", "transport", "version", "stored games", "last check", "versions seen"):
         table.add_column(col)
     for b in bots:
         if b.error:
-            table.add_row(escape(b.name), "", "", "", f"[red]bad manifest:[/red] {escape(b.error)}")
+            table.add_row(escape(b.name), "", "", "", "", f"[red]bad manifest:[/red] {escape(b.error)}", "")
             continue
-        version = b.version or "[dim]-[/dim]"
+        current = b.current or b.version
+        version = escape(current) if current else "[dim]-[/dim]"
         if b.version and b.current and b.current != b.version:
-            version += f" [yellow](files changed: {b.current})[/yellow]"
-        if b.check is None:
-            last = "[dim]never[/dim]"
-        else:
-            ok = "[green]pass[/green]" if b.check.get("passed") else "[red]fail[/red]"
-            date = str(b.check.get("date", ""))[:16].replace("T", " ")
-            checked = b.check.get("version", "")
-            stale = f" [yellow](of {checked})[/yellow]" if checked and b.current and checked != b.current else ""
-            rules = b.check.get("rules") or {}
-            under = " under " + ", ".join(f"{k}={v}" for k, v in rules.items()) if rules else ""
-            last = f"{ok} {escape(date)}{escape(under)}{stale}"
-        table.add_row(escape(b.name), escape(b.language), escape(b.transport), version, last)
+            version += f" [yellow](added as {escape(b.version)})[/yellow]"
+        table.add_row(escape(b.name), escape(b.language), escape(b.transport), version,
+                      _stored_cell(stored.get(b.name, []), current), _check_cell(b.check, b.current),
+                      _history_cell(b.history, current))
     console.print(table)
+
+
+def _stored_cell(stored, current: str) -> str:
+    """Per tournament, the version its current stored games used; marked when it is not the bot's
+    version now (`arena tournament run CONFIG --update` replays them)."""
+    if not stored:
+        return "[dim]none[/dim]"
+    lines = []
+    for s in stored:
+        mark = " [dim](withdrawn)[/dim]" if s.withdrawn else \
+            "" if s.version == current else " [yellow](not current: --update replays)[/yellow]"
+        lines.append(f"{escape(s.tournament)}: {escape(s.version)}{mark}")
+    return "\n".join(lines)
+
+
+def _check_cell(check, current: str) -> str:
+    if check is None:
+        return "[dim]never[/dim]"
+    ok = "[green]pass[/green]" if check.get("passed") else "[red]fail[/red]"
+    date = str(check.get("date", ""))[:16].replace("T", " ")
+    checked = check.get("version", "")
+    stale = f" [yellow](of {escape(checked)})[/yellow]" if checked and current and checked != current else ""
+    rules = check.get("rules") or {}
+    under = " under " + ", ".join(f"{k}={v}" for k, v in rules.items()) if rules else ""
+    return f"{ok} {escape(date)}{escape(under)}{stale}"
+
+
+def _history_cell(history, current: str) -> str:
+    """Every version seen, oldest first: hash, when first seen, that version's last check."""
+    lines = []
+    for entry in history:
+        seen = str(entry.get("first_seen", ""))[:16].replace("T", " ")
+        check = entry.get("check") or None
+        verdict = "[dim]not checked[/dim]" if check is None else \
+            "[green]pass[/green]" if check.get("passed") else "[red]fail[/red]"
+        now = " [bold](current)[/bold]" if entry.get("version") == current else ""
+        lines.append(f"{escape(str(entry.get('version')))} {escape(seen)} {verdict}{now}")
+    return "\n".join(lines) or "[dim]-[/dim]"
 
 
 def register(app: typer.Typer) -> None:

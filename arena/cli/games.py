@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -12,6 +13,7 @@ from arena.cli.open_tournament import bot_versions, open_store, prepare
 from arena.wording import count
 
 GAME_FORMATS = ("table", "csv", "json")
+SUPERSEDED_CHOICES = ("exclude", "include", "only")
 TABLE_LIMIT = 100  # games a terminal table shows unless --limit says otherwise
 
 
@@ -25,10 +27,13 @@ def games(
     format: Annotated[str, typer.Option("--format", "-f", help="table, csv or json (one JSON object per line).")] = "table",
     limit: Annotated[Optional[int], typer.Option(
         min=0, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
+    superseded: Annotated[str, typer.Option(
+        help="Games out of the standings (of a bot's earlier version, or of a bot withdrawn): exclude, "
+             "include (after the others) or only.")] = "exclude",
 ) -> None:
     """List the stored games, in the order they were stored, with their numbers for `arena replay`.
 
-    For each game: who sat where, who finished first, the points and the faults."""
+    For each game: who sat where, who finished first, the points, the faults and the bots' versions."""
     from arena.results.games_list import csv_header, csv_row, game_lines, json_line
     from arena.report.games import render_game_table
     from arena.results.rows import StoreError
@@ -36,6 +41,8 @@ def games(
     format = format.lower()
     if format not in GAME_FORMATS:
         fail(f"--format must be one of {', '.join(GAME_FORMATS)}, not {format!r}")
+    if superseded not in SUPERSEDED_CHOICES:
+        fail(f"--superseded must be one of {', '.join(SUPERSEDED_CHOICES)}, not {superseded!r}")
     config, manifests = prepare(config_path)
     wanted = list(dict.fromkeys(bot or ()))
     for name in wanted + ([skitgubbe] if skitgubbe is not None else []):
@@ -47,7 +54,9 @@ def games(
     numbers = config.game_numbers()
     shown, more = [], 0
     try:
-        found = game_lines(store.rows(with_transcripts=False), numbers.of, bots=wanted, faults_only=faults,
+        rows = [] if superseded == "only" else store.rows(with_transcripts=False)
+        gone = ((game.row, game.why) for game in store.superseded()) if superseded != "exclude" else ()
+        found = game_lines(itertools.chain(rows, gone), numbers.of, bots=wanted, faults_only=faults,
                            skitgubbe=skitgubbe)
         if format == "csv":
             console.out(csv_header(), end="", highlight=False)
@@ -71,7 +80,10 @@ def games(
     if format != "table":
         return
     filters = _described(wanted, faults, skitgubbe)
-    title = f"{config.name}: {count(len(shown) + more, 'stored game')}{filters}"
+    kind = {"exclude": "stored game", "include": "stored game", "only": "superseded game"}[superseded]
+    title = f"{config.name}: {count(len(shown) + more, kind)}{filters}"
+    if superseded == "include":
+        title += ", superseded ones included"
     if not shown:
         console.print(f"{title}: none", highlight=False, markup=False)
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Annotated, Optional
@@ -32,11 +33,15 @@ def standings(
     format: Annotated[Optional[str], typer.Option(
         "--format", "-f", help="table, markdown, html, json or csv (default: from the -o file's suffix, else table).")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
+    history: Annotated[bool, typer.Option(
+        "--history", help="Also the figures of what is out of the standings: the earlier versions of resubmitted "
+                          "bots, and withdrawn bots (JSON always has them, as `history`).")] = False,
 ) -> None:
     """Print or write the standings report from the results database (also while a run is going on)."""
     from arena.report import export
     from arena.report.standings import render_standings_details, render_standings_table
     from arena.results.rows import StoreError
+    from arena.results.history import version_history
     from arena.results.standings_sql import compute_standings
 
     format = _format_of(output) if format is None else format.lower()  # JSON or json
@@ -46,6 +51,9 @@ def standings(
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
         result = compute_standings(store, list(config.playing), config.ranks_by_points_per_game)
+        if history or format == "json":
+            figures = version_history(store.superseded(), bot_versions(manifests), config.withdrawn)
+            result = dataclasses.replace(result, history=figures)
     except StoreError as exc:  # a file found damaged as it is read
         fail(str(exc), code=1)
     finally:

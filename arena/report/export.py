@@ -65,7 +65,17 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
         kinds, rows = fault_matrix(standings)
         lines += ["", "## Faults by kind", "", "| bot | " + " | ".join(kinds) + " | total |", "|---|" + "---:|" * (len(kinds) + 1)]
         lines += ["| " + " | ".join(_md_cell(str(cell)) for cell in r) + " |" for r in rows]
+    if standings.history:
+        lines += ["", "## Out of the standings", "", HISTORY_NOTE, "",
+                  "| bot | version | why | games | points | pts/game ± 95% CI | wins | skitgubbe | faults |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {_md_cell(f.bot)} | {f.version} | {f.why} | {f.games} | {f.points} | {_ci_text(f)} | {f.wins} | "
+                  f"{f.skitgubbe} | {f.faults} |" for f in standings.history]
     return "\n".join(lines) + "\n"
+
+
+HISTORY_NOTE = ("Earlier versions of resubmitted bots, and withdrawn bots, over their superseded games: kept, "
+                "and not counted in the standings above.")
 
 
 def _ranking_note(standings: Standings) -> str:
@@ -92,6 +102,7 @@ def to_dict(standings: Standings) -> dict:
         "places_by_seat": [list(row) for row in standings.places_by_seat],
         "faults_by_kind": standings.faults_by_kind,
         "timeline": [{"games": index, "points": points} for index, points in standings.timeline],
+        "history": [f.as_dict() for f in standings.history],
     }
 
 
@@ -111,14 +122,21 @@ def to_csv(standings: Standings) -> str:
     It is the last column so that readers by position keep working."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
+    # With the history asked for, a last column says which rows are out of the standings and why.
+    history = bool(standings.history)
+    writer.writerow(CSV_FIELDS + (("superseded",) if history else ()))
     for b in standings.bots:
         writer.writerow([
             b.rank, b.bot, b.version, b.games, b.points, f"{b.points_per_game:.6f}",
             "" if math.isnan(b.ci95_low) else f"{b.ci95_low:.6f}", "" if math.isnan(b.ci95_high) else f"{b.ci95_high:.6f}",
             b.deal_sets, b.wins, b.skitgubbe, b.faults, ";".join(map(str, b.places)),
             ";".join(f"{k}={v}" for k, v in b.faults_by_kind.items()), standings.ranked_by,
-        ])
+        ] + ([""] if history else []))
+    for f in standings.history:
+        writer.writerow(["", f.bot, f.version, f.games, f.points, f"{f.points_per_game:.6f}",
+                         "" if math.isnan(f.ci95_low) else f"{f.ci95_low:.6f}",
+                         "" if math.isnan(f.ci95_high) else f"{f.ci95_high:.6f}",
+                         "", f.wins, f.skitgubbe, f.faults, "", "", standings.ranked_by, f.why])
     return out.getvalue()
 
 
@@ -205,6 +223,15 @@ def to_html(standings: Standings, title: str = "Standings") -> str:
                    + "".join(f"<th>{escape(k)}</th>" for k in kinds) + "<th>total</th></tr></thead><tbody>")
         for bot, *counts in rows:
             out.append(f"<tr><td>{escape(bot)}</td>" + "".join(f'<td class="num">{c}</td>' for c in counts) + "</tr>")
+        out.append("</tbody></table>")
+    if standings.history:
+        out.append(f"<h2>Out of the standings</h2><p>{escape(HISTORY_NOTE)}</p><table><thead><tr><th>bot</th>"
+                   "<th>version</th><th>why</th><th>games</th><th>points</th><th>pts/game ± 95% CI</th><th>wins</th>"
+                   "<th>skitgubbe</th><th>faults</th></tr></thead><tbody>")
+        for f in standings.history:
+            out.append(f"<tr><td>{escape(f.bot)}</td><td>{escape(f.version)}</td><td>{f.why}</td>"
+                       f'<td class="num">{f.games}</td><td class="num">{f.points}</td><td class="num">{escape(_ci_text(f))}</td>'
+                       f'<td class="num">{f.wins}</td><td class="num">{f.skitgubbe}</td><td class="num">{f.faults}</td></tr>')
         out.append("</tbody></table>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

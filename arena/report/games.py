@@ -19,8 +19,13 @@ def render_game_table(lines: Sequence[GameLine], console: Console, *, title: str
     table.add_column("finished")
     table.add_column("points", justify="right")
     table.add_column("faults")
+    table.add_column("versions")  # by seat, the first 7 digits of each bot's content hash
+    superseded = any(line.superseded for line in lines)
+    if superseded:
+        table.add_column("superseded")
     for line in lines:
         result = " > ".join(line.order) + ("" if line.reason == "normal" else f" ({line.reason})")
-        table.add_row(str(line.number), " ".join(line.bots), result, "/".join(map(str, line.points)),
-                      line.fault_text())
+        cells = [str(line.number), " ".join(line.bots), result, "/".join(map(str, line.points)), line.fault_text(),
+                 "/".join(version[:7] or "-" for version in line.versions)]
+        table.add_row(*[escape(cell) for cell in cells], *([escape(line.superseded)] if superseded else []))
     console.print(table)

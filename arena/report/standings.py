@@ -11,7 +11,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from arena.report.export import fault_matrix
+from arena.report.export import HISTORY_NOTE, fault_matrix
 from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
@@ -138,13 +138,30 @@ def faults_renderable(standings: Standings) -> Table:
     return table
 
 
+def history_renderable(standings: Standings) -> Table:
+    """The versions out of the standings (`--history`): earlier versions of resubmitted bots, and
+    withdrawn bots, over their superseded games."""
+    table = Table(title="Out of the standings: earlier versions and withdrawn bots", title_justify="left",
+                  caption=HISTORY_NOTE, caption_justify="left")
+    for name, justify in (("bot", "left"), ("version", "left"), ("why", "left"), ("games", "right"),
+                          ("points", "right"), ("per game", "right"), ("wins", "right"), ("skitgubbe", "right"),
+                          ("faults", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for f in standings.history:
+        table.add_row(escape(f.bot), f.version, f.why, str(f.games), str(f.points), format_ci(f), str(f.wins),
+                      str(f.skitgubbe), str(f.faults))
+    return table
+
+
 def details_renderable(standings: Standings) -> Group:
     parts = [head_to_head_renderable(standings), places_by_seat_renderable(standings)]
     if standings.faults_by_kind:
         parts.append(faults_renderable(standings))
+    if standings.history:
+        parts.append(history_renderable(standings))
     return Group(*parts)
 
 
 def render_standings_details(standings: Standings, console: Console) -> None:
-    """Head-to-head, places by seat and (when any) faults by kind."""
+    """Head-to-head, places by seat, (when any) faults by kind and (when asked) the history."""
     console.print(details_renderable(standings))

@@ -30,6 +30,8 @@ class GameLine:
     reason: str  # how the game ended (normal, forfeit, ...)
     moves: int
     faults: tuple[tuple[int, str, int], ...]  # (seat, kind, how many), counted kinds only, by seat
+    versions: tuple[str, ...] = ()  # by seat: the version (content hash) each bot played it with
+    superseded: str = ""  # why it is out of the standings (a bot resubmitted or withdrawn); "" if counted
 
     def fault_text(self) -> str:
         """e.g. "seat 1 timeout x2, seat 2 illegal"; "" without faults."""
@@ -39,35 +41,41 @@ class GameLine:
     def as_dict(self) -> dict:
         return {"number": self.number, "key": self.key, "bots": list(self.bots), "order": list(self.order),
                 "points": list(self.points), "reason": self.reason, "moves": self.moves,
-                "faults": [{"seat": seat, "kind": kind, "count": times} for seat, kind, times in self.faults]}
+                "faults": [{"seat": seat, "kind": kind, "count": times} for seat, kind, times in self.faults],
+                "versions": list(self.versions), "superseded": self.superseded}
 
 
-def game_line(row: GameRow, number: int) -> GameLine:
+def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
     counted = Counter((f["seat"], f["kind"]) for f in row.faults if f["kind"] not in NOT_COUNTED_FAULTS)
+    versions = (row.extra or {}).get("versions") or {}
     return GameLine(
         number=number, key=row.key, bots=row.bots, order=tuple(row.bots[s] for s in row.finishing_order),
         points=row.points, reason=row.reason, moves=row.moves,
         faults=tuple((seat, kind, times) for (seat, kind), times in sorted(counted.items())),
+        versions=tuple(str(versions.get(name, "")) for name in row.bots), superseded=superseded,
     )
 
 
-def game_lines(rows: Iterable[GameRow], number_of: Callable[[GameRow], int], *, bots: Iterable[str] = (),
-               faults_only: bool = False, skitgubbe: str | None = None) -> Iterator[GameLine]:
+def game_lines(rows: Iterable[GameRow | tuple[GameRow, str]], number_of: Callable[[GameRow], int], *,
+               bots: Iterable[str] = (), faults_only: bool = False, skitgubbe: str | None = None) -> Iterator[GameLine]:
     """The games that seat every bot in `bots`; with `faults_only`, only those with a counted
-    fault (by one of `bots`, when given); with `skitgubbe`, only those that bot finished last."""
+    fault (by one of `bots`, when given); with `skitgubbe`, only those that bot finished last.
+    A row may come with why it was superseded, as (row, why)."""
     wanted = tuple(bots)
-    for row in rows:
+    for item in rows:
+        row, why = (item, "") if isinstance(item, GameRow) else item
         if any(name not in row.bots for name in wanted):
             continue
         if skitgubbe is not None and row.bots[row.skitgubbe] != skitgubbe:
             continue
-        line = game_line(row, number_of(row))
+        line = game_line(row, number_of(row), why)
         if faults_only and not any(not wanted or line.bots[seat] in wanted for seat, _, _ in line.faults):
             continue
         yield line
 
 
-CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults")
+# versions and superseded came last: readers that go by position keep working.
+CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults", "versions", "superseded")
 
 
 def csv_header() -> str:
@@ -75,9 +83,10 @@ def csv_header() -> str:
 
 
 def csv_row(line: GameLine) -> str:
-    """`bots`, `order` and `points` as ";"-separated lists (by seat, except `order`)."""
+    """`bots`, `order`, `points` and `versions` as ";"-separated lists (by seat, except `order`)."""
     return _csv_row((line.number, line.key, ";".join(line.bots), ";".join(line.order),
-                     ";".join(map(str, line.points)), line.reason, line.moves, line.fault_text()))
+                     ";".join(map(str, line.points)), line.reason, line.moves, line.fault_text(),
+                     ";".join(line.versions), line.superseded))
 
 
 def json_line(line: GameLine) -> str:

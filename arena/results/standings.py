@@ -97,6 +97,9 @@ class Standings:
     games: int
     timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)  # (games so far, cumulative points by bot)
     ranked_by: str = RANKED_BY_POINTS  # or RANKED_BY_POINTS_PER_GAME
+    # Figures of the bot versions out of the standings, when asked for (results.history.VersionFigures):
+    # earlier versions of resubmitted bots, and withdrawn bots.
+    history: tuple = ()
 
     @property
     def ranks_by_points_per_game(self) -> bool:

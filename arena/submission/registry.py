@@ -6,8 +6,10 @@ bot's files, without build outputs in its .gitignore, __pycache__ and .check.jso
 hashes differently, so it is a new version; stored games record the version that played.
 
 The last check result lives beside the manifest in `bots/<name>/.check.json`:
-`{"passed": true, "date": "2025-01-01T12:00:00+00:00", "version": "...", "checks": [...]}`.
-It is excluded from the content hash.
+`{"passed": true, "date": "2025-01-01T12:00:00+00:00", "version": "...", "checks": [...]}`, and the
+bot's version history in `.versions.json`: every version the arena has seen of it (`bot check`,
+`bot add`, `bot list`), when first, and that version's last check. Both are excluded from the
+content hash.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError
 from arena.submission.versions import bot_files, content_hash
 
 CHECK_FILE = ".check.json"
+VERSIONS_FILE = ".versions.json"
 _TOP_VERSION = re.compile(r"^\s*version\s*=.*$")
 _TABLE = re.compile(r"^\s*\[")
 
@@ -34,12 +37,45 @@ class RegistryError(Exception):
 
 
 def save_check(directory: Path, report_dict: dict[str, Any]) -> Path:
-    """Store a check result (CheckReport.to_dict()) as directory/.check.json, with the date."""
+    """Store a check result (CheckReport.to_dict()) as directory/.check.json, with the date, and
+    as the check of its version in the bot's version history."""
     data = dict(report_dict)
-    data["date"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    data["date"] = _now()
     path = Path(directory) / CHECK_FILE
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    if data.get("version"):
+        note_version(directory, data["version"], {key: data.get(key) for key in ("passed", "date", "rules")})
     return path
+
+
+def load_versions(directory: Path) -> list[dict[str, Any]]:
+    """The bot's version history, oldest first: {"version", "first_seen", "check"} each."""
+    try:
+        data = json.loads((Path(directory) / VERSIONS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [entry for entry in data if isinstance(entry, dict) and "version" in entry] if isinstance(data, list) else []
+
+
+def note_version(directory: Path, version: str, check: dict[str, Any] | None = None) -> None:
+    """Add `version` to the bot's history when it is new (first seen now), and `check` as its last
+    check when given. Raises OSError when the folder cannot be written."""
+    history = load_versions(directory)
+    entry = next((e for e in history if e["version"] == version), None)
+    if entry is None:
+        last = load_check(directory)  # a check made before the history was kept, of this very version
+        known = {key: last.get(key) for key in ("passed", "date", "rules")} if last and last.get("version") == version else None
+        entry = {"version": version, "first_seen": _now(), "check": known}
+        history.append(entry)
+    elif check is None:
+        return  # known, and nothing new to say
+    if check is not None:
+        entry["check"] = check
+    (Path(directory) / VERSIONS_FILE).write_text(json.dumps(history, indent=1) + "\n", encoding="utf-8")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def load_check(directory: Path) -> dict[str, Any] | None:
@@ -112,9 +148,9 @@ def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool
         bots_dir.mkdir(parents=True, exist_ok=True)
         _copy_bot(src, dest)
         copied = True
-        check = load_check(src)
-        if check is not None:
-            shutil.copy2(src / CHECK_FILE, dest / CHECK_FILE)
+        for kept in (CHECK_FILE, VERSIONS_FILE):  # what the arena knows of the bot goes with it
+            if (src / kept).is_file():
+                shutil.copy2(src / kept, dest / kept)
     else:
         previous = source.version
     version = content_hash(dest)
@@ -134,6 +170,7 @@ class ListedBot:
     current: str  # content hash now; differs from version when the files changed since `add`
     check: dict[str, Any] | None
     error: str = ""
+    history: tuple[dict[str, Any], ...] = ()  # every version seen, oldest first (load_versions)
 
 
 def list_registered(bots_dir: Path | None = None) -> list[ListedBot]:
@@ -152,9 +189,15 @@ def list_registered(bots_dir: Path | None = None) -> list[ListedBot]:
             current = content_hash(m)
         except ManifestError:
             current = ""  # shown as unknown; `arena bot check` names the unreadable file
-        out.append(ListedBot(m.name, m.language, m.transport, m.version, current, load_check(m.directory)))
+        if current:
+            try:
+                note_version(m.directory, current)  # first seen now, if it is new
+            except OSError:
+                pass  # a folder we may not write: the list still shows it
+        out.append(ListedBot(m.name, m.language, m.transport, m.version, current, load_check(m.directory),
+                             history=tuple(load_versions(m.directory))))
     return out
 
 
-__all__ = ["CHECK_FILE", "RegistryError", "Registered", "ListedBot", "register", "list_registered",
-           "save_check", "load_check", "set_version"]
+__all__ = ["CHECK_FILE", "VERSIONS_FILE", "RegistryError", "Registered", "ListedBot", "register", "list_registered",
+           "save_check", "load_check", "load_versions", "note_version", "set_version"]

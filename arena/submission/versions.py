@@ -13,7 +13,7 @@ from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError
 
 
 # Never part of a bot's content hash.
-HASH_EXCLUDED_NAMES = frozenset({".check.json", "__pycache__", ".git", "node_modules", ".DS_Store"})
+HASH_EXCLUDED_NAMES = frozenset({".check.json", ".versions.json", "__pycache__", ".git", "node_modules", ".DS_Store"})
 _VERSION_LINE = re.compile(rb"^\s*version\s*=.*$")
 
 
