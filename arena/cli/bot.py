@@ -177,20 +177,25 @@ def list_(
         return
     stored = stored_versions(tournaments if tournaments is not None else _bots_dir(dir).resolve().parent / "tournaments")
     table = Table(title=f"bots in {escape(str(_bots_dir(dir)))}")
-    for col in ("name", "language", "transport", "version", "stored games", "last check", "versions seen"):
-        table.add_column(col)
+    for col in ("name", "runs", "version", "stored games", "last check"):
+        table.add_column(col, no_wrap=col in ("name", "version"))  # a hash cut in two cannot be compared
+    histories = []
     for b in bots:
         if b.error:
-            table.add_row(escape(b.name), "", "", "", "", f"[red]bad manifest:[/red] {escape(b.error)}", "")
+            table.add_row(escape(b.name), "", "", "", f"[red]bad manifest:[/red] {escape(b.error)}")
             continue
         current = b.current or b.version
         version = escape(current) if current else "[dim]-[/dim]"
         if b.version and b.current and b.current != b.version:
-            version += f" [yellow](added as {escape(b.version)})[/yellow]"
-        table.add_row(escape(b.name), escape(b.language), escape(b.transport), version,
-                      _stored_cell(stored.get(b.name, []), current), _check_cell(b.check, b.current),
-                      _history_cell(b.history, current))
+            version += f"\n[yellow](added as {escape(b.version)})[/yellow]"
+        table.add_row(escape(b.name), escape(f"{b.language}, {b.transport}"), version,
+                      _stored_cell(stored.get(b.name, []), current), _check_cell(b.check, b.current))
+        histories.append((b.name, b.history, current))
     console.print(table)
+    console.print("versions seen, oldest first (when first seen, that version's last check):", highlight=False)
+    for name, history, current in histories:
+        for n, line in enumerate(_history_lines(history, current)):
+            console.print(f"  {escape(name) if n == 0 else '':<16} {line}", highlight=False)
 
 
 def _stored_cell(stored, current: str) -> str:
@@ -218,17 +223,17 @@ def _check_cell(check, current: str) -> str:
     return f"{ok} {escape(date)}{escape(under)}{stale}"
 
 
-def _history_cell(history, current: str) -> str:
+def _history_lines(history, current: str) -> list[str]:
     """Every version seen, oldest first: hash, when first seen, that version's last check."""
     lines = []
     for entry in history:
         seen = str(entry.get("first_seen", ""))[:16].replace("T", " ")
         check = entry.get("check") or None
         verdict = "[dim]not checked[/dim]" if check is None else \
-            "[green]pass[/green]" if check.get("passed") else "[red]fail[/red]"
+            "[green]passed its check[/green]" if check.get("passed") else "[red]failed its check[/red]"
         now = " [bold](current)[/bold]" if entry.get("version") == current else ""
-        lines.append(f"{escape(str(entry.get('version')))} {escape(seen)} {verdict}{now}")
-    return "\n".join(lines) or "[dim]-[/dim]"
+        lines.append(f"{escape(str(entry.get('version')))}  {escape(seen)}  {verdict}{now}")
+    return lines or ["[dim]-[/dim]"]
 
 
 def register(app: typer.Typer) -> None:
