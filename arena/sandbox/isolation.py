@@ -150,10 +150,10 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     for pattern in ETC_ENTRIES:
         for path in sorted(glob.glob(f"/etc/{pattern}")):
             cmd += ["--ro-bind", path, path]
-    for path in runtime_paths():
-        cmd += ["--ro-bind", path, path]
     # Sticky and writable by all, as a /tmp is: the bot under root runs as another user than bwrap.
     cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
+    for path in runtime_paths():  # after the private /tmp, which would hide an arena installed under /tmp
+        cmd += ["--ro-bind", path, path]
     source = str(folder_source or folder)
     cmd += ["--bind" if writable_folder else "--ro-bind", source, str(folder)]
     for path in writable_paths:
