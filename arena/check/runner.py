@@ -25,7 +25,8 @@ from arena.play.records import FaultKind, TimeLimits
 from arena.play.seat import Seat
 from arena.play.startup import BotSettings, connect_bot
 from arena.submission.build import build_bot
-from arena.submission.lookup import DEFAULT_BOTS_DIR, load_manifest
+from arena.submission.lookup import load_manifest
+from arena.submission.workspace import BUNDLED_BOTS_DIR
 from arena.submission.manifest import BotManifest, ManifestError
 from arena.submission.versions import content_hash
 from arena.wording import count
@@ -158,7 +159,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         allow_restarts(seat, manifest, settings, label, on_start=restarted)
 
         for i, name in enumerate(opponents, start=1):
-            opp = load_manifest(name, opponents_dir or DEFAULT_BOTS_DIR)
+            opp = load_manifest(name, opponents_dir or BUNDLED_BOTS_DIR)
             build_bot(opp)
             opp_seat, _ = connect_bot(opp, settings, f"seat{i}-{opp.name}")
             allow_restarts(opp_seat, opp, settings, f"seat{i}-{opp.name}")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli import bot, games, play, reports, tournament
+from arena.cli import bot, games, init, play, reports, tournament
 from arena.cli.common import UsageError, console, fail
 
 app = typer.Typer(
@@ -37,6 +37,7 @@ def _options(
 
 
 # In the order `arena --help` lists them.
+init.register(app)
 play.register(app)
 tournament.register(app)
 reports.register_standings(app)

@@ -15,13 +15,13 @@ from arena.cli.common import (MoveTimeout, RuleOption, StartupTimeout, UsageErro
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
 
-DirOption = Annotated[Optional[Path], typer.Option("--dir", help="The bots folder (default: the arena's bots/).")]
+DirOption = Annotated[Optional[Path], typer.Option("--dir", help="The bots folder (default: the workspace's bots/).")]
 
 
 def _bots_dir(path: Path | None) -> Path:
-    from arena.submission.lookup import DEFAULT_BOTS_DIR
+    from arena.submission.workspace import workspace_bots_dir
 
-    return Path(path) if path is not None else DEFAULT_BOTS_DIR
+    return Path(path) if path is not None else workspace_bots_dir()
 
 
 @bot_app.command("new")
@@ -41,7 +41,8 @@ def new(
         fail(f"cannot write the bot folder: {exc}")
     files = ", ".join(sorted(p.name for p in folder.iterdir()))
     console.print(f"created [bold]{escape(str(folder))}[/bold] ({escape(files)})", highlight=False)
-    console.print(f"next: {escape(command('arena', 'bot', 'check', folder))}", highlight=False)
+    # In the workspace, the name finds it; a folder given with --dir is named by its path.
+    console.print(f"next: {escape(command('arena', 'bot', 'check', folder if dir is not None else name))}", highlight=False)
 
 
 def _render_report(report) -> None:
@@ -165,34 +166,47 @@ def list_(
     Versions are content hashes; beside each bot: its language and transport, the version each
     tournament's stored games used, its last check, and every version seen with that version's check."""
     from arena.submission.registry import list_registered
+    from arena.submission.workspace import BUNDLED_BOTS_DIR, TOURNAMENTS
     from arena.tournament.stored_versions import stored_versions
 
     if dir is not None and not dir.is_dir():
         fail(f"--dir {dir}: no such folder")
     if tournaments is not None and not tournaments.is_dir():
         fail(f"--tournaments {tournaments}: no such folder")
-    bots = list_registered(_bots_dir(dir))
+    folder = _bots_dir(dir)
+    bots = [(b, "") for b in list_registered(folder)] if folder.is_dir() else []
+    if dir is None and folder.resolve() != BUNDLED_BOTS_DIR.resolve():
+        # The workspace's bots, then the bundled ones: a name in both means the workspace's.
+        mine = {b.name for b, _ in bots}
+        bots = [(b, "workspace") for b, _ in bots] + [
+            (b, "bundled, hidden by the workspace's" if b.name in mine else "bundled")
+            for b in list_registered(BUNDLED_BOTS_DIR, remember=False)]
     if not bots:
-        console.print(f"no bots in {escape(str(_bots_dir(dir)))}", highlight=False)
+        console.print(f"no bots in {escape(str(folder))}", highlight=False)
         return
-    stored = stored_versions(tournaments if tournaments is not None else _bots_dir(dir).resolve().parent / "tournaments")
-    table = Table(title=f"bots in {escape(str(_bots_dir(dir)))}")
+    stored = stored_versions(tournaments if tournaments is not None else folder.resolve().parent / TOURNAMENTS)
+    title = f"bots in {folder}" + (f" and the bundled bots ({BUNDLED_BOTS_DIR})" if any(where for _, where in bots) else "")
+    table = Table(title=escape(title))
     for col in ("name", "runs", "version", "stored games", "last check"):
         table.add_column(col, no_wrap=col in ("name", "version"))  # a hash cut in two cannot be compared
     histories = []
-    for b in bots:
+    for b, where in bots:
+        label = escape(b.name) + (f"\n[dim]{escape(where)}[/dim]" if where else "")
         if b.error:
-            table.add_row(escape(b.name), "", "", "", f"[red]bad manifest:[/red] {escape(b.error)}")
+            table.add_row(label, "", "", "", f"[red]bad manifest:[/red] {escape(b.error)}")
             continue
         current = b.current or b.version
         version = escape(current) if current else "[dim]-[/dim]"
         if b.version and b.current and b.current != b.version:
             version += f"\n[yellow](added as {escape(b.version)})[/yellow]"
-        table.add_row(escape(b.name), escape(f"{b.language}, {b.transport}"), version,
-                      _stored_cell(stored.get(b.name, []), current), _check_cell(b.check, b.current))
-        histories.append((b.name, b.history, current))
+        table.add_row(label, escape(f"{b.language}, {b.transport}"), version,
+                      _stored_cell(stored.get(b.name, []) if where != "bundled, hidden by the workspace's" else [], current),
+                      _check_cell(b.check, b.current))
+        if b.history and not where.startswith("bundled"):  # the bundled bots' are not the workspace's business
+            histories.append((b.name, b.history, current))
     console.print(table)
-    console.print("versions seen, oldest first (when first seen, that version's last check):", highlight=False)
+    if histories:
+        console.print("versions seen, oldest first (when first seen, that version's last check):", highlight=False)
     for name, history, current in histories:
         for n, line in enumerate(_history_lines(history, current)):
             console.print(f"  {escape(name) if n == 0 else '':<16} {line}", highlight=False)

@@ -1,5 +1,6 @@
-"""Finding bots: a bot named on the command line or in a config (a name under the bots folder, a
-bot folder, or its bot.toml) to its manifest, and every bot of a folder."""
+"""Finding bots: a bot named on the command line or in a config (a name in the workspace's bots/
+or among the bundled bots, a bot folder, or its bot.toml) to its manifest, and every bot of a
+folder. Where names are looked up: arena/submission/workspace.py."""
 
 from __future__ import annotations
 
@@ -7,28 +8,29 @@ import os
 from pathlib import Path
 
 from arena.submission.manifest import MANIFEST_NAME, NAME_RE, BotManifest, ManifestError, read_manifest
-
-DEFAULT_BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
+from arena.submission.workspace import BUNDLED_BOTS_DIR, lookup_dirs, runnable
 
 
 def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> Path:
-    """A bot name under bots_dir, a path to bot.toml, or a path to a bot folder -> the bot.toml path.
+    """A bot name, a path to bot.toml, or a path to a bot folder -> the bot.toml path.
 
-    A bare name means the bot under bots_dir first, whatever folders the current directory
+    A bare name means the bot of that name in `bots_dir` (default: the workspace's bots/, of
+    `base_dir` when given), then among the bundled bots, whatever folders the current directory
     holds: a stray ./random_bot must not change which bot a tournament plays. A relative path
     starts from `base_dir` (a tournament config's folder), else from the current folder."""
-    bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
     try:
-        return _resolve_manifest_path(ref, bots_dir, base_dir)
+        return _resolve_manifest_path(ref, lookup_dirs(bots_dir, base_dir), base_dir)
     except OSError as exc:  # e.g. a bot folder nobody may read
         raise ManifestError(f"{ref}: cannot read the bot ({exc.strerror or exc})") from None
 
 
-def _resolve_manifest_path(ref: str | Path, bots_dir: Path, base_dir: Path | None) -> Path:
+def _resolve_manifest_path(ref: str | Path, folders: list[Path], base_dir: Path | None) -> Path:
     text = str(ref)
-    # A name as typed (a str) means a bot under bots_dir first; a Path is always a path.
-    if isinstance(ref, str) and NAME_RE.match(text) and (bots_dir / text / MANIFEST_NAME).is_file():
-        return bots_dir / text / MANIFEST_NAME
+    # A name as typed (a str) means a bot of the bots folders first; a Path is always a path.
+    if isinstance(ref, str) and NAME_RE.match(text):
+        for bots_dir in folders:
+            if (bots_dir / text / MANIFEST_NAME).is_file():
+                return bots_dir / text / MANIFEST_NAME
     candidate = Path(ref).expanduser()
     if base_dir is not None and not candidate.is_absolute():
         # Lexical "..": the config's folder may not exist yet while `tournament new` checks it.
@@ -47,9 +49,10 @@ def _resolve_manifest_path(ref: str | Path, bots_dir: Path, base_dir: Path | Non
             return inner
         raise ManifestError(f"{inner}: no {MANIFEST_NAME} in the bot folder {candidate}")
     if NAME_RE.match(text):
-        named = bots_dir / text / MANIFEST_NAME
-        known = ", ".join(m.name for m in _safe_list(bots_dir)) or "none"
-        raise ManifestError(f"{named}: no bot named {text!r} in {bots_dir} (bots there: {known})")
+        named = folders[0] / text / MANIFEST_NAME
+        known = ", ".join(sorted({m.name for bots_dir in folders for m in _safe_list(bots_dir)})) or "none"
+        where = " or ".join(str(f) for f in folders)
+        raise ManifestError(f"{named}: no bot named {text!r} in {where} (bots there: {known})")
     raise ManifestError(f"{candidate}: no such manifest file or bot folder")
 
 
@@ -61,14 +64,21 @@ def _safe_list(bots_dir: Path) -> list[BotManifest]:
 
 
 def load_manifest(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> BotManifest:
-    """Find and load a manifest; ManifestError names the file, the key and what was expected."""
-    return read_manifest(resolve_manifest_path(ref, bots_dir, base_dir))
+    """Find and load a manifest; ManifestError names the file, the key and what was expected. A
+    bundled bot with a build step comes from its copy in the per-user cache (workspace.runnable)."""
+    manifest = read_manifest(resolve_manifest_path(ref, bots_dir, base_dir))
+    try:
+        return runnable(manifest)
+    except OSError as exc:
+        raise ManifestError(f"{manifest.directory}: cannot copy the bundled bot into the build cache "
+                            f"({exc.strerror or exc})") from None
 
 
 def list_bots(bots_dir: Path | None = None) -> list[BotManifest]:
-    """Every valid manifest `bots_dir/*/bot.toml`, by name (invalid ones raise ManifestError)."""
-    bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
+    """Every valid manifest `bots_dir/*/bot.toml` (default: the bundled bots), by name (invalid
+    ones raise ManifestError)."""
+    bots_dir = Path(bots_dir) if bots_dir is not None else BUNDLED_BOTS_DIR
     if not bots_dir.is_dir():
         return []
-    found = [load_manifest(p) for p in sorted(bots_dir.glob(f"*/{MANIFEST_NAME}"))]
+    found = [read_manifest(p) for p in sorted(bots_dir.glob(f"*/{MANIFEST_NAME}"))]
     return sorted(found, key=lambda m: m.name)

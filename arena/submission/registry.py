@@ -22,8 +22,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from arena.submission.lookup import DEFAULT_BOTS_DIR, load_manifest
-from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError
+from arena.submission.lookup import load_manifest
+from arena.submission.workspace import workspace_bots_dir
+from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
 from arena.submission.versions import bot_files, content_hash
 
 CHECK_FILE = ".check.json"
@@ -128,8 +129,9 @@ class Registered:
 
 
 def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool = False) -> Registered:
-    """Put the (already checked) bot under bots_dir/<name>/ and record its content hash."""
-    bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
+    """Put the (already checked) bot under bots_dir/<name>/ (default: the workspace's bots/) and
+    record its content hash."""
+    bots_dir = Path(bots_dir) if bots_dir is not None else workspace_bots_dir()
     src = source.directory.resolve()
     dest = (bots_dir / source.name).resolve()
     previous = ""
@@ -173,15 +175,17 @@ class ListedBot:
     history: tuple[dict[str, Any], ...] = ()  # every version seen, oldest first (load_versions)
 
 
-def list_registered(bots_dir: Path | None = None) -> list[ListedBot]:
-    """Every bot folder under bots_dir, including ones whose manifest is broken (error set)."""
-    bots_dir = Path(bots_dir) if bots_dir is not None else DEFAULT_BOTS_DIR
+def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> list[ListedBot]:
+    """Every bot folder under bots_dir (default: the workspace's bots/), including ones whose
+    manifest is broken (error set). With `remember`, a version seen for the first time is noted
+    in the bot's history; never in the installed package's bundled bots."""
+    bots_dir = Path(bots_dir) if bots_dir is not None else workspace_bots_dir()
     out: list[ListedBot] = []
     if not bots_dir.is_dir():
         return out
     for path in sorted(bots_dir.glob(f"*/{MANIFEST_NAME}")):
         try:
-            m = load_manifest(path)
+            m = read_manifest(path)
         except ManifestError as exc:
             out.append(ListedBot(path.parent.name, "", "", "", "", None, error=str(exc)))
             continue
@@ -189,7 +193,7 @@ def list_registered(bots_dir: Path | None = None) -> list[ListedBot]:
             current = content_hash(m)
         except ManifestError:
             current = ""  # shown as unknown; `arena bot check` names the unreadable file
-        if current:
+        if current and remember:
             try:
                 note_version(m.directory, current)  # first seen now, if it is new
             except OSError:

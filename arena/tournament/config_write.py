@@ -11,8 +11,9 @@ from typing import Any
 
 import tomli_w
 
-from arena.submission.lookup import DEFAULT_BOTS_DIR, resolve_manifest_path
-from arena.submission.manifest import MANIFEST_NAME, ManifestError
+from arena.submission.lookup import resolve_manifest_path
+from arena.submission.manifest import MANIFEST_NAME, NAME_RE, ManifestError
+from arena.submission.workspace import lookup_dirs
 from arena.tournament.config import ConfigError, config_from_dict, load_entries
 
 
@@ -24,12 +25,23 @@ def _entry_for_config(ref: str, config_dir: Path) -> str:
     except ManifestError:
         return ref  # load_entries reports it, naming the config
     path = Path(ref).expanduser()
-    if found == DEFAULT_BOTS_DIR / ref / MANIFEST_NAME or path.is_absolute():
+    if path.is_absolute() or _same_by_name(ref, found, config_dir):
         return ref
     relative = os.path.relpath(path.resolve(), config_dir.resolve())
     # A bot folder beside the config must not be written as a bare name: a name means the bot of
     # that name under bots/ first (a copy of random_bot in ./random_bot played as the bundled one).
     return relative if os.sep in relative or relative in (".", "..") else "./" + relative
+
+
+def _same_by_name(ref: str, found: Path, config_dir: Path) -> bool:
+    """`ref` was found as a name (in the workspace's bots/ or among the bundled bots), and names
+    that very bot from the config's folder too (whose workspace it is, arena/submission/workspace.py)."""
+    if not NAME_RE.match(ref) or not any(found == d / ref / MANIFEST_NAME for d in lookup_dirs()):
+        return False
+    try:
+        return resolve_manifest_path(ref, base_dir=config_dir).resolve() == found.resolve()
+    except ManifestError:
+        return False
 
 
 def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,

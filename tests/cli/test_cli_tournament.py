@@ -355,12 +355,13 @@ def test_a_log_folder_that_cannot_be_made_is_a_message_before_any_bot_starts(tmp
 
 
 def test_a_bare_bot_name_means_the_bundled_bot_whatever_the_current_folder_holds(tmp_path, monkeypatch):
-    from arena.submission.lookup import DEFAULT_BOTS_DIR, resolve_manifest_path
+    from arena.submission.lookup import resolve_manifest_path
+    from arena.submission.workspace import BUNDLED_BOTS_DIR
 
     (tmp_path / "random_bot").mkdir()
     (tmp_path / "random_bot" / "bot.toml").write_text('name = "random_bot"\ncommand = ["false"]\n')
     monkeypatch.chdir(tmp_path)
-    assert resolve_manifest_path("random_bot") == DEFAULT_BOTS_DIR / "random_bot" / "bot.toml"
+    assert resolve_manifest_path("random_bot") == BUNDLED_BOTS_DIR / "random_bot" / "bot.toml"
     assert resolve_manifest_path("./random_bot").resolve() == tmp_path / "random_bot" / "bot.toml"
 
 
@@ -375,12 +376,12 @@ def test_play_exits_non_zero_when_a_bot_could_never_start(tmp_path):
 
 
 def _copy_of_random_bot(folder: Path, name: str) -> Path:
-    from arena.submission.lookup import DEFAULT_BOTS_DIR
+    from arena.submission.workspace import BUNDLED_BOTS_DIR
 
     folder.mkdir(parents=True)
-    source = (DEFAULT_BOTS_DIR / "random_bot" / "bot.toml").read_text()
+    source = (BUNDLED_BOTS_DIR / "random_bot" / "bot.toml").read_text()
     (folder / "bot.toml").write_text(source.replace('name = "random_bot"', f'name = "{name}"'))
-    for item in (DEFAULT_BOTS_DIR / "random_bot").iterdir():
+    for item in (BUNDLED_BOTS_DIR / "random_bot").iterdir():
         if item.is_file() and item.name != "bot.toml":
             (folder / item.name).write_bytes(item.read_bytes())
     return folder

@@ -13,7 +13,8 @@ import pytest
 
 from arena.submission.build import build_bot
 from arena.submission.manifest import ALLOWED_KEYS, BotManifest, ManifestError
-from arena.submission.lookup import DEFAULT_BOTS_DIR, list_bots, load_manifest
+from arena.submission.workspace import BUNDLED_BOTS_DIR
+from arena.submission.lookup import list_bots, load_manifest
 
 BUNDLED = ["random_bot", "heuristic_bot", "c_bot", "js_bot", "shell_bot", "zmq_bot"]
 
@@ -33,13 +34,13 @@ def test_bundled_manifest_loads(name: str) -> None:
     m = load_manifest(name)
     assert isinstance(m, BotManifest)
     assert m.name == name
-    assert m.directory == DEFAULT_BOTS_DIR / name
-    assert m.path == DEFAULT_BOTS_DIR / name / "bot.toml"
+    assert m.directory == BUNDLED_BOTS_DIR / name
+    assert m.path == BUNDLED_BOTS_DIR / name / "bot.toml"
     assert m.command and m.transport in ("pipe", "zmq")
     assert m.language and m.description
     # the three ways to name a bot agree
-    assert load_manifest(DEFAULT_BOTS_DIR / name) == m
-    assert load_manifest(str(DEFAULT_BOTS_DIR / name / "bot.toml")) == m
+    assert load_manifest(BUNDLED_BOTS_DIR / name) == m
+    assert load_manifest(str(BUNDLED_BOTS_DIR / name / "bot.toml")) == m
 
 
 def test_list_bots_finds_all_bundled_sorted() -> None:
@@ -58,7 +59,7 @@ def test_python_bots_use_the_arena_interpreter() -> None:
 def test_relative_program_resolves_against_bot_folder() -> None:
     m = load_manifest("c_bot")
     assert m.build == ("make", "-s")
-    assert m.argv() == [str(DEFAULT_BOTS_DIR / "c_bot" / "c_bot")]
+    assert m.argv() == [str(BUNDLED_BOTS_DIR / "c_bot" / "c_bot")]
     # a program name without a slash is looked up on PATH, unchanged
     assert load_manifest("js_bot").argv() == ["node", "bot.js"]
 
@@ -71,12 +72,12 @@ def test_zmq_bot_manifest() -> None:
 
 
 def test_zmq_service_example_manifests() -> None:
-    m = load_manifest(DEFAULT_BOTS_DIR / "zmq_bot" / "service.toml")
+    m = load_manifest(BUNDLED_BOTS_DIR / "zmq_bot" / "service.toml")
     assert m.is_service and m.command == () and m.endpoint == "tcp://127.0.0.1:5555"
     assert m.argv() == []
-    c = load_manifest(DEFAULT_BOTS_DIR / "zmq_bot" / "service_curve.toml")
-    assert c.server_public_key == DEFAULT_BOTS_DIR / "zmq_bot" / "keys" / "server.key"
-    assert c.client_secret_key == DEFAULT_BOTS_DIR / "zmq_bot" / "keys" / "client.key_secret"
+    c = load_manifest(BUNDLED_BOTS_DIR / "zmq_bot" / "service_curve.toml")
+    assert c.server_public_key == BUNDLED_BOTS_DIR / "zmq_bot" / "keys" / "server.key"
+    assert c.client_secret_key == BUNDLED_BOTS_DIR / "zmq_bot" / "keys" / "client.key_secret"
 
 
 def test_bots_dir_argument(tmp_path: Path) -> None:

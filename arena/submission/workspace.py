@@ -1,0 +1,112 @@
+"""Where bots are looked up and things are made: the user's workspace and the bundled bots.
+
+A workspace is the folder a user works in, holding `bots/` and `tournaments/` (`arena init`
+makes one; this repository is one). A command's workspace is the nearest of the current folder
+and its parents that holds either; a tournament config's is the nearest one from the config's
+own folder, so a config plays the same bots whichever folder it is run from. A bare bot name
+means the workspace's `bots/NAME` first, then the bundled example bot of that name.
+
+The bundled bots are the repository's top-level `bots/` folder: in a checkout (an editable
+install) they are read from there; a wheel carries them as package data in
+`arena/bundled_bots/`. Nothing is ever written into the installed package: a bundled bot with a
+build step is copied, once per version, into a per-user cache and built there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from arena.submission.manifest import MANIFEST_NAME, BotManifest, read_manifest
+from arena.submission.versions import bot_files, content_hash
+
+BOTS = "bots"
+TOURNAMENTS = "tournaments"
+_PACKAGE = Path(__file__).resolve().parents[1]  # arena/
+_INSTALLED_BUNDLE = _PACKAGE / "bundled_bots"  # where a wheel puts the repository's bots/
+BUNDLED_BOTS_DIR = _INSTALLED_BUNDLE if _INSTALLED_BUNDLE.is_dir() else _PACKAGE.parent / BOTS
+CACHE_ENV = "XDG_CACHE_HOME"
+
+
+def is_workspace(folder: Path) -> bool:
+    return (folder / BOTS).is_dir() or (folder / TOURNAMENTS).is_dir()
+
+
+def find_workspace(start: Path | None = None) -> Path | None:
+    """The nearest of `start` (default: the current folder) and its parents that is a workspace."""
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if is_workspace(folder):
+            return folder
+    return None
+
+
+def workspace_or_here() -> Path:
+    """Where a command that makes things writes: the current workspace, else the current folder
+    (which the first `bots/` or `tournaments/` written makes a workspace)."""
+    return find_workspace() or Path.cwd().resolve()
+
+
+def workspace_bots_dir() -> Path:
+    return workspace_or_here() / BOTS
+
+
+def lookup_dirs(bots_dir: Path | None = None, base_dir: Path | None = None) -> list[Path]:
+    """Where a bare bot name is looked up, in order: `bots_dir` when given, else the bots/ of the
+    workspace (of `base_dir`, a config's folder, when given; else of the current folder); then the
+    bundled bots."""
+    if bots_dir is not None:
+        first = Path(bots_dir)
+    else:
+        workspace = find_workspace(base_dir)
+        first = workspace / BOTS if workspace is not None else None
+    found = [first] if first is not None else []
+    if not any(_same(d, BUNDLED_BOTS_DIR) for d in found):
+        found.append(BUNDLED_BOTS_DIR)
+    return found
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def is_bundled(directory: Path) -> bool:
+    """A bot folder of the bundled bots (of this checkout or of the installed package)."""
+    return _same(Path(directory).parent, BUNDLED_BOTS_DIR)
+
+
+def cache_dir() -> Path:
+    base = os.environ.get(CACHE_ENV) or str(Path.home() / ".cache")
+    return Path(base) / "skitgubbe-arena" / "builds"
+
+
+def runnable(manifest: BotManifest) -> BotManifest:
+    """The manifest to build and run: a bundled bot with a build step, when the bundle is the
+    installed package's, from its copy in the per-user cache (made once per version; its content
+    hash is the bundled one's); any other bot as it is."""
+    if not manifest.build or not _same(manifest.directory.parent, _INSTALLED_BUNDLE):
+        return manifest
+    version = content_hash(manifest)
+    target = cache_dir() / f"{manifest.name}-{version}"
+    if not (target / MANIFEST_NAME).is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Copied aside, then renamed into place: two arenas starting at once both end with a whole copy.
+        staging = Path(tempfile.mkdtemp(prefix=f".{manifest.name}-", dir=target.parent))
+        for relative in bot_files(manifest.directory):  # the files hashed: the copy has the same version
+            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(manifest.directory / relative, staging / relative)
+        try:
+            staging.rename(target)
+        except OSError:  # another arena put its copy there first
+            shutil.rmtree(staging, ignore_errors=True)
+    name = manifest.path.name if manifest.path is not None else MANIFEST_NAME
+    return read_manifest(target / name)
+
+
+__all__ = ["BOTS", "TOURNAMENTS", "BUNDLED_BOTS_DIR", "is_workspace", "find_workspace", "workspace_or_here",
+           "workspace_bots_dir", "lookup_dirs", "is_bundled", "cache_dir", "runnable"]

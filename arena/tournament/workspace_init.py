@@ -1,0 +1,79 @@
+"""`arena init [DIR]`: make a workspace (arena/submission/workspace.py) with a starter bot, a demo
+tournament of it against bundled bots, and a .gitignore for what runs leave behind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.submission.scaffold import new_bot
+from arena.submission.workspace import BOTS, TOURNAMENTS, is_workspace
+from arena.tournament.config import load_config, load_entries
+
+STARTER_BOT = "my_bot"
+# Bundled opponents that need nothing beyond Python and a POSIX shell: a new workspace's demo runs
+# wherever the arena does (c_bot needs a compiler, js_bot Node, zmq_bot nothing more but adds little).
+DEMO_OPPONENTS = ("random_bot", "heuristic_bot", "shell_bot")
+
+DEMO_CONFIG = """\
+# A demo tournament: your starter bot (bots/{bot}) against bundled example bots, round robin at
+# tables of three. Every deal is played in all 6 seatings of its table with the same cards.
+# Run it:   arena tournament run tournaments/demo.toml
+# Read it:  arena standings tournaments/demo.toml
+name = "demo"
+seed = 1
+bots = [{bots}]
+table_size = 3
+deals = 4
+scoring = "placement"
+fault_policy = "fallback"
+
+[limits]
+move_timeout_s = 2.0
+startup_timeout_s = 10.0
+"""
+
+GITIGNORE = """\
+# What the arena writes while it runs: results, logs and per-machine records, not source.
+tournaments/*.sqlite
+tournaments/*.sqlite-*
+tournaments/*.run-lock
+tournaments/logs/
+logs/
+bots/*/.check.json
+bots/*/.versions.json
+"""
+
+
+class WorkspaceExists(Exception):
+    """The folder is a workspace already: init changes nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    folder: Path
+    starter: Path  # the starter bot's folder
+    demo: Path  # the demo tournament's config
+
+
+def init_workspace(folder: Path) -> Workspace:
+    """Make `folder` (created if missing) a workspace. WorkspaceExists when it holds bots/ or
+    tournaments/ already; OSError when it cannot be written. The demo config is checked as a run
+    would load it before init returns."""
+    folder = Path(folder).expanduser().resolve()
+    if is_workspace(folder):
+        raise WorkspaceExists(f"{folder} is a workspace already (it has {BOTS}/ or {TOURNAMENTS}/): nothing was changed")
+    folder.mkdir(parents=True, exist_ok=True)
+    starter = new_bot(STARTER_BOT, "python", folder / BOTS)
+    (folder / TOURNAMENTS).mkdir()
+    demo = folder / TOURNAMENTS / "demo.toml"
+    names = ", ".join(f'"{name}"' for name in (STARTER_BOT, *DEMO_OPPONENTS))
+    demo.write_text(DEMO_CONFIG.format(bot=STARTER_BOT, bots=names), encoding="utf-8")
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(GITIGNORE, encoding="utf-8")
+    load_entries(load_config(demo))  # the bare names find the starter bot and the bundled ones
+    return Workspace(folder, starter, demo)
+
+
+__all__ = ["STARTER_BOT", "DEMO_OPPONENTS", "WorkspaceExists", "Workspace", "init_workspace"]
