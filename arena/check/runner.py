@@ -20,7 +20,7 @@ from arena.check.evidence import Evidence, copy_logs
 from arena.check.probes import FutureLines, check_quit, conversations_apart
 from arena.check.verdicts import CheckReport, CheckResult, percentile
 from arena.game import Rules, RulesError
-from arena.play.match import allow_restarts, close_seat, play_match
+from arena.play.match import rotation, allow_restarts, close_seat, play_match
 from arena.play.records import FaultKind, TimeLimits
 from arena.play.seat import Seat
 from arena.play.startup import BotSettings, connect_bot
@@ -173,13 +173,18 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         def keep_going(record) -> bool:
             # A bot slower than the limit costs the whole limit at every request: a check of a
             # bot sleeping 2.5 s a move ran for six minutes, with nothing new to learn.
-            timeouts_seen[0] += sum(f.kind is FaultKind.TIMEOUT for f in record.faults if f.seat == 0)
+            mine_now = rotation(record.number, len(seats)).index(0)
+            timeouts_seen[0] += sum(f.kind is FaultKind.TIMEOUT for f in record.faults if f.seat == mine_now)
             return timeouts_seen[0] < TIMEOUTS_ENOUGH
 
-        match = play_match(seats, rules, seed, games=games, limits=limits, keep_going=keep_going)
-        mine = [f for r in match.records for f in r.faults if f.seat == 0]
+        # The seats rotate: the bot under test (the match's player 0) plays every seat, since a bot
+        # that breaks at another seat than the first passed a check played at seat 0 alone.
+        match = play_match(seats, rules, seed, games=games, limits=limits, keep_going=keep_going, rotate=True)
+        at = [seating.index(0) for seating in match.seatings]  # its seat in each game
+        mine = [f for r, seat in zip(match.records, at) for f in r.faults if f.seat == seat]
         kinds = Counter(f.kind for f in mine)
-        think = [t for r in match.records for t in r.think_times_s[0]]
+        think = [t for r, seat in zip(match.records, at) for t in r.think_times_s[seat]]
+        seats_played = sorted(set(at))
         decisions = len(think)
 
         def first_fault(wanted: set[FaultKind]):
@@ -194,7 +199,8 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                         f"{TIMEOUTS_ENOUGH} timeouts or more say enough)")
         results.append(CheckResult(
             "games", not mine,
-            f"{count(len(match.records), 'game')} vs {', '.join(opponents)}{rule_words}, "
+            f"{count(len(match.records), 'game')} vs {', '.join(opponents)}{rule_words}, at "
+            f"{'seats ' + ', '.join(map(str, seats_played)) if len(seats_played) > 1 else f'seat {seats_played[0]}'}, "
             f"{decisions} decisions answered, with a message type and a request field from a later protocol "
             f"in every game; {summary}"))
 

@@ -8,6 +8,7 @@ kills its whole process tree.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Callable, Iterator, Sequence
 
 from arena import protocol
 from arena.game import Event, Game, Rules
+from arena.game.outcome import Outcome
 from arena.game.scoring import MatchScore, first_dealer
 from arena.game.seeds import derive_seed
 from arena.play.records import GameRecord, TimeLimits
@@ -141,10 +143,25 @@ def handshake_faults(seats: Sequence[Seat]) -> list[tuple[int, str]]:
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
-    records: tuple[GameRecord, ...]
-    totals: tuple[int, ...]
-    winners: tuple[int, ...]
-    start_faults: tuple[tuple[int, str], ...]
+    records: tuple[GameRecord, ...]  # by seat
+    totals: tuple[int, ...]  # by player (the order the match's seats were given in)
+    winners: tuple[int, ...]  # players
+    start_faults: tuple[tuple[int, str], ...]  # (player, why)
+    seatings: tuple[tuple[int, ...], ...] = ()  # per game: the player at each seat
+
+
+def rotation(number: int, n: int) -> tuple[int, ...]:
+    """The seating of game `number` (1, 2, ...) of a match whose seats rotate: the player at each
+    seat, moved one seat on per game, so that over n games every player sits at every seat."""
+    shift = (number - 1) % n
+    return tuple((seat + shift) % n for seat in range(n))
+
+
+def outcome_by_player(outcome: Outcome, seating: Sequence[int]) -> Outcome:
+    """A game's outcome (by seat) said of the players who sat there (`seating`: player by seat)."""
+    forfeited = outcome.forfeited_seat
+    return dataclasses.replace(outcome, finishing_order=tuple(seating[s] for s in outcome.finishing_order),
+                               forfeited_seat=None if forfeited is None else seating[forfeited])
 
 
 def play_match(
@@ -154,34 +171,42 @@ def play_match(
     *,
     games: int | None = None,
     limits: TimeLimits = TimeLimits(),
-    on_game: Callable[[GameRecord, MatchScore], None] | None = None,
+    on_game: Callable[[GameRecord, MatchScore, tuple[int, ...]], None] | None = None,
     on_event: Callable[[Event], None] | None = None,
     keep_going: Callable[[GameRecord], bool] | None = None,
+    rotate: bool = False,
 ) -> MatchResult:
     """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games
-    (fewer if `keep_going`, asked after each game, says no)."""
+    (fewer if `keep_going`, asked after each game, says no). `seats` are the match's players; with
+    `rotate` they move one seat on each game (`rotation`), else each keeps its seat. The score,
+    the dealer (R57) and the winners are the players'; each record is by seat, and `on_game` gets
+    the game's seating (player by seat) beside it."""
+    n = len(seats)
     start_faults = tuple(handshake_faults(seats))
     match_line = protocol.format_match_start(rules, games)
     tell_match_start(seats, match_line)
     score = MatchScore(rules, first_dealer(seed, rules.num_players))
-    records = []
+    records, seatings = [], []
     number = 0
     while (games is None and not score.is_over) or (games is not None and number < games):
         number += 1
-        game = Game.new(rules, derive_seed(seed, "game", number), score.dealer)
+        seating = rotation(number, n) if rotate else tuple(range(n))
+        game = Game.new(rules, derive_seed(seed, "game", number), seating.index(score.dealer))
         revive_seats(seats, match_line)
-        record = play_game(game, seats, number=number, limits=limits, on_event=on_event)
-        score.record(record.outcome)
+        record = play_game(game, [seats[player] for player in seating], number=number, limits=limits, on_event=on_event)
+        score.record(outcome_by_player(record.outcome, seating))
         records.append(record)
+        seatings.append(seating)
         if on_game is not None:
-            on_game(record, score)  # the score as it stands after this game
+            on_game(record, score, seating)  # the score as it stands after this game
         if keep_going is not None and not keep_going(record):
             break
     winners = score.winners
-    for seat in seats:
+    # protocol.md section 4: per-seat totals mean nothing where seats changed; such a match ends
+    # with `quit` alone, as a tournament table does.
+    for seat in seats if not rotate else ():
         if seat.alive:
             with contextlib.suppress(TransportError):
                 send_lines(seat.transport, seat.outbox + [protocol.format_match_over(score.totals, winners)])
                 seat.outbox = []
-    return MatchResult(tuple(records), tuple(score.totals), winners, start_faults)
-
+    return MatchResult(tuple(records), tuple(score.totals), winners, start_faults, tuple(seatings))

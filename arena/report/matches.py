@@ -32,12 +32,18 @@ def seat_labels(names: Sequence[str]) -> list[str]:
     return [f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
 
 
-def render_game_record(record: GameRecord, console: Console, score: MatchScore | None = None) -> None:
+def render_game_record(record: GameRecord, console: Console, score: MatchScore | None = None,
+                       seating: Sequence[int] | None = None, players: Sequence[str] | None = None) -> None:
     """One line per game: finishing order with names, points, faults.
 
     With the match `score` after this game (`arena play`), the points are the match's own
-    change, pot included (R55), followed by the running totals and any pot left on the table."""
-    labels = seat_labels(record.bots)
+    change, pot included (R55), followed by the running totals and any pot left on the table.
+    A match whose seats rotate gives its `players` and the game's `seating` (player by seat): the
+    score is the players', and a bot seated twice keeps its player's label (`random_bot#1`)."""
+    if players is None or seating is None:
+        players, seating = record.bots, range(len(record.bots))
+    by_player = seat_labels(players)
+    labels = [by_player[player] for player in seating]
     outcome = record.outcome
     order = " > ".join(labels[s] for s in outcome.finishing_order)
     reason = "" if outcome.reason.value == "normal" else f" [{outcome.reason.value}]"
@@ -46,9 +52,9 @@ def render_game_record(record: GameRecord, console: Console, score: MatchScore |
         line = "points " + " ".join(f"{labels[s]}={p}" for s, p in enumerate(record.points))
     else:
         signed = score.rules.scoring is not Scoring.PLACEMENT  # chips and penalties go down as well as up
-        line = "points " + " ".join(f"{labels[s]}={p:+d}" if signed else f"{labels[s]}={p}"
-                                    for s, p in enumerate(score.last_change))
-        line += "\n  match  " + " ".join(f"{labels[s]}={t}" for s, t in enumerate(score.totals))
+        line = "points " + " ".join(f"{by_player[i]}={p:+d}" if signed else f"{by_player[i]}={p}"
+                                    for i, p in enumerate(score.last_change))
+        line += "\n  match  " + " ".join(f"{by_player[i]}={t}" for i, t in enumerate(score.totals))
         if score.pot:
             line += f"\n  nobody went out: the pot of {score.pot} chips carries over to the next game"
     console.print(escape("  " + line), highlight=False)
@@ -70,12 +76,14 @@ def render_game_record(record: GameRecord, console: Console, score: MatchScore |
                       f"gone: {escape(why)})", highlight=False)
 
 
-def render_match_totals(names: Sequence[str], totals: Sequence[int], winners: Sequence[int], games: int, console: Console) -> None:
-    table = Table(title=f"Match result after {count(games, 'game')}")
-    table.add_column("seat", justify="right")
+def render_match_totals(names: Sequence[str], totals: Sequence[int], winners: Sequence[int], games: int, console: Console,
+                        rotated: bool = False) -> None:
+    """The match's totals by player; `rotated`: the players changed seats, so no seat is named."""
+    table = Table(title=f"Match result after {count(games, 'game')}" + (", seats rotating" if rotated else ""))
+    table.add_column("#" if rotated else "seat", justify="right")
     table.add_column("bot")
     table.add_column("points", justify="right")
-    for seat, (name, total) in enumerate(zip(seat_labels(names), totals)):
-        mark = " (winner)" if seat in winners else ""
-        table.add_row(str(seat), name + mark, str(total))
+    for player, (name, total) in enumerate(zip(seat_labels(names), totals)):
+        mark = " (winner)" if player in winners else ""
+        table.add_row(str(player), name + mark, str(total))
     console.print(table)

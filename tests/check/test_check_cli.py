@@ -292,6 +292,13 @@ def test_check_keeps_its_logs_where_asked(tmp_path):
     assert refused.exit_code == 2 and "not a folder" in refused.output
 
 
+def test_the_check_plays_every_seat_so_a_bot_wrong_away_from_seat_0_fails():
+    result = run("bot", "check", str(hostile_bot("illegal_off_seat_0")), "--games", "3")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 1, text
+    assert "at seats 0, 1, 2" in text and "FAIL legal moves" in text, text
+
+
 def test_check_cli_shows_failure_and_exit_code_1():
     result = run("bot", "check", str(hostile_bot("noise")), "--games", "1", "--move-timeout", "0.5")
     assert result.exit_code == 1

@@ -27,7 +27,7 @@ def test_pot_games_show_the_carried_pot_and_totals_that_add_up():
     totals = [0, 0, 0]
     carried_seen = False
 
-    def on_game(record, score):
+    def on_game(record, score, seating):
         nonlocal carried_seen
         console = Console(file=io.StringIO(), width=300, color_system=None)
         render_game_record(record, console, score)

@@ -207,12 +207,14 @@ def main():
     requests = 0
     game = 0  # the number of the game in progress (from its `game` line)
     in_game = 0  # requests answered in this game
+    seat = 0  # this bot's seat in the game in progress
     for line in sys.stdin:
         t = line.split()
         if not t:
             continue
         if t[0] == "game":
             game, in_game = int(t[1]), 0
+            seat = next((int(f[5:]) for f in t if f.startswith("seat=")), 0)
         elif t[0] == "hello":
             if MODE == "hello_noise":
                 out("Loading model...")
@@ -272,6 +274,8 @@ def main():
             elif MODE == "late" and requests in (2, 3):
                 time.sleep(0.6)
             elif MODE == "illegal" and requests == 2:
+                move = illegal_move(moves)
+            elif MODE == "illegal_off_seat_0" and seat != 0 and in_game == 1:  # right only at the first seat
                 move = illegal_move(moves)
             out(f"move {rid} {move}")
         elif t[0] == "quit":
