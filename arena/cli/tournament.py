@@ -20,9 +20,19 @@ def register(app: typer.Typer) -> None:
     app.add_typer(tournament_app, name="tournament")
 
 
+def _config_path(given: Path) -> Path:
+    """A bare name (`mine`: no folder, no suffix) means the workspace's tournaments/mine.toml; a
+    file name or path (`mine.toml`, `tournaments/mine.toml`) is written where it says."""
+    from arena.submission.workspace import TOURNAMENTS, workspace_or_here
+
+    if len(given.parts) != 1 or given.suffix or given.name in (".", ".."):
+        return given
+    return workspace_or_here() / TOURNAMENTS / (given.name + ".toml")
+
+
 @tournament_app.command("new")
 def new(
-    path: Annotated[Path, typer.Argument(help="Where to write the config, e.g. tournaments/mine.toml.")],
+    path: Annotated[Path, typer.Argument(help="Where to write the config: a path (tournaments/mine.toml), or a bare name (mine) for the workspace's tournaments/mine.toml.")],
     bots: Annotated[list[str], typer.Option("--bot", "-b", help="A bot name or manifest path (repeat for each entry).")],
     name: Annotated[Optional[str], typer.Option(help="Tournament name (default: the file's name).")] = None,
     seed: Annotated[int, typer.Option(help="Tournament seed.")] = 1,
@@ -49,6 +59,7 @@ def new(
     from arena.tournament.config import ConfigError
     from arena.tournament.config_write import write_config
 
+    path = _config_path(path)
     if path.exists() and not force:
         fail(f"{path} exists; use --force to overwrite it")
     try:

@@ -109,3 +109,16 @@ def test_init_makes_a_workspace_whose_demo_runs_and_a_second_init_changes_nothin
     run = invoke("tournament", "run", "tournaments/demo.toml")
     assert run.exit_code == 0 and "24 games stored" in " ".join(run.output.split()), run.output
     assert "my_bot" in invoke("standings", "tournaments/demo.toml").output
+
+
+def test_tournament_new_with_a_bare_name_writes_into_the_workspaces_tournaments(tmp_path, monkeypatch):
+    ws = tmp_path / "ws"
+    copy_bot("random_bot", ws / "bots" / "mine", "mine")
+    (ws / "bots" / "deep").mkdir()
+    monkeypatch.chdir(ws / "bots" / "deep")
+    made = invoke("tournament", "new", "league", "-b", "mine", "-b", "random_bot", "-b", "heuristic_bot")
+    assert made.exit_code == 0, made.output
+    config = ws / "tournaments" / "league.toml"
+    assert '"mine"' in config.read_text()  # a name the config's workspace finds, so kept a name
+    _, manifests = load_entries(load_config(config))
+    assert manifests["mine"].directory.resolve() == (ws / "bots" / "mine").resolve()
