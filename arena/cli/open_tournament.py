@@ -51,6 +51,10 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool, upd
         if stored is not None:
             changes = plan(stored, config.bots, versions, store.bots_played())
             if create:
+                # Whether the tournament, as it will be, fits the stored games, before anything is
+                # written: a refused run (a renamed bot) once wrote the versions it had planned.
+                after = replace(config, bots=changes.entries, withdrawn=changes.withdrawn)
+                store.check_fits(updated_fingerprint(stored, changes), fingerprint(after, manifests, changes.versions))
                 _take_bot_changes(store, stored, changes, config, manifests, update)
                 config = replace(config, bots=changes.entries, withdrawn=changes.withdrawn)
                 versions = changes.versions

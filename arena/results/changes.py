@@ -130,10 +130,11 @@ def _bots_refusal(old: dict, new: dict, bots_played: set[str] | None) -> str | N
         with_games = [name for name in dropped if name in bots_played]
         if not with_games:
             return None
-        return (f" (a bot may be taken out only while none of its games is stored, and {', '.join(with_games)} "
-                f"{'has' if len(with_games) == 1 else 'have'} stored games)")
-    return (" (bots may be added only at the end of the list: a bot put before others, moved, renamed or "
-            "taken out of the middle changes the tables of the stored games)")
+        return (f" ({', '.join(with_games)} {'has' if len(with_games) == 1 else 'have'} stored games: a bot taken "
+                "out then is withdrawn, which `arena tournament run --update` does)")
+    return (" (new bots go at the end of the list and the others keep their order: a bot put before others, "
+            "moved or renamed would change the tables of the stored games; a bot taken out is withdrawn "
+            "with --update, and put back anywhere in the list it rejoins)")
 
 
 def _schedule_words(label: object) -> str:

@@ -131,13 +131,21 @@ class ResultStore:
                 self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(new, sort_keys=True),))
                 return None
             diff = self._diff(json.loads(stored), new)
-            if diff.changes:
-                raise StoreError(f"{self.path} holds results of a different tournament ({', '.join(diff.changes)} "
-                                 "changed): " + "; ".join(diff.changes.values())
-                                 + ". Use a new results file, or restore the old settings to resume.")
+            self._refuse(diff)
             if new != json.loads(stored):
                 self._db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(new, sort_keys=True),))
             return diff
+
+    def check_fits(self, stored: dict, fingerprint: dict[str, object]) -> None:
+        """StoreError, as `check_fingerprint` raises it, unless `fingerprint` fits `stored`; writes nothing."""
+        with self._read():
+            self._refuse(self._diff(stored, as_stored(fingerprint)))
+
+    def _refuse(self, diff: FingerprintDiff) -> None:
+        if diff.changes:
+            raise StoreError(f"{self.path} holds results of a different tournament ({', '.join(diff.changes)} "
+                             "changed): " + "; ".join(diff.changes.values())
+                             + ". Use a new results file, or restore the old settings to resume.")
 
     def diff_from(self, stored: dict, fingerprint: dict[str, object]) -> FingerprintDiff:
         """How `fingerprint` stands to the `stored` one (read by `fingerprint()`), by the rule the

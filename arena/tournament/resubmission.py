@@ -26,6 +26,7 @@ class BotChanges:
     newly_withdrawn: tuple[str, ...] = ()
     rejoined: tuple[str, ...] = ()
     versions: dict[str, str] = field(default_factory=dict)  # every entry's version, withdrawn ones as stored
+    order_changed: bool = False  # bots moved or renamed: not a change a run takes (the fingerprint check says why)
 
     @property
     def needs_word(self) -> bool:
@@ -56,10 +57,12 @@ def plan(stored: dict, bots: tuple[str, ...], versions: dict[str, str], bots_pla
     entries = split_names(stored.get("bots"))
     was_withdrawn = set(split_names(stored.get("withdrawn")))
     old_versions = stored_versions(stored)
-    kept = [name for name in bots if name in entries]
-    new = [name for name in bots if name not in entries]
-    if list(bots) != kept + new or kept != [name for name in entries if name in kept]:
-        return BotChanges(entries=tuple(bots), versions=dict(versions))
+    # A withdrawn bot put back rejoins at its old place in the schedule wherever the config lists it.
+    placed = [name for name in bots if name not in was_withdrawn]
+    kept = [name for name in placed if name in entries]
+    new = [name for name in placed if name not in entries]
+    if placed != kept + new or kept != [name for name in entries if name in kept]:
+        return BotChanges(entries=tuple(bots), versions=dict(versions), order_changed=True)
     gone = [name for name in entries if name not in bots]
     # The last entries, taken out with no game ever stored, simply go (as they were added): the
     # stored tables do not change. Any other entry taken out is withdrawn, and keeps its place for
@@ -83,6 +86,8 @@ def updated_fingerprint(stored: dict, changes: BotChanges) -> dict:
     """The stored fingerprint with its bots' versions and withdrawals as they are after `changes`.
     Its list of bots stays as stored: bots added at the end, or the last ones taken out with no game
     stored, are the fingerprint check's business afterwards, as is a change of deals."""
+    if changes.order_changed:
+        return stored  # nothing to carry out: the run is refused
     out = {key: value for key, value in stored.items() if key != "withdrawn"}
     names = split_names(stored.get("bots"))
     out["bot_versions"] = ",".join(f"{name}={changes.versions.get(name, '')}" for name in names)

@@ -61,7 +61,7 @@ def test_bots_put_anywhere_but_the_end_are_refused_with_the_reason():
     for bots in (("d", "a", "b", "c"), ("a", "d", "b", "c"), ("b", "a", "c", "d"), ("a", "b", "x")):
         diff = compare(old, _entries(*bots), bots_played={"a", "b", "c"})
         assert list(diff.changes) == ["bots"] and diff.bots_from is None
-        assert "added only at the end of the list" in diff.changes["bots"]
+        assert "new bots go at the end of the list" in diff.changes["bots"]
 
 
 def test_the_last_bots_may_be_taken_out_only_while_none_of_their_games_is_stored():

@@ -269,3 +269,35 @@ def test_bot_list_shows_the_current_version_the_stored_one_and_the_history(tmp_p
     assert run(config, "--update")[0] == 0
     text = invoke("bot", "list", "--dir", str(workspace / "bots")).output
     assert f"t: {new}" in text and "not current" not in text, text
+
+
+def stored_fingerprint(database: Path) -> str:
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        return db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0]
+
+
+def test_a_refused_rename_changes_nothing_and_a_withdrawn_bot_rejoins_from_anywhere_in_the_list(tmp_path):
+    # An organiser's audit: a renamed bot was refused, but the refused run had written its planned
+    # versions ("bob=" with none), so putting the name back replayed all of bob's games for nothing.
+    folder = tmp_path / "league"
+    put_bot(folder / "bob", "bob", "random_bot")
+    bots = ["heuristic_bot", "./bob", "random_bot", "shell_bot"]
+    config = tournament(folder, bots, deals=1)
+    assert run(config)[0] == 0
+    database = folder / "t.sqlite"
+    before = stored_fingerprint(database)
+    manifest = folder / "bob" / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "bob"', 'name = "bobby"'))
+    for extra in ((), ("--update",)):
+        code, output = run(config, *extra)
+        assert code == 2 and "renamed" in output and "new bots go at the end" in output, output
+        assert stored_fingerprint(database) == before
+    manifest.write_text(manifest.read_text().replace('name = "bobby"', 'name = "bob"'))
+    code, output = run(config)
+    assert code == 0 and "(0 played now)" in output, output  # nothing to replay: bob is as he was
+
+    tournament(folder, [b for b in bots if b != "./bob"], deals=1)
+    assert run(config, "--update")[0] == 0  # bob withdrawn
+    tournament(folder, [b for b in bots if b != "./bob"] + ["./bob"], deals=1)  # and put back at the end
+    code, output = run(config, "--update")
+    assert code == 0 and "bob is back" in output and "(18 played now)" in output, output
