@@ -42,6 +42,7 @@ def standings(
     from arena.report.standings import render_standings_details, render_standings_table
     from arena.results.rows import StoreError
     from arena.results.history import version_history
+    from arena.tournament.resubmission import stored_versions
     from arena.results.standings_sql import compute_standings
 
     format = _format_of(output) if format is None else format.lower()  # JSON or json
@@ -52,7 +53,9 @@ def standings(
     try:
         result = compute_standings(store, list(config.playing), config.ranks_by_points_per_game)
         if history or format == "json":
-            figures = version_history(store.superseded(), bot_versions(manifests), config.withdrawn)
+            # What the standings count: each bot at the version its stored games were played at.
+            counted = stored_versions(store.fingerprint() or {})
+            figures = version_history(store.superseded(), counted, config.withdrawn)
             result = dataclasses.replace(result, history=figures)
     except StoreError as exc:  # a file found damaged as it is read
         fail(str(exc), code=1)

@@ -136,7 +136,7 @@ def to_csv(standings: Standings) -> str:
         writer.writerow(["", f.bot, f.version, f.games, f.points, f"{f.points_per_game:.6f}",
                          "" if math.isnan(f.ci95_low) else f"{f.ci95_low:.6f}",
                          "" if math.isnan(f.ci95_high) else f"{f.ci95_high:.6f}",
-                         "", f.wins, f.skitgubbe, f.faults, "", "", standings.ranked_by, f.why])
+                         f.deal_sets, f.wins, f.skitgubbe, f.faults, "", "", standings.ranked_by, f.why])
     return out.getvalue()
 
 

@@ -30,6 +30,7 @@ class VersionFigures:
     wins: int
     skitgubbe: int
     faults: int
+    deal_sets: int = 0
 
     @property
     def ci95_half_width(self) -> float:
@@ -44,20 +45,30 @@ class VersionFigures:
 
 
 def version_history(superseded: Iterable, current: Mapping[str, str], withdrawn: Iterable[str]) -> tuple[VersionFigures, ...]:
-    """The figures of every (bot, version) that played superseded games and is not a current bot's
-    current version (`current`: bot -> version); `superseded`: the store's SupersededGame values."""
+    """The figures of every (bot, version) that played superseded games and is not what the
+    standings count (`current`: bot -> the version its counted games were played at), by bot and
+    then in the order the versions left the standings. `superseded`: the store's SupersededGame
+    values, in the order they left the standings.
+
+    A version's figures count each game of the schedule once: its last superseded game of that
+    key. A table replayed because another bot changed leaves two superseded games of one key for
+    the bots that did not change; both counted, a version showed more games than the schedule has."""
     gone = set(withdrawn)
-    relabelled = []
+    games_of: dict[str, dict[str, object]] = {}  # "bot@version" -> game key -> its last superseded game
     for game in superseded:
         row = game.row
         versions = (row.extra or {}).get("versions") or {}
         labels = tuple(f"{name}@{versions.get(name, '')}" for name in row.bots)
-        relabelled.append(dataclasses.replace(row, bots=labels, extra={}))
+        relabelled = dataclasses.replace(row, bots=labels, extra={})
+        for name, label in zip(row.bots, labels):
+            if name not in gone and current.get(name) == versions.get(name, ""):
+                continue  # a bot as the standings count it, met at an earlier version's table
+            games_of.setdefault(label, {})[row.key] = relabelled
     figures = []
-    for b in standings_from_rows(relabelled).bots:
-        bot, _, version = b.bot.rpartition("@")
-        if bot not in gone and current.get(bot) == version:
-            continue  # a bot as it is now, met at an earlier version's table: its figures are the standings'
-        figures.append(VersionFigures(bot, version, WITHDRAWN if bot in gone else RESUBMITTED, b.games, b.points,
-                                      b.points_per_game, b.ci95_low, b.ci95_high, b.wins, b.skitgubbe, b.faults))
-    return tuple(sorted(figures, key=lambda f: (f.bot, f.version)))
+    for label, games in games_of.items():  # in the order the versions first left the standings
+        bot, _, version = label.rpartition("@")
+        b = next(s for s in standings_from_rows(games.values()).bots if s.bot == label)
+        why = WITHDRAWN if bot in gone and current.get(bot) == version else RESUBMITTED
+        figures.append(VersionFigures(bot, version, why, b.games, b.points, b.points_per_game, b.ci95_low,
+                                      b.ci95_high, b.wins, b.skitgubbe, b.faults, b.deal_sets))
+    return tuple(sorted(figures, key=lambda f: f.bot))  # a stable sort: each bot's versions oldest first

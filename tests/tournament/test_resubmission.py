@@ -301,3 +301,27 @@ def test_a_refused_rename_changes_nothing_and_a_withdrawn_bot_rejoins_from_anywh
     tournament(folder, [b for b in bots if b != "./bob"] + ["./bob"], deals=1)  # and put back at the end
     code, output = run(config, "--update")
     assert code == 0 and "bob is back" in output and "(18 played now)" in output, output
+
+
+def test_a_versions_history_counts_each_game_of_the_schedule_once_and_says_why_it_left(tmp_path):
+    # An organiser's audit: a table replayed because another bot changed left two superseded games
+    # of one key for the bots that had not changed, and both were counted (108 games of 72).
+    folder = tmp_path / "league"
+    put_bot(folder / "x", "x", "random_bot")
+    put_bot(folder / "y", "y", "random_bot")
+    bots = ["heuristic_bot", "random_bot", "./x", "./y"]
+    config = tournament(folder, bots, deals=1)
+    assert run(config)[0] == 0
+
+    def history() -> list[tuple[str, str, int]]:
+        data = json.loads(invoke("standings", str(config), "--format", "json").output)
+        return [(f["bot"], f["why"], f["games"]) for f in data["history"]]
+
+    put_bot(folder / "x", "x", "heuristic_bot")
+    assert run(config, "--update")[0] == 0  # x's 3 tables again, 2 of them with y
+    put_bot(folder / "y", "y", "heuristic_bot")
+    assert run(config, "--update")[0] == 0
+    assert history() == [("x", "resubmitted", 18), ("y", "resubmitted", 18)]  # 3 tables x 6 seatings each
+    tournament(folder, bots[:3], deals=1)
+    assert run(config, "--update")[0] == 0  # y withdrawn, at its second version
+    assert history() == [("x", "resubmitted", 18), ("y", "resubmitted", 18), ("y", "withdrawn", 18)]
