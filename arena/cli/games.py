@@ -88,11 +88,13 @@ def games(
         console.print(f"{title}: none", highlight=False, markup=False)
         return
     render_game_table(shown, console, title=title)
+    how = command('arena', 'replay', config_path, 'GAME')
+    if superseded != "exclude" and any(line.superseded for line in shown):
+        how += f" (a superseded one: {command('arena', 'replay', config_path, 'GAME', '--superseded')})"
     if more:
-        console.print(f"... and {more} more (--limit 0 shows them all); replay one with: "
-                      f"{command('arena', 'replay', config_path, 'GAME')}", highlight=False, markup=False)
+        console.print(f"... and {more} more (--limit 0 shows them all); replay one with: {how}", highlight=False, markup=False)
     else:
-        console.print(f"replay one with: {command('arena', 'replay', config_path, 'GAME')}", highlight=False, markup=False)
+        console.print(f"replay one with: {how}", highlight=False, markup=False)
 
 
 def _described(bots: list[str], faults: bool, skitgubbe: str | None) -> str:

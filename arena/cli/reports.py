@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import console, fail
+from arena.wording import count
 from arena.cli.open_tournament import bot_versions, open_store, prepare
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
@@ -125,6 +126,9 @@ def replay(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
     game: Annotated[str, typer.Argument(help="The game: its tournament game number (the one bots are sent) or its key (e.g. t0001-d0000-s02).")],
     seat: Annotated[Optional[int], typer.Option(min=0, max=4, help="Show the game as this seat saw it.")] = None,
+    superseded: Annotated[bool, typer.Option(
+        "--superseded", help="The game as an earlier version of a resubmitted (or a withdrawn) bot played it: "
+                             "the last of its superseded plays (`arena games --superseded only` lists them).")] = False,
 ) -> None:
     """Show a stored game move by move, as the referee saw it or as one seat saw it."""
     from arena.results.replay import replay_lines
@@ -132,13 +136,23 @@ def replay(
 
     config, manifests = prepare(config_path)
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
+    earlier = []
     try:
         key = _game_key(game.strip(), config)
-        row = store.get_game(key)
+        if superseded:
+            earlier = store.superseded(with_transcripts=True, key=key)
+            if not earlier:
+                fail(f"game {game} ({key}) has no superseded play in {config.database}")
+            row = earlier[-1].row
+        else:
+            row = store.get_game(key)
     except StoreError as exc:
         fail(f"game {game} ({key}) is not stored yet in {config.database}" if key != game.strip() else str(exc))
     finally:
         store.close()
+    if earlier:
+        more = f"; {count(len(earlier) - 1, 'earlier superseded play')} of it" if len(earlier) > 1 else ""
+        console.print(escape(f"superseded ({earlier[-1].why}){more}"), highlight=False)
     if seat is not None and seat >= len(row.bots):
         fail(f"--seat must be below {len(row.bots)} for this game")
     number = config.game_numbers().of(row)

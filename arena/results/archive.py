@@ -72,12 +72,16 @@ def supersede(db: sqlite3.Connection, bot: str, why: str, now: float) -> int:
     return moved
 
 
-def superseded_rows(db: sqlite3.Connection, with_transcripts: bool = False) -> Iterator[tuple[tuple, float, str]]:
-    """(games-row tuple, superseded_at, why) of every superseded game, in the order they left."""
+def superseded_rows(db: sqlite3.Connection, with_transcripts: bool = False,
+                    key: str | None = None) -> Iterator[tuple[tuple, float, str]]:
+    """(games-row tuple, superseded_at, why) of every superseded game (of `key` only, when given),
+    in the order they left."""
     if not has_tables(db):
         return iter(())
     tail = ", transcript" if with_transcripts else ""
-    rows = db.execute(f"SELECT game_id, {GAME_COLUMNS}{tail}, superseded_at, why FROM superseded_games ORDER BY id")
+    where, params = ("WHERE key = ?", (key,)) if key is not None else ("", ())
+    rows = db.execute(f"SELECT game_id, {GAME_COLUMNS}{tail}, superseded_at, why FROM superseded_games {where} "
+                      "ORDER BY id", params)
     return ((row[:-2], row[-2], row[-1]) for row in rows.fetchall())
 
 

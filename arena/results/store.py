@@ -240,10 +240,10 @@ class ResultStore:
                        (json.dumps(as_stored(fingerprint), sort_keys=True),))
         return moved
 
-    def superseded(self, with_transcripts: bool = False) -> list[SupersededGame]:
-        """Every superseded game, in the order they left the standings."""
+    def superseded(self, with_transcripts: bool = False, key: str | None = None) -> list[SupersededGame]:
+        """Every superseded game (of `key` only, when given), in the order they left the standings."""
         with self._read() as db:
-            found = list(archive.superseded_rows(db, with_transcripts))
+            found = list(archive.superseded_rows(db, with_transcripts, key))
         return [SupersededGame(self._decoded(row), at, why) for row, at, why in found]
 
     def record_versions(self, seen: list[tuple[str, str, dict[str, str]]]) -> None:

@@ -128,6 +128,14 @@ def test_an_update_replays_only_the_changed_bots_tables_and_equals_a_fresh_run(t
     assert all(g["superseded"] and "mybot" in g["superseded"] for g in listed["only"])
     seat = listed["only"][0]["bots"].index("mybot")
     assert listed["only"][0]["versions"][seat] == old["version"][:len(listed["only"][0]["versions"][seat])]
+    # ... and each is replayed as it was played, beside the game of the same key played now.
+    key = listed["only"][0]["key"]
+    then = invoke("replay", str(config), key, "--superseded")
+    assert then.exit_code == 0 and then.output.startswith("superseded (mybot: version"), then.output
+    now = invoke("replay", str(config), key)
+    assert now.exit_code == 0 and now.output != then.output.split("\n", 1)[1]
+    never = invoke("replay", str(config), next(iter(untouched)), "--superseded")
+    assert never.exit_code == 2 and "has no superseded play" in never.output
 
 
 def test_several_changed_bots_replay_each_of_their_tables_once(tmp_path):
