@@ -173,9 +173,14 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
     return replace(config, bots=tuple(manifests)), manifests
 
 
+def _as_toml(value: Any) -> str:
+    """A value as the config's author wrote it: `true`, not Python's True."""
+    return ("true" if value else "false") if isinstance(value, bool) else repr(value)
+
+
 def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     def bad(key: str, value: Any = None) -> ConfigError:
-        got = "" if value is None else f", got {value!r}"
+        got = "" if value is None else f", got {_as_toml(value)}"
         return ConfigError(f"{path}: key {key!r}: expected {TOP_KEYS.get(key) or LIMIT_KEYS.get(key.split('.')[-1], 'something else')}{got}")
 
     for key in data:

@@ -57,8 +57,9 @@ def open_log_for_append(path: str | os.PathLike, mode: str, **kwargs: Any):
 STDERR_HINT_BYTES = 1000  # of the stderr tail kept in memory, searched for a crash's reason
 STDERR_HINT_CHARS = 120
 # Lines after a crash's reason that say nothing of it: Rust's "note: run with RUST_BACKTRACE=1",
-# Java's "\tat Bot.main(Bot.java:12)" frames, "... 3 more", numbered backtrace frames.
-_TRAILER = re.compile(r"^(note:|at |\.\.\. \d+ more|stack backtrace:|\d+: )")
+# Java's and Node's "at Bot.main(Bot.java:12)" frames, "... 3 more", numbered backtrace frames, and
+# Node's closing "Node.js v20.20.2" (an organiser saw only that of a resubmitted bot's SyntaxError).
+_TRAILER = re.compile(r"^(note:|at |\.\.\. \d+ more|stack backtrace:|\d+: |Node\.js v\d)")
 
 
 def telling_line(stderr_tail: str) -> str:

@@ -275,6 +275,10 @@ def test_a_log_replaced_by_a_fifo_or_a_symlink_is_refused_at_once(tmp_path: Path
     # Java: the reason, then stack frames
     ("Exception in thread \"main\" java.lang.NullPointerException: boom\n\tat Bot.choose(Bot.java:20)\n"
      "\tat Bot.main(Bot.java:12)\n", "Exception in thread \"main\" java.lang.NullPointerException: boom"),
+    # Node: the reason, stack frames, then its version (an organiser saw only "Node.js v20.20.2")
+    ("/b/bot.js:1\nconsole.log(\"x\"\n            ^^^\n\nSyntaxError: missing ) after argument list\n"
+     "    at wrapSafe (node:internal/modules/cjs/loader:1464:18)\n    at node:internal/main/run_main_module:28:49\n"
+     "\nNode.js v20.20.2\n", "SyntaxError: missing ) after argument list"),
     ("note: nothing else\n", "note: nothing else"),
     ("", ""),
 ])
