@@ -99,6 +99,19 @@ def _in_option_terms(message: str, path: Path) -> str:
     return message
 
 
+def _cluster_pool(address: str, manifests, config):
+    """The Dask cluster's pool, connected and its workers checked, or a clean error."""
+    from arena.tournament.cluster_pool import ClusterError, ClusterPool
+
+    pool = ClusterPool(address, manifests, config)
+    try:
+        pool.start()
+    except ClusterError as exc:
+        pool.stop()
+        fail(str(exc), code=1)
+    return pool
+
+
 @tournament_app.command("run")
 def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
@@ -108,6 +121,9 @@ def run(
         "--update", help="Take resubmitted bots (their files changed) and bots taken out of the config: their "
                          "stored games are kept out of the standings, and a changed bot's tables are played "
                          "again with the same cards.")] = False,
+    cluster: Annotated[Optional[str], typer.Option(
+        "--cluster", help="Play the tables on the Dask cluster whose scheduler is at this address "
+                          "(tcp://SCHEDULER:8786; default: the config's `cluster`, else this machine's cores).")] = None,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report.live import LiveBoard
@@ -116,16 +132,27 @@ def run(
     from arena.tournament.runner import build_schedule, describe_balance, describe_gauntlet, run_tournament
     from arena.tournament.config import MAX_WORKERS
     from arena.tournament.local_pool import WorkerDied
+    from arena.tournament.cluster_pool import ClusterError
+    from arena.tournament.config import CLUSTER_ADDRESS
 
     if workers is not None and workers > MAX_WORKERS:  # the config's own bound (checked here: a lazy import)
         fail(f"--workers {workers}: expected a whole number from 1 to {MAX_WORKERS}")
     config, manifests = prepare(config_path)
+    if cluster is not None and not CLUSTER_ADDRESS.match(cluster):
+        fail(f"--cluster {cluster}: expected a Dask scheduler's address, e.g. tcp://scheduler:8786")
+    address = cluster or config.cluster
     log = usable_log_dir(log)
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active:
         fail(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}")
-    # The run's first line: what the bots can see (docs/sandbox.md), as every stored game records it.
-    console.print(escape(f"isolation: {isolation.summary()}"), highlight=False)
+    pool = _cluster_pool(address, manifests, config) if address else None
+    # The run's first line: where the tables are played, and what the bots can see there
+    # (docs/sandbox.md), as every stored game records it.
+    if pool is not None:
+        console.print(escape(f"{pool.describe()}; each game records the machine and the isolation it was "
+                             "played with"), highlight=False)
+    else:
+        console.print(escape(f"isolation: {isolation.summary()}"), highlight=False)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     for manifest in manifests.values():
         build_or_fail(manifest, isolation)
@@ -140,7 +167,7 @@ def run(
             console.print(escape(f"gauntlet: {describe_gauntlet(config, tables)}"), highlight=False)
         with LiveBoard(config, store, console) as board:
             summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log,
-                                     versions=versions, tables=tables)
+                                     versions=versions, tables=tables, pool=pool)
             ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
     except (KeyboardInterrupt, SystemExit) as exc:
         ignore_interrupts()  # a second Ctrl-C cut the message on how to resume
@@ -152,7 +179,7 @@ def run(
         console.print(f"[yellow]stopped[/yellow]: {kept}; every bot was stopped.")
         console.print(f"resume with: {escape(command('arena', 'tournament', 'run', config_path))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
-    except (StoreError, WorkerDied) as exc:  # a full disk, say, or a killed worker: what is stored stays
+    except (StoreError, WorkerDied, ClusterError) as exc:  # a full disk, a killed worker, a lost scheduler: what is stored stays
         stored = _stored_games(store)
         store.close()
         console.print()  # past the live board's last line

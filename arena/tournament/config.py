@@ -26,6 +26,7 @@
                               # "required" refuses to run without, "off" (docs/sandbox.md)
     on_change = "refuse"      # a bot resubmitted (its files changed) or taken out of `bots` with
                               # games stored: "refuse" says how, "replay" plays its tables again
+    cluster = "tcp://scheduler:8786"  # play the tables on this Dask cluster (README, Across machines)
 
     [sandbox]                 # resource limits for every bot (docs/sandbox.md)
     address_space_mb = 1024
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -63,6 +65,7 @@ TOP_KEYS = {
     "limits": "a table with move_timeout_s and startup_timeout_s",
     "sandbox": "a table of bot resource limits (docs/sandbox.md)",
     "isolation": "auto, required or off: whether each bot sees only its own folder (docs/sandbox.md)",
+    "cluster": "the address of a Dask scheduler, e.g. tcp://scheduler:8786 (README, Across machines)",
     "on_change": "refuse or replay: what a run does when a bot's files changed or a bot was taken out",
 }
 # Options of a match at one table (`arena play`): a tournament scores each game on its own and
@@ -97,6 +100,7 @@ class TournamentConfig:
     startup_timeout_s: float = 10.0
     sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
     isolation: str = "auto"  # each bot sees only its own folder: where possible, "required", or "off"
+    cluster: str = ""  # a Dask scheduler's address: its workers play the tables (arena/tournament/cluster_pool.py)
     on_change: str = "refuse"  # a resubmitted or withdrawn bot: "refuse" (say how), or "replay" its tables
     # Not a config key: entries of the stored schedule taken out of the config with games stored
     # (arena/tournament/resubmission.py). They keep their place in `bots`, so that no table changes
@@ -171,6 +175,9 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
             raise ConfigError(f"{config.path}: key 'bots': the bot {manifest.name!r} is listed twice")
         manifests[manifest.name] = manifest
     return replace(config, bots=tuple(manifests)), manifests
+
+
+CLUSTER_ADDRESS = re.compile(r"^(tcp|tls)://[^\s/]+:\d+$")
 
 
 def _as_toml(value: Any) -> str:
@@ -257,6 +264,9 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     on_change = data.get("on_change", "refuse")
     if on_change not in ON_CHANGE_MODES:
         raise bad("on_change", on_change)
+    cluster = data.get("cluster", "")
+    if not isinstance(cluster, str) or (cluster and not CLUSTER_ADDRESS.match(cluster)):
+        raise bad("cluster", cluster)
     sandbox = data.get("sandbox", {})
     if not isinstance(sandbox, dict):
         raise bad("sandbox", sandbox)
@@ -273,7 +283,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
         rules=rules, workers=workers, schedule=schedule, tables=tables, challengers=challengers, database=db_path,
         move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
-        sandbox=dict(sandbox), isolation=isolation, on_change=on_change, raw=data,
+        sandbox=dict(sandbox), isolation=isolation, on_change=on_change, cluster=cluster, raw=data,
     )
 
 

@@ -24,16 +24,13 @@ from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection, wait
 from typing import Iterator, Sequence
 
-from arena import protocol
-from arena.game import Game
 from arena.submission.manifest import BotManifest
 from arena.play.startup import BotSettings
-from arena.play.match import open_table, revive_seats, tell_match_start
 from arena.play.records import GameRecord, TimeLimits
-from arena.play.referee import play_game
 from arena.schedule.games import GameSpec, TableSpec
 from arena.sandbox.isolation import Isolation, find_isolation
 from arena.tournament.config import TournamentConfig
+from arena.tournament.table_play import play_table
 
 PR_SET_PDEATHSIG = 1
 _POLL_S = 1.0  # how often the parent looks at worker processes while no message comes
@@ -172,24 +169,10 @@ def _worker_main(conn: Connection, manifests: dict[str, BotManifest], config: To
 
 def _play_table(table: TableSpec, conn: Connection, manifests: dict[str, BotManifest], config: TournamentConfig,
                 limits: TimeLimits, cpu: int | None, log_dir, isolation: Isolation) -> None:
-    numbers = config.game_numbers()
     settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
                            sandbox_limits=config.sandbox or None, isolation=isolation)
-    with open_table([manifests[name] for name in table.entries], settings) as seats:
-        try:
-            # A table is one match for its bots (protocol.md section 4), of the games still to play.
-            match_line = protocol.format_match_start(config.rules, len(table.games))
-            tell_match_start(seats, match_line)
-            by_name = dict(zip(table.entries, seats))
-            for spec in table.games:
-                game = Game.new(config.rules, spec.seed, spec.dealer)
-                number = numbers.of(spec)
-                revive_seats(seats, match_line)
-                record = play_game(game, [by_name[name] for name in spec.bots], number=number, limits=limits)
-                conn.send(("game", (spec, record)))
-        except SystemExit:
-            _unwinding()  # before open_table closes the bots: that clean-up must not be cut short
-            raise
+    play_table(table, manifests, config, settings, lambda spec, record: conn.send(("game", (spec, record))),
+               unwinding=_unwinding)
 
 
 def _die_with_parent() -> None:

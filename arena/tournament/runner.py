@@ -10,6 +10,7 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 from __future__ import annotations
 
 import itertools
+import socket
 import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -160,6 +161,7 @@ def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], vers
         "sandbox": {name: describe(resolve_limits(m, config.sandbox or None), network=network_needed(m))
                     for name, m in manifests.items() if not m.is_service},
         "isolation": (isolation or find_isolation(config.isolation)).record(),
+        "machine": socket.gethostname(),  # a cluster's games name their worker instead
     }
 
 
@@ -182,10 +184,13 @@ def run_tournament(
     log_dir=None,
     versions: dict[str, str] | None = None,
     tables: list[TableSpec] | None = None,
+    pool=None,
 ) -> RunSummary:
     """Play every scheduled game that is not yet stored (`tables`: the schedule, if the caller has
     built it already). Returns when all are stored, or raises KeyboardInterrupt (after stopping
-    every worker and bot) if interrupted."""
+    every worker and bot) if interrupted. `pool`: what plays the tables (a started ClusterPool);
+    by default the local worker pool. Either has start, games and stop, and the runner uses
+    them alike; a pool's `where` (game key -> machine, isolation) overrides the run's record."""
     tables = build_schedule(config) if tables is None else tables
     total = sum(len(t.games) for t in tables)
     done = store.done_keys()
@@ -201,13 +206,16 @@ def run_tournament(
     # Probed once, here: the isolation each stored game records is the one its bots ran under.
     isolation = find_isolation(config.isolation)
     extra = run_record(config, manifests, versions or {}, isolation)
-    pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
+    if pool is None:
+        pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
+    where = getattr(pool, "where", {})
     finished = False
     try:
         pool.start()
         # Longest tables first keeps the workers busy to the end.
         for spec, record in pool.games(sorted(todo, key=lambda t: -len(t.games))):
-            store.add_game(spec, record, extra)  # the game is done once this commit returns
+            # The game is done once this commit returns.
+            store.add_game(spec, record, {**extra, **where[spec.key]} if spec.key in where else extra)
             played += 1
             if on_progress:
                 on_progress(Progress(already + played, total, played, started, record))

@@ -1,0 +1,70 @@
+"""A bot's files as one blob, to travel to machines that have none of the organiser's folders (a
+tournament's cluster workers): packed from the files its version hashes, unpacked once per version
+into a per-user cache, where the unpacked files must hash to the version again before they run."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from arena.submission.manifest import BotManifest, ManifestError, read_manifest
+from arena.submission.versions import bot_files, content_hash
+from arena.submission.workspace import cache_dir
+
+
+@dataclass(frozen=True, slots=True)
+class Bundle:
+    name: str
+    version: str  # the content hash the unpacked files must have
+    manifest_name: str  # bot.toml, or another manifest file of the folder (a service's)
+    data: bytes  # a gzipped tar of the bot's files (arena/submission/versions.bot_files)
+
+
+def pack(manifest: BotManifest) -> Bundle:
+    """The bot's files as hashed for its version (no build outputs, logs or check records)."""
+    folder = manifest.directory
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz") as tar:
+        for relative in bot_files(folder):
+            info = tar.gettarinfo(str(folder / relative), arcname=relative.as_posix())
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            with open(folder / relative, "rb") as handle:
+                tar.addfile(info, handle)
+    name = manifest.path.name if manifest.path is not None else "bot.toml"
+    return Bundle(manifest.name, content_hash(manifest), name, out.getvalue())
+
+
+def unpack(bundle: Bundle, root: Path | None = None, then: Callable[[BotManifest], None] | None = None) -> BotManifest:
+    """The bundle's bot, unpacked under `root` (default: the per-user cache) once per version, and
+    its manifest; `then` (its build step) runs on it under the same lock, so that two workers of one
+    machine neither unpack nor build it at once. ManifestError when the files do not hash to the
+    bundle's version."""
+    root = Path(root) if root is not None else cache_dir().parent / "bundles"
+    target = root / f"{bundle.name}-{bundle.version}"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f".{bundle.name}-{bundle.version}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two workers of one machine unpack it once
+        if not (target / bundle.manifest_name).is_file():
+            staging = Path(tempfile.mkdtemp(prefix=f".{bundle.name}-", dir=root))
+            with tarfile.open(fileobj=io.BytesIO(bundle.data), mode="r:gz") as tar:
+                tar.extractall(staging, filter="data")  # no paths out of the folder, no devices
+            got = content_hash(staging)
+            if got != bundle.version:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise ManifestError(f"{bundle.name}: the files received hash to {got}, not to version {bundle.version}")
+            os.rename(staging, target)
+        manifest = read_manifest(target / bundle.manifest_name)
+        if then is not None:
+            then(manifest)
+    return manifest
+
+
+__all__ = ["Bundle", "pack", "unpack"]

@@ -1,0 +1,165 @@
+"""A tournament's tables played on a Dask cluster (`arena tournament run CONFIG --cluster
+tcp://SCHEDULER:8786`), behind the same interface as the local worker pool (arena/tournament/
+local_pool.py): start, games (yielded as they end), stop. The runner does not know which it has.
+
+- The organiser's process stays the single writer of results: workers put each finished game on
+  a Dask queue of the run, and `games` yields it at once (a long table does not hold results back).
+- A task is a whole table, so bots start once per table, as locally. A worker that dies in the
+  middle of one: Dask plays the table again elsewhere; games already stored come again and are
+  passed over (a game's key is stored once), none is lost.
+- Bots travel by content: each bot's files as hashed for its version, scattered to every worker
+  once; a worker unpacks and builds them once per version (arena/submission/bundle.py).
+- Workers running another arena or protocol version are refused before any game is played there.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+import uuid
+from typing import Iterator, Sequence
+
+from arena import __version__
+from arena.play.records import GameRecord
+from arena.protocol import PROTOCOL_VERSION
+from arena.schedule.games import GameSpec, TableSpec
+from arena.submission.bundle import pack
+from arena.submission.manifest import BotManifest
+from arena.tournament.cluster_task import play_table_task, worker_facts
+from arena.tournament.config import TournamentConfig
+
+CONNECT_TIMEOUT_S = 10
+_POLL_S = 0.5  # how long to wait for a game before looking at the tasks again
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot play the tournament (not reachable, no workers, a refused worker, a
+    task that failed); the message says which and what to do."""
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError("running on a cluster needs Dask distributed: pip install 'skitgubbe-arena[cluster]' "
+                           "(from a clone: pip install -e '.[cluster]')") from None
+    return distributed
+
+
+class ClusterPool:
+    """Plays tables on the Dask cluster whose scheduler is at `address`."""
+
+    def __init__(self, address: str, manifests: dict[str, BotManifest], config: TournamentConfig) -> None:
+        self.address = address
+        self.manifests = manifests
+        self.config = config
+        self.client = None
+        self.workers: dict[str, tuple[str, str, str]] = {}
+        self._run = uuid.uuid4().hex[:12]
+        self._futures: list = []
+        self.where: dict[str, dict] = {}  # game key -> the machine and isolation it was played with
+
+    def start(self) -> None:
+        if self.client is not None:
+            return  # started by the command, to say where the run plays before it begins
+        distributed = _distributed()
+        services = [m.name for m in self.manifests.values() if m.is_service]
+        if services:
+            raise ClusterError(f"{', '.join(services)} run as services at their own address: a cluster run plays "
+                               "only bots the arena starts (run it locally)")
+        try:
+            self.client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot reach the Dask scheduler at {self.address} ({exc}); start it with "
+                               f"`dask scheduler`, and workers with `dask worker {self.address} --nthreads 1`") from None
+        self.workers = self._check_workers()
+        bundles = {name: pack(m) for name, m in self.manifests.items()}
+        # Scattered once, to every worker: each table's task gets the data already there.
+        self._bundles = {name: self.client.scatter(b, broadcast=True, hash=False) for name, b in bundles.items()}
+        self._queue = distributed.Queue(f"arena-games-{self._run}", client=self.client)
+        self._stop = distributed.Event(f"arena-stop-{self._run}", client=self.client)
+
+    def describe(self) -> str:
+        hosts = sorted({facts[2] for facts in self.workers.values()})
+        return (f"cluster {self.address}: {len(self.workers)} worker{'s' if len(self.workers) != 1 else ''} "
+                f"on {', '.join(hosts)}")
+
+    def _check_workers(self) -> dict[str, tuple[str, str, str]]:
+        facts = self.client.run(worker_facts)
+        if not facts:
+            raise ClusterError(f"the Dask scheduler at {self.address} has no workers: start some with "
+                               f"`dask worker {self.address} --nthreads 1`")
+        ours = (__version__, str(PROTOCOL_VERSION))
+        for address, (arena, protocol, host) in sorted(facts.items()):
+            if (arena, protocol) != ours:
+                raise ClusterError(f"worker {address} ({host}) runs arena {arena} (protocol {protocol}), this "
+                                   f"arena is {ours[0]} (protocol {ours[1]}): install the same version there; "
+                                   "no game was played")
+        return facts
+
+    def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
+        distributed = _distributed()
+        expected = (__version__, str(PROTOCOL_VERSION))
+        self._futures = [self.client.submit(play_table_task, table, self._bundles, self.config, expected,
+                                            self._queue.name, self._stop.name, pure=False,
+                                            key=f"arena-table-{table.index}-{self._run}")
+                         for table in tables]
+        seen: set[str] = set()
+        while True:
+            batch = self._next_batch(distributed)
+            for blob in batch:
+                spec, record, where = pickle.loads(blob)
+                if spec.key in seen:
+                    continue  # a table played again after its worker died: stored already
+                seen.add(spec.key)
+                self.where[spec.key] = where
+                yield spec, record
+            if not batch and self._all_done():
+                if not self._queue.qsize():
+                    return
+
+    def _next_batch(self, distributed) -> list[bytes]:
+        try:
+            first = self._queue.get(timeout=_POLL_S)
+        except TimeoutError:  # no game in that time
+            self._check_scheduler()
+            return []
+        except Exception as exc:  # noqa: BLE001 - the connection's own errors vary with the failure
+            raise self._lost(exc) from None
+        return [first] + list(self._queue.get(batch=True))
+
+    def _all_done(self) -> bool:
+        for future in self._futures:
+            if future.status == "error":
+                raise ClusterError(f"a table failed on the cluster: {future.exception()}")
+            if future.status == "cancelled":
+                raise ClusterError("a table's task was cancelled on the cluster (its workers were lost, or the "
+                                   "scheduler restarted); the stored games are kept: run the same command to resume")
+        return all(future.status == "finished" for future in self._futures)
+
+    def _check_scheduler(self) -> None:
+        if self.client.status not in ("running", "connecting"):
+            raise self._lost(None)
+
+    def _lost(self, exc: Exception | None) -> ClusterError:
+        why = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
+        return ClusterError(f"lost the Dask scheduler at {self.address}{why}; the stored games are kept: run the "
+                            "same command to resume once the cluster is back")
+
+    def stop(self, wait_s: float = 0.0) -> None:  # noqa: ARG002 - the local pool's signature
+        if self.client is None:
+            return
+        try:
+            if any(f.status == "pending" for f in self._futures):
+                self._stop.set()  # tables under way end after their current game, and close their bots
+                self.client.cancel(self._futures)
+                time.sleep(0.2)
+            self._queue.close()
+        except Exception:  # noqa: BLE001 - a scheduler already gone: nothing left to tell it
+            pass
+        finally:
+            self.client.close(timeout=5)
+            self.client = None
+
+
+__all__ = ["ClusterError", "ClusterPool"]

@@ -1,0 +1,66 @@
+"""What a Dask worker runs for a tournament (arena/tournament/cluster_pool.py): one table, its bots
+unpacked from their bundles (once per version on the machine) and built there, each game put on
+the run's queue as it ends, so that the organiser stores it at once. The organiser's process stays
+the only writer of results; a worker needs the arena installed and the bots' runtimes, nothing of
+the organiser's folders."""
+
+from __future__ import annotations
+
+import pickle
+import socket
+
+from arena.play.records import TimeLimits
+from arena.play.startup import BotSettings
+from arena.protocol import PROTOCOL_VERSION
+from arena.sandbox.isolation import find_isolation
+from arena.schedule.games import TableSpec
+from arena.submission.build import build_bot
+from arena.submission.bundle import Bundle, unpack
+from arena.tournament.config import TournamentConfig
+from arena.tournament.table_play import play_table
+
+
+class VersionMismatch(RuntimeError):
+    """A worker runs another arena or protocol version than the organiser's."""
+
+
+def worker_facts() -> tuple[str, str, str]:
+    """(arena version, protocol version, host name) of the machine this runs on, read when asked."""
+    import arena
+
+    return arena.__version__, str(PROTOCOL_VERSION), socket.gethostname()
+
+
+def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: TournamentConfig, expected: tuple[str, str],
+                    queue_name: str, stop_name: str) -> int:
+    """Play `table` here and put each game on the queue `queue_name` as pickled (spec, record,
+    where): `where` names the machine and the isolation the bots ran under. Stops between games
+    once the event `stop_name` is set (the organiser was stopped). Returns the games played."""
+    from distributed import Event, Queue, get_worker
+
+    worker = get_worker()
+    here = worker_facts()
+    if here[:2] != tuple(expected):
+        raise VersionMismatch(f"worker {worker.address} ({here[2]}) runs arena {here[0]} (protocol {here[1]}); "
+                              f"the organiser runs arena {expected[0]} (protocol {expected[1]})")
+    manifests = {name: unpack(bundle, then=build_bot) for name, bundle in bundles.items()}
+    isolation = find_isolation(config.isolation)
+    if config.isolation == "required" and not isolation.active:
+        raise RuntimeError(f"worker {worker.address} ({here[2]}) cannot isolate bots ({isolation.why_not}), and the "
+                           'config says isolation = "required"')
+    settings = BotSettings(limits=TimeLimits(config.move_timeout_s, config.startup_timeout_s),
+                           sandbox_limits=config.sandbox or None, isolation=isolation)
+    where = {"machine": f"{here[2]} ({worker.address})", "isolation": isolation.record()}
+    queue, stop = Queue(queue_name), Event(stop_name)
+    played = 0
+
+    def report(spec, record) -> None:
+        nonlocal played
+        queue.put(pickle.dumps((spec, record, where)))
+        played += 1
+
+    play_table(table, manifests, config, settings, report, keep_going=lambda: not stop.is_set())
+    return played
+
+
+__all__ = ["VersionMismatch", "worker_facts", "play_table_task"]
