@@ -14,6 +14,7 @@ local_pool.py): start, games (yielded as they end), stop. The runner does not kn
 
 from __future__ import annotations
 
+import logging
 import pickle
 import time
 import uuid
@@ -63,6 +64,10 @@ class ClusterPool:
         if self.client is not None:
             return  # started by the command, to say where the run plays before it begins
         distributed = _distributed()
+        # Dask logs a lost connection with its tracebacks; the run says it in one sentence instead.
+        for name in ["distributed", *logging.root.manager.loggerDict]:
+            if name.split(".")[0] == "distributed":  # Dask's config sets some of them one by one
+                logging.getLogger(name).setLevel(logging.CRITICAL + 1)
         services = [m.name for m in self.manifests.values() if m.is_service]
         if services:
             raise ClusterError(f"{', '.join(services)} run as services at their own address: a cluster run plays "
@@ -90,9 +95,11 @@ class ClusterPool:
             raise ClusterError(f"the Dask scheduler at {self.address} has no workers: start some with "
                                f"`dask worker {self.address} --nthreads 1`")
         ours = (__version__, str(PROTOCOL_VERSION))
+        names = {address: info.get("name") for address, info in self.client.scheduler_info()["workers"].items()}
         for address, (arena, protocol, host) in sorted(facts.items()):
             if (arena, protocol) != ours:
-                raise ClusterError(f"worker {address} ({host}) runs arena {arena} (protocol {protocol}), this "
+                named = f"{names[address]} " if names.get(address) not in (None, address) else ""
+                raise ClusterError(f"worker {named}at {address} (host {host}) runs arena {arena} (protocol {protocol}), this "
                                    f"arena is {ours[0]} (protocol {ours[1]}): install the same version there; "
                                    "no game was played")
         return facts
@@ -118,15 +125,15 @@ class ClusterPool:
                 if not self._queue.qsize():
                     return
 
-    def _next_batch(self, distributed) -> list[bytes]:
+    def _next_batch(self, distributed) -> list[bytes]:  # noqa: ARG002
         try:
             first = self._queue.get(timeout=_POLL_S)
+            return [first] + list(self._queue.get(batch=True))
         except TimeoutError:  # no game in that time
             self._check_scheduler()
             return []
         except Exception as exc:  # noqa: BLE001 - the connection's own errors vary with the failure
             raise self._lost(exc) from None
-        return [first] + list(self._queue.get(batch=True))
 
     def _all_done(self) -> bool:
         for future in self._futures:

@@ -1,0 +1,207 @@
+"""Tournaments on a real local Dask cluster: a scheduler and two workers on 127.0.0.1, each in an
+empty folder of its own (no bots: they come from the organiser as bundles). The standings equal a
+local run's; a worker killed mid-run loses and doubles nothing; a worker of another arena version
+is refused before any game; a scheduler that goes away stops the run with the games kept, and the
+same command resumes. Every process is stopped afterwards, whatever happens."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli_support import invoke
+from tests.load_support import assert_no_load_faults
+from tests.tournament.test_run import write_config
+
+pytest.importorskip("distributed", reason="needs Dask distributed: pip install -e '.[cluster]' (the README's test command does)")
+
+DASK = Path(sys.executable).with_name("dask")
+ENV = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+
+
+class Cluster:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.procs: list[subprocess.Popen] = []
+        self.scheduler_file = root / "scheduler.json"
+        self.scheduler = self._start("scheduler", [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                                   "--no-dashboard", "--scheduler-file", str(self.scheduler_file)])
+        deadline = time.monotonic() + 60
+        while not self.scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.3)
+        self.address = json.loads(self.scheduler_file.read_text())["address"]
+
+    def _start(self, name: str, argv: list[str], env: dict | None = None) -> subprocess.Popen:
+        folder = self.root / name
+        folder.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.Popen(argv, cwd=folder, env=env or ENV, stdout=open(folder / "log", "wb"),
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def add_worker(self, name: str, preload: Path | None = None) -> subprocess.Popen:
+        argv = [str(DASK), "worker", self.address, "--nthreads", "1", "--no-dashboard", "--no-nanny", "--name", name]
+        if preload is not None:
+            argv += ["--preload", str(preload)]
+        return self._start(name, argv)
+
+    def wait_for_workers(self, count: int) -> None:
+        from distributed import Client
+
+        with Client(self.address, timeout=30) as client:
+            client.wait_for_workers(count, timeout=60)
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        for proc in self.procs:
+            proc.wait(timeout=30)
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("w1")
+        made.add_worker("w2")
+        made.wait_for_workers(2)
+        yield made
+    finally:
+        made.stop()
+
+
+def comparable(config: Path) -> dict:
+    data = json.loads(invoke("standings", str(config), "--format", "json").output)
+    data.pop("timeline")
+    data.pop("history")
+    return data
+
+
+def game_rows(database: Path) -> list[tuple]:
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        return db.execute("SELECT key, finishing_order, points, reason FROM games ORDER BY key").fetchall()
+
+
+def local_reference(tmp_path: Path) -> Path:
+    folder = tmp_path / "local"
+    folder.mkdir()
+    config = write_config(folder, "t")
+    assert invoke("tournament", "run", str(config), "--workers", "2").exit_code == 0
+    return config
+
+
+def test_a_cluster_run_gives_the_standings_of_a_local_run_and_records_the_machine(cluster, tmp_path):
+    reference = local_reference(tmp_path)
+    folder = tmp_path / "on-cluster"
+    folder.mkdir()
+    config = write_config(folder, "t")
+    result = invoke("tournament", "run", str(config), "--cluster", cluster.address)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0, text
+    assert f"cluster {cluster.address}: 2 workers" in text and "48 games stored (48 played now)" in text
+    assert comparable(config) == comparable(reference)
+    assert game_rows(folder / "t.sqlite") == game_rows(reference.parent / "t.sqlite")
+    assert_no_load_faults(folder / "t.sqlite")
+    with sqlite3.connect(folder / "t.sqlite") as db:
+        machines = {json.loads(extra)["machine"] for (extra,) in db.execute("SELECT extra FROM games")}
+    assert machines and all("(tcp://127.0.0.1:" in m for m in machines)
+    # The workers' folders hold no bots: each came as a bundle, unpacked in the per-user cache.
+    assert not any(p.name == "bot.toml" for p in (cluster.root / "w1").rglob("*"))
+
+
+def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, tmp_path):
+    reference = local_reference(tmp_path)
+    folder = tmp_path / "on-cluster"
+    folder.mkdir()
+    config = write_config(folder, "t", deals=4)
+    reference.write_text(reference.read_text().replace("deals = 2", "deals = 4"))
+    assert invoke("tournament", "run", str(reference)).exit_code == 0
+    run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--cluster", cluster.address],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    database = folder / "t.sqlite"
+    deadline = time.monotonic() + 120
+    stored = 0
+    while time.monotonic() < deadline and run.poll() is None and stored < 10:
+        try:
+            with sqlite3.connect(database, timeout=1) as db:
+                stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        except sqlite3.Error:
+            pass
+        time.sleep(0.05)
+    assert run.poll() is None and stored >= 10, "the run ended before a worker could be killed"
+    victim = cluster.procs[1]  # w1
+    os.killpg(victim.pid, signal.SIGKILL)
+    output, _ = run.communicate(timeout=300)
+    assert run.returncode == 0, output
+    assert "96 games stored" in " ".join(output.split())
+    assert game_rows(database) == game_rows(reference.parent / "t.sqlite")  # nothing lost, nothing twice
+    assert comparable(config) == comparable(reference)
+
+
+def test_a_worker_of_another_arena_version_is_refused_before_any_game(tmp_path):
+    preload = tmp_path / "older_arena.py"
+    preload.write_text("import arena\narena.__version__ = '0.0.1'\n")
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("w1")
+        made.add_worker("old", preload=preload)
+        made.wait_for_workers(2)
+        folder = tmp_path / "t"
+        folder.mkdir()
+        config = write_config(folder, "t")
+        result = invoke("tournament", "run", str(config), "--cluster", made.address)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 1 and "runs arena 0.0.1" in text and "no game was played" in text, text
+        assert "worker old at tcp://127.0.0.1:" in text, text
+        assert not (folder / "t.sqlite").exists() or game_rows(folder / "t.sqlite") == []
+    finally:
+        made.stop()
+
+
+def test_the_scheduler_going_away_stops_the_run_and_the_same_command_resumes(tmp_path):
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("w1")
+        made.wait_for_workers(1)
+        folder = tmp_path / "t"
+        folder.mkdir()
+        config = write_config(folder, "t", deals=4)
+        run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--cluster",
+                                made.address], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        database = folder / "t.sqlite"
+        deadline = time.monotonic() + 120
+        stored = 0
+        while time.monotonic() < deadline and run.poll() is None and stored < 6:
+            try:
+                with sqlite3.connect(database, timeout=1) as db:
+                    stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.Error:
+                pass
+            time.sleep(0.05)
+        os.killpg(made.scheduler.pid, signal.SIGKILL)
+        output, _ = run.communicate(timeout=300)
+        text = " ".join(output.split())
+        assert run.returncode == 1 and "lost the Dask scheduler" in text and "Traceback" not in text, text
+        kept = len(game_rows(database))
+        assert kept >= 6
+    finally:
+        made.stop()
+    # The same command, on a cluster that is back (here at a new address: given again), resumes.
+    again = Cluster(tmp_path / "cluster2")
+    try:
+        again.add_worker("w1")
+        again.wait_for_workers(1)
+        resumed = invoke("tournament", "run", str(config), "--cluster", again.address)
+        assert resumed.exit_code == 0 and f"({96 - kept} played now)" in " ".join(resumed.output.split())
+    finally:
+        again.stop()
