@@ -112,18 +112,22 @@ class ClusterPool:
                                             key=f"arena-table-{table.index}-{self._run}")
                          for table in tables]
         seen: set[str] = set()
-        while True:
+        ended: set[int] = set()  # tables whose task said it is done (a task played again says it twice)
+        while len(ended) < len(tables):
             batch = self._next_batch(distributed)
             for blob in batch:
-                spec, record, where = pickle.loads(blob)
+                item = pickle.loads(blob)
+                if item[0] == "done":
+                    ended.add(item[1])
+                    continue
+                spec, record, where = item
                 if spec.key in seen:
                     continue  # a table played again after its worker died: stored already
                 seen.add(spec.key)
                 self.where[spec.key] = where
                 yield spec, record
-            if not batch and self._all_done():
-                if not self._queue.qsize():
-                    return
+            if not batch:
+                self._all_done()  # a failed or cancelled task is said at once
 
     def _next_batch(self, distributed) -> list[bytes]:  # noqa: ARG002
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pickle
 import socket
+import time
 
 from arena.play.records import TimeLimits
 from arena.play.startup import BotSettings
@@ -18,6 +19,9 @@ from arena.submission.build import build_bot
 from arena.submission.bundle import Bundle, unpack
 from arena.tournament.config import TournamentConfig
 from arena.tournament.table_play import play_table
+
+
+STOP_CHECK_S = 1.0
 
 
 class VersionMismatch(RuntimeError):
@@ -43,7 +47,7 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
     if here[:2] != tuple(expected):
         raise VersionMismatch(f"worker {worker.address} ({here[2]}) runs arena {here[0]} (protocol {here[1]}); "
                               f"the organiser runs arena {expected[0]} (protocol {expected[1]})")
-    manifests = {name: unpack(bundle, then=build_bot) for name, bundle in bundles.items()}
+    manifests = {name: _ready(bundle) for name, bundle in bundles.items()}
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active:
         raise RuntimeError(f"worker {worker.address} ({here[2]}) cannot isolate bots ({isolation.why_not}), and the "
@@ -53,14 +57,35 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
     where = {"machine": f"{here[2]} ({worker.address})", "isolation": isolation.record()}
     queue, stop = Queue(queue_name), Event(stop_name)
     played = 0
+    asked = [time.monotonic()]
 
     def report(spec, record) -> None:
         nonlocal played
         queue.put(pickle.dumps((spec, record, where)))
         played += 1
 
-    play_table(table, manifests, config, settings, report, keep_going=lambda: not stop.is_set())
+    def keep_going() -> bool:
+        # Asked of the scheduler at most once a second: each question is a round trip.
+        if time.monotonic() - asked[0] < STOP_CHECK_S:
+            return True
+        asked[0] = time.monotonic()
+        return not stop.is_set()
+
+    play_table(table, manifests, config, settings, report, keep_going=keep_going)
+    queue.put(pickle.dumps(("done", table.index, played)))  # the organiser need not poll the task for its end
     return played
+
+
+_ready_here: dict[tuple[str, str], object] = {}  # (bot, version) -> its manifest, unpacked and built in this process
+
+
+def _ready(bundle: Bundle):
+    """The bot unpacked and built on this machine: once per version per machine (a lock) and
+    looked up once per worker process."""
+    key = (bundle.name, bundle.version)
+    if key not in _ready_here:
+        _ready_here[key] = unpack(bundle, then=build_bot)
+    return _ready_here[key]
 
 
 __all__ = ["VersionMismatch", "worker_facts", "play_table_task"]

@@ -24,6 +24,8 @@ def play_table(table: TableSpec, manifests: dict[str, BotManifest], config: Tour
     `keep_going` is asked before each game (a cluster run that was stopped says no). `unwinding`
     is called when a SIGTERM's SystemExit comes, before the table's bots are closed (a local
     worker's clean-up must not be cut short by a second SIGTERM)."""
+    if not table.games:
+        return  # nothing to play: no bot is started for it
     numbers = config.game_numbers()
     limits: TimeLimits = settings.limits
     with open_table([manifests[name] for name in table.entries], settings) as seats:
