@@ -126,8 +126,10 @@ class ClusterPool:
                 seen.add(spec.key)
                 self.where[spec.key] = where
                 yield spec, record
-            if not batch:
-                self._all_done()  # a failed or cancelled task is said at once
+            # Every task ended and nothing left on the queue also ends the run: a task that could
+            # not say it was done (it raised, say) must not keep the organiser waiting.
+            if not batch and self._all_done() and not self._queue.qsize():
+                return
 
     def _next_batch(self, distributed) -> list[bytes]:  # noqa: ARG002
         try:

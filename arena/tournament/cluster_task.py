@@ -64,11 +64,18 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
         queue.put(pickle.dumps((spec, record, where)))
         played += 1
 
+    key = worker.get_current_task()
+
     def keep_going() -> bool:
         # Asked of the scheduler at most once a second: each question is a round trip.
         if time.monotonic() - asked[0] < STOP_CHECK_S:
             return True
         asked[0] = time.monotonic()
+        # Our task forgotten (the organiser's process died, SIGKILL included, and the scheduler
+        # released its work): nobody would store our games, so the table ends here.
+        task = worker.state.tasks.get(key)
+        if task is None or task.state in ("cancelled", "released", "forgotten"):
+            return False
         return not stop.is_set()
 
     play_table(table, manifests, config, settings, report, keep_going=keep_going)
