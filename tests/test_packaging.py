@@ -24,7 +24,7 @@ BOTS = REPO / "bots"
 def test_the_package_list_names_every_package_of_arena():
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {"arena"} | {f"arena.{p.parent.name}" for p in (REPO / "arena").glob("*/__init__.py")}
-    assert listed == found | {"arena.bundled_bots"}
+    assert listed == found | {"arena.bundled_bots", "arena.guide", "arena.guide.docs"}  # package data
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,7 @@ def test_the_wheel_carries_the_bundled_bots_sources_and_no_build_outputs(wheel):
     assert bundled == sources  # every file a bot's version hashes, and nothing else
     assert not any(n.endswith((".check.json", ".versions.json", ".pyc")) or "/c_bot/c_bot" == n[-12:] for n in names)
     assert "arena/cli/app.py" in names and not any(n.startswith(("tests/", "bots/")) for n in names)
+    assert {"arena/guide/protocol.md", "arena/guide/docs/rules.md", "arena/guide/docs/sandbox.md"} <= names
 
 
 def test_installed_from_the_wheel_the_arena_works_from_an_empty_folder(wheel, tmp_path):
@@ -83,4 +84,5 @@ def test_installed_from_the_wheel_the_arena_works_from_an_empty_folder(wheel, tm
     assert not (package / "c_bot" / "c_bot").exists()  # built in the cache, not in the package
     assert list((tmp_path / "cache" / "skitgubbe-arena" / "builds").glob("c_bot-*/c_bot"))
     assert not list(package.glob("*/.check.json")) and not list(package.glob("*/.versions.json"))
-    assert sorted(p.name for p in empty.iterdir()) == [".gitignore", "bots", "tournaments"]
+    assert sorted(p.name for p in empty.iterdir()) == [".gitignore", "bots", "protocol.md", "tournaments"]
+    assert "How a bot talks" in run("docs", "protocol") or "bot protocol" in run("docs", "protocol")

@@ -199,8 +199,8 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                         f"{TIMEOUTS_ENOUGH} timeouts or more say enough)")
         results.append(CheckResult(
             "games", not mine,
-            f"{count(len(match.records), 'game')} vs {', '.join(opponents)}{rule_words}, at "
-            f"{'seats ' + ', '.join(map(str, seats_played)) if len(seats_played) > 1 else f'seat {seats_played[0]}'}, "
+            f"{count(len(match.records), 'game')} vs {', '.join(opponents)}{rule_words} at "
+            f"{_seats_words(seats_played)}; "
             f"{decisions} decisions answered, with a message type and a request field from a later protocol "
             f"in every game; {summary}"))
 
@@ -263,6 +263,12 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                 "no leftover processes", not left,
                 "nothing of the bot runs after close" if not left
                 else f"{len(left)} process(es) of the bot still running after close: {left[:10]}"))
+
+
+def _seats_words(seats: list[int]) -> str:
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
 
 
 def _rules_words(options: Mapping[str, str]) -> str:

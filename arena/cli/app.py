@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli import bot, games, init, play, reports, tournament
+from arena.cli import bot, docs, games, init, play, reports, tournament
 from arena.cli.common import UsageError, console, fail
 
 app = typer.Typer(
@@ -44,6 +44,7 @@ reports.register_standings(app)
 games.register(app)
 reports.register_replay(app)
 bot.register(app)
+docs.register(app)
 
 
 def main() -> None:

@@ -32,13 +32,20 @@ def new(
 ) -> None:
     """Write a new bot folder (bot.toml + source) that plays legal moves and passes `arena bot check`."""
     from arena.submission.scaffold import ScaffoldError, new_bot
+    from arena.submission.workspace import BUNDLED_BOTS_DIR, MANIFEST_NAME, find_workspace
 
+    if dir is None and find_workspace() is None:
+        console.print(escape(f"note: no workspace here or above: {Path.cwd()} becomes one (its bots/ folder); "
+                             "`arena init` makes one with a demo tournament"), highlight=False)
     try:
         folder = new_bot(name, lang, _bots_dir(dir))
     except ScaffoldError as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot write the bot folder: {exc}")
+    if (BUNDLED_BOTS_DIR / name / MANIFEST_NAME).is_file() and folder.parent.resolve() != BUNDLED_BOTS_DIR.resolve():
+        console.print(escape(f"note: {name} is also a bundled bot: in this workspace the name now means yours "
+                             "(tournaments that played the bundled one see a changed bot)"), highlight=False)
     files = ", ".join(sorted(p.name for p in folder.iterdir()))
     console.print(f"created [bold]{escape(str(folder))}[/bold] ({escape(files)})", highlight=False)
     # In the workspace, the name finds it; a folder given with --dir is named by its path.

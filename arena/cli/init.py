@@ -29,10 +29,14 @@ def init(
     except OSError as exc:
         fail(f"{folder}: cannot make a workspace there ({exc.strerror or exc})")
     console.print(f"workspace made in [bold]{escape(str(made.folder))}[/bold]:", highlight=False)
+    if made.inside is not None:
+        console.print(escape(f"note: it is inside the workspace {made.inside}; commands run in it use the new one"),
+                      highlight=False)
     console.print(f"  bots/{STARTER_BOT}/            your starter bot (Python): it plays legal moves; make it play well",
                   highlight=False)
     console.print(f"  tournaments/demo.toml    {STARTER_BOT} against the bundled {', '.join(DEMO_OPPONENTS)}",
                   highlight=False)
+    console.print("  protocol.md              how a bot talks to the arena (also: arena docs protocol)", highlight=False)
     console.print("  .gitignore               results and logs are not source", highlight=False)
     console.print("next:", highlight=False)
     here = Path.cwd().resolve()

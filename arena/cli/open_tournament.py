@@ -19,9 +19,21 @@ def prepare(config_path: Path):
     from arena.tournament.config import ConfigError, load_config, load_entries
 
     try:
-        return load_entries(load_config(config_path))
+        return load_entries(load_config(config_file(config_path)))
     except ConfigError as exc:
         fail(str(exc))
+
+
+def config_file(given: Path) -> Path:
+    """A bare name (`demo`: no folder, no suffix, no such file here) means the workspace's
+    tournaments/demo.toml, as `arena tournament new demo` writes it; anything else is a path."""
+    from arena.submission.workspace import TOURNAMENTS, find_workspace
+
+    if len(given.parts) != 1 or given.suffix or given.exists():
+        return given
+    workspace = find_workspace()
+    named = workspace / TOURNAMENTS / f"{given.name}.toml" if workspace is not None else None
+    return named if named is not None and named.is_file() else given
 
 
 def open_store(config, manifests, versions: dict[str, str], *, create: bool, update: bool = False):

@@ -60,6 +60,8 @@ def play(
         fail(f"--seats must be one of {', '.join(SEATS_CHOICES)}, not {seats!r}")
     if duplicate and games is not None:
         fail("--duplicate plays every deal in every seating: give the number of deals with --deals, not --games")
+    if deals != 2 and not duplicate:
+        fail("--deals counts the deals of --duplicate: give --duplicate too, or --games for a match")
     if duplicate and seats == "fixed":
         fail("--duplicate plays every seating: it cannot keep the seats fixed")
     options = parse_rule_options(rule)

@@ -31,6 +31,11 @@ def _resolve_manifest_path(ref: str | Path, folders: list[Path], base_dir: Path 
         for bots_dir in folders:
             if (bots_dir / text / MANIFEST_NAME).is_file():
                 return bots_dir / text / MANIFEST_NAME
+            # A folder named otherwise than its bot (bots/renamed holding name = "cg2"): the
+            # listing below names the bot, so the name must find it.
+            named = [m.path for m in _safe_list(bots_dir) if m.name == text and m.path is not None]
+            if len(named) == 1:
+                return named[0]
     candidate = Path(ref).expanduser()
     if base_dir is not None and not candidate.is_absolute():
         # Lexical "..": the config's folder may not exist yet while `tournament new` checks it.

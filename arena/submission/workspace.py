@@ -28,10 +28,20 @@ _PACKAGE = Path(__file__).resolve().parents[1]  # arena/
 _INSTALLED_BUNDLE = _PACKAGE / "bundled_bots"  # where a wheel puts the repository's bots/
 BUNDLED_BOTS_DIR = _INSTALLED_BUNDLE if _INSTALLED_BUNDLE.is_dir() else _PACKAGE.parent / BOTS
 CACHE_ENV = "XDG_CACHE_HOME"
+# The bot protocol and the docs: the repository's, or the wheel's package data `arena.guide`.
+_GUIDE_ROOT = _PACKAGE / "guide" if (_PACKAGE / "guide").is_dir() else _PACKAGE.parent
+GUIDES = {"protocol": "protocol.md", "rules": "docs/rules.md", "sandbox": "docs/sandbox.md"}
+
+
+def guide_path(name: str) -> Path:
+    """The file of a document in GUIDES (`arena docs NAME`)."""
+    return _GUIDE_ROOT / GUIDES[name]
 
 
 def is_workspace(folder: Path) -> bool:
-    return (folder / BOTS).is_dir() or (folder / TOURNAMENTS).is_dir()
+    """A folder with bots/ or tournaments/, unless it is a bot's own folder (its bot.toml): a bot
+    author's tournaments/ made inside a bot's folder had made that folder the workspace."""
+    return ((folder / BOTS).is_dir() or (folder / TOURNAMENTS).is_dir()) and not (folder / MANIFEST_NAME).is_file()
 
 
 def find_workspace(start: Path | None = None) -> Path | None:
@@ -108,5 +118,5 @@ def runnable(manifest: BotManifest) -> BotManifest:
     return read_manifest(target / name)
 
 
-__all__ = ["BOTS", "TOURNAMENTS", "BUNDLED_BOTS_DIR", "is_workspace", "find_workspace", "workspace_or_here",
+__all__ = ["BOTS", "TOURNAMENTS", "BUNDLED_BOTS_DIR", "MANIFEST_NAME", "GUIDES", "guide_path", "is_workspace", "find_workspace", "workspace_or_here",
            "workspace_bots_dir", "lookup_dirs", "is_bundled", "cache_dir", "runnable"]

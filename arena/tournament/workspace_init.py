@@ -3,11 +3,13 @@ tournament of it against bundled bots, and a .gitignore for what runs leave behi
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.submission.manifest import MANIFEST_NAME
 from arena.submission.scaffold import new_bot
-from arena.submission.workspace import BOTS, TOURNAMENTS, is_workspace
+from arena.submission.workspace import BOTS, TOURNAMENTS, find_workspace, guide_path, is_workspace
 from arena.tournament.config import load_config, load_entries
 
 STARTER_BOT = "my_bot"
@@ -54,6 +56,7 @@ class Workspace:
     folder: Path
     starter: Path  # the starter bot's folder
     demo: Path  # the demo tournament's config
+    inside: Path | None = None  # a workspace around it: commands in the new one use the new one
 
 
 def init_workspace(folder: Path) -> Workspace:
@@ -63,6 +66,9 @@ def init_workspace(folder: Path) -> Workspace:
     folder = Path(folder).expanduser().resolve()
     if is_workspace(folder):
         raise WorkspaceExists(f"{folder} is a workspace already (it has {BOTS}/ or {TOURNAMENTS}/): nothing was changed")
+    if (folder / MANIFEST_NAME).is_file():
+        raise WorkspaceExists(f"{folder} is a bot's folder (it has {MANIFEST_NAME}): make the workspace elsewhere; "
+                              "nothing was changed")
     folder.mkdir(parents=True, exist_ok=True)
     starter = new_bot(STARTER_BOT, "python", folder / BOTS)
     (folder / TOURNAMENTS).mkdir()
@@ -70,10 +76,15 @@ def init_workspace(folder: Path) -> Workspace:
     names = ", ".join(f'"{name}"' for name in (STARTER_BOT, *DEMO_OPPONENTS))
     demo.write_text(DEMO_CONFIG.format(bot=STARTER_BOT, bots=names), encoding="utf-8")
     ignore = folder / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text(GITIGNORE, encoding="utf-8")
+    present = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
+    missing = [line for line in GITIGNORE.splitlines() if line and line not in present]
+    if missing:  # a .gitignore of the user's own keeps its lines, and gets the results' patterns
+        with open(ignore, "a", encoding="utf-8") as out:
+            out.write(("\n" if present and present[-1] else "") + "\n".join(missing) + "\n")
+    # The bot protocol beside the starter bot, which refers to it.
+    shutil.copyfile(guide_path("protocol"), folder / "protocol.md")
     load_entries(load_config(demo))  # the bare names find the starter bot and the bundled ones
-    return Workspace(folder, starter, demo)
+    return Workspace(folder, starter, demo, find_workspace(folder.parent))
 
 
 __all__ = ["STARTER_BOT", "DEMO_OPPONENTS", "WorkspaceExists", "Workspace", "init_workspace"]

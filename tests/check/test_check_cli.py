@@ -296,7 +296,7 @@ def test_the_check_plays_every_seat_so_a_bot_wrong_away_from_seat_0_fails():
     result = run("bot", "check", str(hostile_bot("illegal_off_seat_0")), "--games", "3")
     text = " ".join(result.output.split())
     assert result.exit_code == 1, text
-    assert "at seats 0, 1, 2" in text and "FAIL legal moves" in text, text
+    assert "at seats 0, 1 and 2;" in text and "FAIL legal moves" in text, text
 
 
 def test_check_cli_shows_failure_and_exit_code_1():

@@ -667,7 +667,7 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
     assert "two is not in the config's bots any more, and has stored games" in refused and "--update" in refused
     grown.write_text(four_bots.replace('"./one", "./two"]', '"./two", "./one"]'))
     moved = " ".join(invoke("tournament", "run", str(grown)).output.split())
-    assert "bots may be added only at the end of the list" in moved
+    assert "new bots go at the end of the list" in moved
     assert _stored_games(tmp_path / "grown.sqlite") == stored_after
 
 

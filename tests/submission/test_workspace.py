@@ -122,3 +122,32 @@ def test_tournament_new_with_a_bare_name_writes_into_the_workspaces_tournaments(
     assert '"mine"' in config.read_text()  # a name the config's workspace finds, so kept a name
     _, manifests = load_entries(load_config(config))
     assert manifests["mine"].directory.resolve() == (ws / "bots" / "mine").resolve()
+
+
+def test_what_a_bot_author_tripped_over(tmp_path, monkeypatch):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".gitignore").write_text("mine/\n")
+    assert invoke("init", str(ws)).exit_code == 0
+    ignore = (ws / ".gitignore").read_text()
+    assert ignore.startswith("mine/\n") and "tournaments/*.sqlite" in ignore  # kept, and the patterns added
+    assert (ws / "protocol.md").read_text().startswith("# The Skitgubbe Arena bot protocol")
+    bot = ws / "bots" / "my_bot"
+    refused = invoke("init", str(bot))
+    assert "is a bot's folder" in refused.output and not (bot / "bots").exists()
+    # A tournaments/ folder made inside a bot's folder does not make that folder the workspace.
+    (bot / "tournaments").mkdir()
+    monkeypatch.chdir(bot)
+    assert find_workspace() == ws.resolve()
+    checked = invoke("bot", "check", "my_bot", "--games", "1")
+    assert checked.exit_code == 0, checked.output
+    # A bot found by its manifest's name, whatever its folder is called.
+    copy_bot("random_bot", ws / "bots" / "renamed", "cg2")
+    assert load_manifest("cg2").directory.resolve() == (ws / "bots" / "renamed").resolve()
+    # A bare tournament name means the workspace's tournaments/NAME.toml, from any folder in it.
+    config = ws / "tournaments" / "demo.toml"
+    config.write_text(config.read_text().replace("deals = 4", "deals = 1"))
+    assert invoke("tournament", "run", "demo").exit_code == 0
+    assert "my_bot" in invoke("standings", "demo").output
+    assert invoke("docs", "protocol").output == (ws / "protocol.md").read_text()
+    assert "R13" in invoke("docs", "rules").output

@@ -1,0 +1,28 @@
+"""`arena docs protocol|rules|sandbox`: the bot protocol, the rules page and the sandbox page, as the
+repository has them and as the installed package carries them (package data `arena.guide`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import console, fail
+from arena.submission.workspace import GUIDES, guide_path
+
+
+def docs(
+    name: Annotated[str, typer.Argument(help="protocol (for bot authors), rules (the game, numbered) or sandbox (what a bot runs under).")],
+) -> None:
+    """Print a document: the bot protocol, the rules, or the sandbox (Markdown; redirect it to a file)."""
+    if name not in GUIDES:
+        fail(f"no document {name!r}: the documents are {', '.join(GUIDES)}")
+    try:
+        text = guide_path(name).read_text(encoding="utf-8")
+    except OSError as exc:
+        fail(f"cannot read {guide_path(name)} ({exc.strerror or exc})", code=1)
+    console.out(text, end="", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(docs)
