@@ -18,10 +18,14 @@ from arena.schedule.games import TableSpec
 from arena.submission.build import build_bot
 from arena.submission.bundle import Bundle, unpack
 from arena.tournament.config import TournamentConfig
+from arena.tournament.cores import claimed_core
 from arena.tournament.table_play import play_table
 
 
 STOP_CHECK_S = 1.0
+# Games go back in small batches: one scheduler round trip per game cost a tenth of a two-core
+# machine's cluster throughput (benchmarks/cluster.py), and a quarter second holds nothing back.
+SEND_EVERY_S = 0.25
 
 
 class VersionMismatch(RuntimeError):
@@ -37,8 +41,9 @@ def worker_facts() -> tuple[str, str, str]:
 
 def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: TournamentConfig, expected: tuple[str, str],
                     queue_name: str, stop_name: str) -> int:
-    """Play `table` here and put each game on the queue `queue_name` as pickled (spec, record,
-    where): `where` names the machine and the isolation the bots ran under. Stops between games
+    """Play `table` here and put its games on the queue `queue_name` as they end, a pickled list
+    of (spec, record, where) a few times a second: `where` names the machine and the isolation
+    the bots ran under; a last ("done", table index, games) says the table is over. Stops between games
     once the event `stop_name` is set (the organiser was stopped). Returns the games played."""
     from distributed import Event, Queue, get_worker
 
@@ -52,17 +57,26 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
     if config.isolation == "required" and not isolation.active:
         raise RuntimeError(f"worker {worker.address} ({here[2]}) cannot isolate bots ({isolation.why_not}), and the "
                            'config says isolation = "required"')
-    settings = BotSettings(limits=TimeLimits(config.move_timeout_s, config.startup_timeout_s),
-                           sandbox_limits=config.sandbox or None, isolation=isolation)
     where = {"machine": f"{here[2]} ({worker.address})", "isolation": isolation.record()}
     queue, stop = Queue(queue_name), Event(stop_name)
     played = 0
     asked = [time.monotonic()]
 
+    waiting: list = []  # games not yet put: sent together, a few times a second
+    sent = [time.monotonic()]
+
+    def send() -> None:
+        if waiting:
+            queue.put(pickle.dumps(waiting))  # one round trip to the scheduler for them all
+            waiting.clear()
+        sent[0] = time.monotonic()
+
     def report(spec, record) -> None:
         nonlocal played
-        queue.put(pickle.dumps((spec, record, where)))
+        waiting.append((spec, record, where))
         played += 1
+        if time.monotonic() - sent[0] >= SEND_EVERY_S:
+            send()
 
     key = worker.get_current_task()
 
@@ -78,8 +92,14 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
             return False
         return not stop.is_set()
 
-    play_table(table, manifests, config, settings, report, keep_going=keep_going)
-    queue.put(pickle.dumps(("done", table.index, played)))  # the organiser need not poll the task for its end
+    try:
+        with claimed_core() as cpu:
+            settings = BotSettings(limits=TimeLimits(config.move_timeout_s, config.startup_timeout_s),
+                                   sandbox_limits=config.sandbox or None, isolation=isolation, cpu=cpu)
+            play_table(table, manifests, config, settings, report, keep_going=keep_going)
+    finally:
+        send()  # what was played is stored, even when the table ends early
+    queue.put(pickle.dumps([("done", table.index, played)]))  # the organiser need not poll the task for its end
     return played
 
 
