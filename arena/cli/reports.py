@@ -44,7 +44,7 @@ def standings(
     from arena.results.rows import StoreError
     from arena.results.history import version_history
     from arena.tournament.resubmission import stored_versions
-    from arena.results.standings_sql import compute_standings
+    from arena.results.ratings import rated_standings
 
     format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
@@ -52,7 +52,7 @@ def standings(
     config, manifests = prepare(config_path)
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
-        result = compute_standings(store, list(config.playing), config.ranks_by_points_per_game)
+        result = rated_standings(store, config)
         if history or format == "json":
             # What the standings count: each bot at the version its stored games were played at.
             counted = stored_versions(store.fingerprint() or {})

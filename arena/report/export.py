@@ -9,6 +9,7 @@ import math
 import re
 from html import escape
 
+from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
 from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
@@ -41,10 +42,12 @@ def _md_cell(text: object) -> str:
 
 def to_markdown(standings: Standings, title: str = "Standings") -> str:
     lines = [f"# {_md_cell(title)}", "", f"{count(standings.games, 'game')}{_ranking_note(standings)}.", "",
-             "| # | bot | games | points | pts/game ± 95% CI | wins | skitgubbe | faults |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|"]
+             "| # | bot | games | points | pts/game ± 95% CI | wins | skitgubbe | faults | rating | ordinal |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for b in standings.bots:
-        lines.append(f"| {b.rank} | {_md_cell(b.bot)} | {b.games} | {b.points} | {_ci_text(b)} | {b.wins} | {b.skitgubbe} | {b.faults} |")
+        lines.append(f"| {b.rank} | {_md_cell(b.bot)} | {b.games} | {b.points} | {_ci_text(b)} | {b.wins} | {b.skitgubbe} "
+                     f"| {b.faults} | {format_rating(b.mu, b.sigma)} | {format_ordinal(b.ordinal)} |")
+    lines += ["", RATING_NOTE + "."]
     names = [b.bot for b in standings.bots]
     if standings.head_to_head:
         lines += ["", "## Head to head", "", "Row bot finished ahead of column bot in this many of their games together.", "",
@@ -92,6 +95,7 @@ def to_dict(standings: Standings) -> dict:
                 "points_per_game": b.points_per_game, "ci95_low": _num(b.ci95_low), "ci95_high": _num(b.ci95_high),
                 "deal_sets": b.deal_sets, "wins": b.wins, "skitgubbe": b.skitgubbe, "faults": b.faults,
                 "faults_by_kind": b.faults_by_kind, "places": list(b.places),
+                "mu": _num(b.mu), "sigma": _num(b.sigma), "ordinal": _num(b.ordinal),
             }
             for b in standings.bots
         ],
@@ -111,7 +115,11 @@ def to_json(standings: Standings) -> str:
 
 
 CSV_FIELDS = ("rank", "bot", "version", "games", "points", "points_per_game", "ci95_low", "ci95_high", "deal_sets",
-              "wins", "skitgubbe", "faults", "places", "faults_by_kind", "ranked_by")
+              "wins", "skitgubbe", "faults", "places", "faults_by_kind", "ranked_by", "mu", "sigma", "ordinal")
+
+
+def _csv_float(x: float) -> str:
+    return "" if math.isnan(x) else f"{x:.6f}"
 
 
 def to_csv(standings: Standings) -> str:
@@ -131,12 +139,13 @@ def to_csv(standings: Standings) -> str:
             "" if math.isnan(b.ci95_low) else f"{b.ci95_low:.6f}", "" if math.isnan(b.ci95_high) else f"{b.ci95_high:.6f}",
             b.deal_sets, b.wins, b.skitgubbe, b.faults, ";".join(map(str, b.places)),
             ";".join(f"{k}={v}" for k, v in b.faults_by_kind.items()), standings.ranked_by,
+            *(_csv_float(x) for x in (b.mu, b.sigma, b.ordinal)),
         ] + ([""] if history else []))
     for f in standings.history:
         writer.writerow(["", f.bot, f.version, f.games, f.points, f"{f.points_per_game:.6f}",
                          "" if math.isnan(f.ci95_low) else f"{f.ci95_low:.6f}",
                          "" if math.isnan(f.ci95_high) else f"{f.ci95_high:.6f}",
-                         f.deal_sets, f.wins, f.skitgubbe, f.faults, "", "", standings.ranked_by, f.why])
+                         f.deal_sets, f.wins, f.skitgubbe, f.faults, "", "", standings.ranked_by, "", "", "", f.why])
     return out.getvalue()
 
 
@@ -192,12 +201,14 @@ def to_html(standings: Standings, title: str = "Standings") -> str:
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{t}</title>",
            f"<style>{_CSS}</style></head><body>", f"<h1>{t}</h1>", f"<p>{count(standings.games, 'game')}{_ranking_note(standings)}.</p>",
            '<table class="standings"><thead><tr><th>#</th><th>bot</th><th>version</th><th>games</th><th>points</th>'
-           "<th>pts/game ± 95% CI</th><th>wins</th><th>skitgubbe</th><th>faults</th></tr></thead><tbody>"]
+           "<th>pts/game ± 95% CI</th><th>wins</th><th>skitgubbe</th><th>faults</th><th>rating</th><th>ordinal</th>"
+           "</tr></thead><tbody>"]
     for b in standings.bots:
         out.append(f'<tr><td class="num">{b.rank}</td><td>{escape(b.bot)}</td><td>{escape(b.version)}</td>'
                    f'<td class="num">{b.games}</td><td class="num">{b.points}</td><td class="num">{escape(_ci_text(b))}</td>'
-                   f'<td class="num">{b.wins}</td><td class="num">{b.skitgubbe}</td><td class="num">{b.faults}</td></tr>')
-    out.append("</tbody></table>")
+                   f'<td class="num">{b.wins}</td><td class="num">{b.skitgubbe}</td><td class="num">{b.faults}</td>'
+                   f'<td class="num">{format_rating(b.mu, b.sigma)}</td><td class="num">{format_ordinal(b.ordinal)}</td></tr>')
+    out.append(f"</tbody></table><p>{escape(RATING_NOTE)}.</p>")
     out.append("<h2>Cumulative points</h2>")
     out.append(_svg_chart(standings))
     names = [b.bot for b in standings.bots]

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from arena.report.standings import leaderboard_renderable
-from arena.results.standings_sql import compute_standings
+from arena.results.ratings import rated_standings
 
 # Standings are recomputed from the database at most this often, and never more often than ten
 # times their own cost: on a very large database (about 1 s at a million games, 4 s with the
@@ -55,7 +55,7 @@ class LiveBoard:
 
     def _refresh_board(self) -> None:
         started = time.monotonic()
-        standings = compute_standings(self.store, list(self.config.playing), self.config.ranks_by_points_per_game)
+        standings = rated_standings(self.store, self.config)
         self._board = leaderboard_renderable(standings, f"{self.config.name}: standings")
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))

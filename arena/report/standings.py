@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.report.export import HISTORY_NOTE, fault_matrix
+from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
 from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
@@ -58,30 +59,33 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
     for b in standings.bots:
         lines.append(Text(f"{b.rank}. {b.bot}: {count(b.points, 'point')} in {count(b.games, 'game')}, "
                           f"{format_ci(b)} per game, {count(b.wins, 'win')}, skitgubbe {count(b.skitgubbe, 'time')}, "
-                          f"{count(b.faults, 'fault')}", style="red" if b.faults else ""))
+                          f"{count(b.faults, 'fault')}, rating {format_rating(b.mu, b.sigma)} "
+                          f"(ordinal {format_ordinal(b.ordinal)})", style="red" if b.faults else ""))
     interval = "the 95% confidence interval over deal sets"
     if standings.ranks_by_points_per_game:  # a gauntlet; kept short enough for 80 columns
         caption = note = f"ranked by points per game (± {interval})"
     else:
         caption, note = f"per game: points per game ± {interval}", f"per game: ± {interval}"
     lines.append(Text(note, style="dim"))
+    caption += f"\n{RATING_NOTE}"
     table = Table(title=f"{escape(title)} ({count(standings.games, 'game')})", caption=caption)
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
     table.add_column("bot", no_wrap=True)
     show_versions = show_versions and any(b.version for b in standings.bots)
     if show_versions:
         table.add_column("version", no_wrap=True, style="dim")
-    for header in ("games", "points", "per game", "wins", "skitgubbe", "faults"):
+    for header in ("games", "points", "per game", "wins", "skitgubbe", "faults", "rating", "ordinal"):
         table.add_column(header, justify="right", no_wrap=True)
     for b in standings.bots:
         cells = [str(b.rank), b.bot] + ([b.version] if show_versions else [])
         table.add_row(*cells, str(b.games), str(b.points), format_ci(b), str(b.wins), str(b.skitgubbe),
-                      str(b.faults), style="red" if b.faults else None)
+                      str(b.faults), format_rating(b.mu, b.sigma), format_ordinal(b.ordinal),
+                      style="red" if b.faults else None)
     return _TableOrLines(table, lines)
 
 
 def render_standings_table(standings: Standings, console: Console, title: str = "Standings") -> None:
-    console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 110))
+    console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 125))
 
 
 def head_to_head_renderable(standings: Standings) -> _TableOrLines:

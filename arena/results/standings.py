@@ -82,10 +82,18 @@ class BotStanding:
     places: tuple[int, ...]  # count of finishing places 1..n
     version: str = ""
     deal_sets: int = 0  # k, the number of deal sets behind the interval
+    # The OpenSkill rating (arena/results/ratings.py), when computed: NaN otherwise.
+    mu: float = math.nan
+    sigma: float = math.nan
 
     @property
     def ci95_half_width(self) -> float:
         return (self.ci95_high - self.ci95_low) / 2
+
+    @property
+    def ordinal(self) -> float:
+        """The rating's conservative figure, mu - 3 sigma."""
+        return self.mu - 3 * self.sigma
 
 
 @dataclass(frozen=True)

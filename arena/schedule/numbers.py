@@ -63,13 +63,17 @@ class GameNumbers:
         return self.total
 
     def of(self, spec: GameSpec) -> int:
+        return self.number(spec.table, spec.deal, spec.seating)
+
+    def number(self, table: int, deal: int, seating: int) -> int:
+        """The number of the game at this table, deal and seating."""
         if self.layout == PAIRED:
-            index = pair_index(spec.table, spec.deal)
+            index = pair_index(table, deal)
         elif self.layout == BY_DEAL:
-            index = spec.deal * self.tables + spec.table
+            index = deal * self.tables + table
         else:
-            index = spec.table * self.deals + spec.deal
-        return index * self.seatings + spec.seating + 1
+            index = table * self.deals + deal
+        return index * self.seatings + seating + 1
 
     def key_of(self, number: int) -> str | None:
         """The key of the game with this number (the inverse of `of`); None if there is none."""
