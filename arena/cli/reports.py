@@ -53,6 +53,11 @@ def standings(
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
         result = rated_standings(store, config)
+        if config.sprt:
+            from arena.tournament.early_stop import sprt_state
+            from arena.tournament.runner import build_schedule
+
+            result = dataclasses.replace(result, test=sprt_state(store, config, build_schedule(config)))
         if history or format == "json":
             # What the standings count: each bot at the version its stored games were played at.
             counted = stored_versions(store.fingerprint() or {})

@@ -130,6 +130,7 @@ def run(
     from arena.results.rows import StoreError
     from arena.sandbox.isolation import find_isolation
     from arena.tournament.runner import build_schedule, describe_balance, describe_gauntlet, run_tournament
+    from arena.tournament.early_stop import run_until_decided, sprt_state
     from arena.tournament.config import MAX_WORKERS
     from arena.tournament.local_pool import WorkerDied
     from arena.tournament.cluster_pool import ClusterError
@@ -145,6 +146,9 @@ def run(
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active:
         fail(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}")
+    if address and config.sprt:
+        fail(f"{config.path}: key 'stop': an SPRT run plays its deals in waves on this machine's workers; "
+             "drop --cluster (or the config's `cluster`) for it")
     pool = _cluster_pool(address, manifests, config) if address else None
     # The run's first line: where the tables are played, and what the bots can see there
     # (docs/sandbox.md), as every stored game records it.
@@ -165,9 +169,15 @@ def run(
             console.print(f"balanced schedule: {describe_balance(tables, config.playing)}", highlight=False)
         elif config.schedule == "gauntlet":
             console.print(escape(f"gauntlet: {describe_gauntlet(config, tables)}"), highlight=False)
-        with LiveBoard(config, store, console) as board:
-            summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update, log_dir=log,
-                                     versions=versions, tables=tables, pool=pool)
+        test = None
+        status = (lambda: sprt_state(store, config, tables)) if config.sprt else None
+        with LiveBoard(config, store, console, test_status=status) as board:
+            if config.sprt:
+                summary, test = run_until_decided(config, manifests, store, tables=tables, on_progress=board.update,
+                                                  workers=workers, log_dir=log, versions=versions)
+            else:
+                summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update,
+                                         log_dir=log, versions=versions, tables=tables, pool=pool)
             ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
     except (KeyboardInterrupt, SystemExit) as exc:
         ignore_interrupts()  # a second Ctrl-C cut the message on how to resume
@@ -189,10 +199,13 @@ def run(
     start_failures = store.start_failures()
     store.close()
     console.print()  # past the live board's last line
-    if summary.played == 0:
+    if test is not None:
+        console.print(escape(test.sentence()), highlight=False)
+    elif summary.played == 0:
         console.print(f"nothing to play: all {count(summary.total, 'game')} "
                       f"{'is' if summary.total == 1 else 'are'} already stored")
-    console.print(f"done: {count(summary.total, 'game')} stored ({summary.played} played now). "
+    stored_now = summary.already_done + summary.played
+    console.print(f"done: {count(stored_now, 'game')} stored ({summary.played} played now). "
                   f"Report: {escape(command('arena', 'standings', config_path))} --format html -o standings.html", highlight=False)
     if start_failures:
         # The results stand (each such game is a recorded fault), but a bot that never played is

@@ -48,6 +48,8 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
         lines.append(f"| {b.rank} | {_md_cell(b.bot)} | {b.games} | {b.points} | {_ci_text(b)} | {b.wins} | {b.skitgubbe} "
                      f"| {b.faults} | {format_rating(b.mu, b.sigma)} | {format_ordinal(b.ordinal)} |")
     lines += ["", RATING_NOTE + "."]
+    if standings.test is not None:
+        lines += ["", f"**Early stopping (SPRT):** {_md_cell(standings.test.sentence())}."]
     names = [b.bot for b in standings.bots]
     if standings.head_to_head:
         lines += ["", "## Head to head", "", "Row bot finished ahead of column bot in this many of their games together.", "",
@@ -107,6 +109,7 @@ def to_dict(standings: Standings) -> dict:
         "faults_by_kind": standings.faults_by_kind,
         "timeline": [{"games": index, "points": points} for index, points in standings.timeline],
         "history": [f.as_dict() for f in standings.history],
+        "sprt": standings.test.as_dict() if standings.test is not None else None,
     }
 
 
@@ -122,6 +125,12 @@ def _csv_float(x: float) -> str:
     return "" if math.isnan(x) else f"{x:.6f}"
 
 
+def _test_cells(test, bot: str) -> list[str]:
+    if bot != test.challenger:
+        return ["", ""]
+    return [test.decision or "undecided", f"{test.llr:.6f}"]
+
+
 def to_csv(standings: Standings) -> str:
     """One row per bot; `places` as "a;b;c" (counts of places 1..n), `faults_by_kind` as "kind=count;...".
 
@@ -132,7 +141,8 @@ def to_csv(standings: Standings) -> str:
     writer = csv.writer(out, lineterminator="\n")
     # With the history asked for, a last column says which rows are out of the standings and why.
     history = bool(standings.history)
-    writer.writerow(CSV_FIELDS + (("superseded",) if history else ()))
+    test = standings.test  # an SPRT run: its decision and LLR in the challenger's row
+    writer.writerow(CSV_FIELDS + (("sprt_decision", "sprt_llr") if test else ()) + (("superseded",) if history else ()))
     for b in standings.bots:
         writer.writerow([
             b.rank, b.bot, b.version, b.games, b.points, f"{b.points_per_game:.6f}",
@@ -140,12 +150,13 @@ def to_csv(standings: Standings) -> str:
             b.deal_sets, b.wins, b.skitgubbe, b.faults, ";".join(map(str, b.places)),
             ";".join(f"{k}={v}" for k, v in b.faults_by_kind.items()), standings.ranked_by,
             *(_csv_float(x) for x in (b.mu, b.sigma, b.ordinal)),
-        ] + ([""] if history else []))
+        ] + (_test_cells(test, b.bot) if test else []) + ([""] if history else []))
     for f in standings.history:
         writer.writerow(["", f.bot, f.version, f.games, f.points, f"{f.points_per_game:.6f}",
                          "" if math.isnan(f.ci95_low) else f"{f.ci95_low:.6f}",
                          "" if math.isnan(f.ci95_high) else f"{f.ci95_high:.6f}",
-                         f.deal_sets, f.wins, f.skitgubbe, f.faults, "", "", standings.ranked_by, "", "", "", f.why])
+                         f.deal_sets, f.wins, f.skitgubbe, f.faults, "", "", standings.ranked_by, "", "", "",
+                         *(["", ""] if test else []), f.why])
     return out.getvalue()
 
 
@@ -209,6 +220,8 @@ def to_html(standings: Standings, title: str = "Standings") -> str:
                    f'<td class="num">{b.wins}</td><td class="num">{b.skitgubbe}</td><td class="num">{b.faults}</td>'
                    f'<td class="num">{format_rating(b.mu, b.sigma)}</td><td class="num">{format_ordinal(b.ordinal)}</td></tr>')
     out.append(f"</tbody></table><p>{escape(RATING_NOTE)}.</p>")
+    if standings.test is not None:
+        out.append(f'<p class="sprt"><strong>Early stopping (SPRT):</strong> {escape(standings.test.sentence())}.</p>')
     out.append("<h2>Cumulative points</h2>")
     out.append(_svg_chart(standings))
     names = [b.bot for b in standings.bots]

@@ -9,6 +9,8 @@ from rich.live import Live
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from rich.text import Text
+
 from arena.report.standings import leaderboard_renderable
 from arena.results.ratings import rated_standings
 
@@ -19,11 +21,22 @@ REFRESH_EVERY_S = 1.0
 REFRESH_COST_FACTOR = 10.0
 
 
+def test_line(state) -> str:
+    """The SPRT's standing on the live board: the LLR against its two bounds, and the games read."""
+    s = state.settings
+    if state.decided:
+        return state.sentence()
+    return (f"SPRT {state.challenger} vs {state.baseline}: LLR {state.llr:.2f} (H0 at {s.lower:.2f}, H1 at "
+            f"{s.upper:.2f}) after {state.deal_sets} deal sets, {state.games:,} games")
+
+
 class LiveBoard:
     """Context manager; `update` is the tournament runner's progress callback."""
 
-    def __init__(self, config, store, console: Console) -> None:
+    def __init__(self, config, store, console: Console, test_status=None) -> None:
+        """`test_status`: for an SPRT run, a callable giving the test's state (arena/results/sprt.py)."""
         self.config, self.store, self.console = config, store, console
+        self.test_status = test_status
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("games"), TimeRemainingColumn(), console=console,
@@ -57,5 +70,7 @@ class LiveBoard:
         started = time.monotonic()
         standings = rated_standings(self.store, self.config)
         self._board = leaderboard_renderable(standings, f"{self.config.name}: standings")
+        if self.test_status is not None:
+            self._board = Group(self._board, Text(test_line(self.test_status()), style="bold"))
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))

@@ -86,6 +86,8 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
 
 def render_standings_table(standings: Standings, console: Console, title: str = "Standings") -> None:
     console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 125))
+    if standings.test is not None:
+        console.print(escape(f"Early stopping (SPRT): {standings.test.sentence()}"), highlight=False)
 
 
 def head_to_head_renderable(standings: Standings) -> _TableOrLines:

@@ -108,6 +108,8 @@ class Standings:
     # Figures of the bot versions out of the standings, when asked for (results.history.VersionFigures):
     # earlier versions of resubmitted bots, and withdrawn bots.
     history: tuple = ()
+    # A run with stop = "sprt": where its test stands (arena/results/sprt.py's SprtState).
+    test: object = None
 
     @property
     def ranks_by_points_per_game(self) -> bool:

@@ -27,6 +27,8 @@
     on_change = "refuse"      # a bot resubmitted (its files changed) or taken out of `bots` with
                               # games stored: "refuse" says how, "replay" plays its tables again
     cluster = "tcp://scheduler:8786"  # play the tables on this Dask cluster (README, Across machines)
+    stop = "sprt"             # a gauntlet of 1 or 2 challengers: deals until the SPRT decides
+    sprt_delta1 = 0.1         # (and sprt_delta0 = 0, sprt_alpha = sprt_beta = 0.05): README, Early stopping
 
     [sandbox]                 # resource limits for every bot (docs/sandbox.md)
     address_space_mb = 1024
@@ -46,6 +48,8 @@ from arena.game import GameError, Rules
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.sandbox.isolation import ISOLATION_MODES
 from arena.sandbox.limits import first_limit_problem
+from arena.results.sprt import SprtSettings
+from arena.tournament.stop_config import STOP_KEYS, stop_settings
 from arena.schedule.numbers import PAIRED, GameNumbers
 from arena.schedule.tables import gauntlet_table_count
 from arena.submission.lookup import load_manifest
@@ -67,6 +71,7 @@ TOP_KEYS = {
     "isolation": "auto, required or off: whether each bot sees only its own folder (docs/sandbox.md)",
     "cluster": "the address of a Dask scheduler, e.g. tcp://scheduler:8786 (README, Across machines)",
     "on_change": "refuse or replay: what a run does when a bot's files changed or a bot was taken out",
+    **STOP_KEYS,
 }
 # Options of a match at one table (`arena play`): a tournament scores each game on its own and
 # its schedule rotates the dealer by deal, so accepting them would change nothing, silently.
@@ -102,6 +107,7 @@ class TournamentConfig:
     isolation: str = "auto"  # each bot sees only its own folder: where possible, "required", or "off"
     cluster: str = ""  # a Dask scheduler's address: its workers play the tables (arena/tournament/cluster_pool.py)
     on_change: str = "refuse"  # a resubmitted or withdrawn bot: "refuse" (say how), or "replay" its tables
+    sprt: SprtSettings | None = None  # stop = "sprt": deals until the test decides (arena/tournament/early_stop.py)
     # Not a config key: entries of the stored schedule taken out of the config with games stored
     # (arena/tournament/resubmission.py). They keep their place in `bots`, so that no table changes
     # its key; their tables are not played. The CLI sets it from the stored results.
@@ -267,6 +273,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     cluster = data.get("cluster", "")
     if not isinstance(cluster, str) or (cluster and not CLUSTER_ADDRESS.match(cluster)):
         raise bad("cluster", cluster)
+    sprt = stop_settings(data, path, schedule, challengers, ConfigError)
     sandbox = data.get("sandbox", {})
     if not isinstance(sandbox, dict):
         raise bad("sandbox", sandbox)
@@ -283,7 +290,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
         rules=rules, workers=workers, schedule=schedule, tables=tables, challengers=challengers, database=db_path,
         move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
-        sandbox=dict(sandbox), isolation=isolation, on_change=on_change, cluster=cluster, raw=data,
+        sandbox=dict(sandbox), isolation=isolation, on_change=on_change, cluster=cluster, sprt=sprt, raw=data,
     )
 
 

@@ -1,0 +1,94 @@
+"""A gauntlet with `stop = "sprt"`: deals are played a few at a time, in deal order, until the
+sequential test (arena/results/sprt.py) decides or the config's `deals` are all played.
+
+The test reads only deal sets that are complete, in deal order, and stops at the first decision,
+so the decision, the deal it came at and the games played are the same whatever the number of
+workers, the order in which games ended, or how often the run was interrupted. The deals of the
+last wave past the deciding one are played too (a wave is WAVE_DEALS deals, fixed so that what is
+played does not depend on the workers) and count in the standings like any other game."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Callable
+
+from arena.results.sprt import SprtState, run_test
+from arena.schedule.games import TableSpec
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import Progress, RunSummary, run_tournament
+
+WAVE_DEALS = 4
+FIELD = "the field"
+
+
+def sprt_state(store, config: TournamentConfig, tables: list[TableSpec]) -> SprtState:
+    """The test over the stored games' complete deal sets, in deal order."""
+    challenger = config.bots[0]
+    baseline = config.bots[1] if config.challenger_count == 2 else None
+    expected: Counter = Counter()  # (bot, deal) -> games it has in that deal
+    deal_games: Counter = Counter()  # deal -> the tournament's games in it
+    for table in tables:
+        for game in table.games:
+            deal_games[game.deal] += 1
+            for name in set(table.entries):
+                expected[(name, game.deal)] += 1
+    sums: dict[tuple[str, int], list[float]] = {}  # (bot or FIELD, deal) -> [points, seats]
+    rows = store.execute_read("SELECT b.name, s.deal, SUM(s.points), COUNT(*) FROM seat_results s "
+                              "JOIN bots b ON b.id = s.bot GROUP BY s.bot, s.deal")
+    for name, deal, points, seats in rows:
+        key = (name if name in (challenger, baseline) else FIELD, deal)
+        acc = sums.setdefault(key, [0.0, 0])
+        acc[0] += points
+        acc[1] += seats
+
+    def differences():
+        for deal in range(config.deals):
+            mine = sums.get((challenger, deal))
+            theirs = sums.get((baseline or FIELD, deal))
+            if not mine or mine[1] < expected[(challenger, deal)] or not theirs:
+                return  # the first deal set not complete ends what the test may read
+            if baseline and theirs[1] < expected[(baseline, deal)]:
+                return
+            if not baseline and mine[1] * (config.table_size - 1) > theirs[1]:
+                return
+            yield mine[0] / mine[1] - theirs[0] / theirs[1], deal_games[deal]
+
+    assert config.sprt is not None
+    return run_test(differences(), config.sprt, challenger, baseline or FIELD)
+
+
+def run_until_decided(config: TournamentConfig, manifests, store, *, tables: list[TableSpec],
+                      on_progress: Callable[[Progress], None] | None = None,
+                      on_test: Callable[[SprtState], None] | None = None, **run_options) -> tuple[RunSummary, SprtState]:
+    """Play waves of WAVE_DEALS deals, each with `run_tournament`, until the test decides or the
+    deals run out. Progress counts against the whole schedule."""
+    total = sum(len(t.games) for t in tables)
+    started = time.monotonic()
+    already = len(store.done_keys() & {g.key for t in tables for g in t.games})
+    played = 0
+    state = sprt_state(store, config, tables)
+    while not state.decided and state.deal_sets < config.deals:
+        first = state.deal_sets  # every deal before it is complete
+        wave = range(first, min(first + WAVE_DEALS, config.deals))
+        wave_tables = [TableSpec(t.index, t.entries, tuple(g for g in t.games if g.deal in wave)) for t in tables]
+        before = already + played
+
+        def shifted(progress: Progress, before: int = before) -> None:
+            if on_progress:
+                on_progress(Progress(before + progress.played_now, total, played + progress.played_now, started,
+                                     progress.last))
+
+        summary = run_tournament(config, manifests, store, tables=wave_tables, on_progress=shifted, **run_options)
+        played += summary.played
+        state = sprt_state(store, config, tables)
+        if on_test:
+            on_test(state)
+        if state.deal_sets <= first and not state.decided:
+            break  # the wave completed no deal set: do not loop on it
+    if on_progress:
+        on_progress(Progress(already + played, total, played, started))
+    return RunSummary(total, already, played, False), state
+
+
+__all__ = ["WAVE_DEALS", "sprt_state", "run_until_decided"]

@@ -1,0 +1,77 @@
+"""stop = "sprt" (arena/tournament/early_stop.py): a real gauntlet of two challengers is decided in
+deal order, the same with one worker or two; the config's keys are checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.results.sprt import H1, MIN_DEAL_SETS
+from arena.results.store import ResultStore
+from arena.tournament.config import ConfigError, config_from_dict, load_config, load_entries
+from arena.tournament.early_stop import WAVE_DEALS, run_until_decided, sprt_state
+from arena.tournament.runner import build_schedule
+from tests.load_support import GENEROUS_LIMITS
+
+pytest.importorskip("openskill")
+
+
+def write(tmp_path: Path, name: str) -> Path:
+    # Tables of two: each challenger meets shell_bot alone, so a deal set is 2 tables x 2 seatings.
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'name = "{name}"\nseed = 9\ntable_size = 2\ndeals = 200\nschedule = "gauntlet"\n'
+                    'challengers = 2\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n'
+                    'stop = "sprt"\nsprt_delta1 = 0.05\n' + GENEROUS_LIMITS)
+    return path
+
+
+def run(path: Path, workers: int):
+    config, manifests = load_entries(load_config(path))
+    tables = build_schedule(config)
+    with ResultStore(config.database) as store:
+        summary, state = run_until_decided(config, manifests, store, tables=tables, workers=workers)
+        keys = store.done_keys()
+        again = sprt_state(store, config, tables)  # read back from the file, as a resumed run would
+    return summary, state, keys, again
+
+
+def test_heuristic_beats_random_decided_early_and_the_same_with_any_number_of_workers(tmp_path):
+    one = run(write(tmp_path, "one"), 1)
+    two = run(write(tmp_path, "two"), 2)
+    summary, state, keys, again = one
+    assert state.decision == H1 and state.challenger == "heuristic_bot" and state.baseline == "random_bot"
+    assert MIN_DEAL_SETS <= state.deal_sets < 200 and state.games == 4 * state.deal_sets
+    # Played: whole waves up to the deciding deal, nothing beyond.
+    waves = -(-state.deal_sets // WAVE_DEALS)
+    assert summary.played == len(keys) == 4 * WAVE_DEALS * waves
+    assert again == state
+    assert two[1] == state and two[2] == keys  # same decision, same deal, same games
+
+
+def test_a_decided_run_plays_nothing_more(tmp_path):
+    path = write(tmp_path, "again")
+    first = run(path, 1)
+    summary, state, keys, _ = run(path, 1)
+    assert summary.played == 0 and state == first[1] and keys == first[2]
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"stop": "early"}, "key 'stop': expected none or sprt"),
+    ({"stop": "sprt"}, "key 'sprt_delta1' is missing"),
+    ({"stop": "sprt", "sprt_delta1": 0.1, "sprt_alpha": 0.7}, "key 'sprt_alpha'"),
+    ({"stop": "sprt", "sprt_delta1": -0.1}, "key 'sprt_delta1'"),
+    ({"sprt_delta1": 0.1}, 'only used with stop = "sprt"'),
+])
+def test_config_keys_are_checked(extra, message):
+    data = {"bots": ["a", "b", "c", "d"], "schedule": "gauntlet", "challengers": 2, **extra}
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict(data, Path("t/s.toml"))
+
+
+def test_sprt_needs_a_gauntlet_of_one_or_two_challengers():
+    with pytest.raises(ConfigError, match="needs schedule = \"gauntlet\""):
+        config_from_dict({"bots": ["a", "b", "c"], "stop": "sprt", "sprt_delta1": 0.1}, Path("t/s.toml"))
+    config = config_from_dict({"bots": ["a", "b", "c"], "schedule": "gauntlet", "stop": "sprt",
+                               "sprt_delta1": 0.1}, Path("t/s.toml"))
+    assert config.sprt is not None and config.sprt.delta1 == 0.1 and config.sprt.alpha == 0.05
