@@ -1,14 +1,19 @@
-"""The live tournament display: leaderboard and progress, refreshed while games are committed."""
+"""The live tournament display: leaderboard and progress, refreshed while games are committed.
+
+The progress line is always on screen: the board above it gives up rows ("+N more") when the
+terminal is too short for both, since a board cropped by the terminal took the progress with it.
+While the run goes on, the board ranks by points per game (games beside it): a bot whose tables
+came first would otherwise lead on totals. The last board, at the end, ranks as the reports do."""
 
 from __future__ import annotations
 
 import time
 
-from rich.console import Console, Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.segment import Segment
 from rich.live import Live
-from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
+from rich.progress_bar import ProgressBar
+from rich.table import Table
 from rich.text import Text
 
 from arena.report.standings import leaderboard_renderable
@@ -30,6 +35,49 @@ def test_line(state) -> str:
             f"{s.upper:.2f}) after {state.deal_sets} deal sets, {state.games:,} games")
 
 
+def clock(seconds: float) -> str:
+    """1:02, or 1:02:03 past an hour."""
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def progress_text(done: int, total: int, played_now: int, elapsed_s: float, stops_early: bool = False) -> str:
+    """ "1,234/6,000 games, 41 games/s, 1:02 elapsed, about 1:56 left" (the rate of this run's games)."""
+    rate = played_now / elapsed_s if elapsed_s > 0 else 0.0
+    parts = [f"{done:,}/{total:,} games", f"{rate:.0f} games/s" if rate >= 10 else f"{rate:.1f} games/s",
+             f"{clock(elapsed_s)} elapsed"]
+    if done < total and rate > 0:
+        left = clock((total - done) / rate)
+        parts.append(f"at most {left} left" if stops_early else f"about {left} left")
+    return ", ".join(parts)
+
+
+class _Screen:
+    """The board and, under it, the progress line: the board shrinks to leave the progress room."""
+
+    def __init__(self, board: "LiveBoard") -> None:
+        self.board = board
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        footer = self.board.footer()
+        room = (options.height or console.height) - len(console.render_lines(footer, options, pad=False))
+        if self.board.final:
+            room = 10**6  # the last board stays on screen whole, scrolling as any output does
+        standings = self.board.standings
+        limit = len(standings.bots) if standings is not None else 0
+        while True:
+            body = self.board.body(limit)
+            lines = console.render_lines(body, options, pad=False)
+            if len(lines) <= room or limit == 0:
+                break
+            limit -= 1
+        for line in lines[:max(room, 0)]:
+            yield from line
+            yield Segment.line()
+        yield footer
+
+
 class LiveBoard:
     """Context manager; `update` is the tournament runner's progress callback."""
 
@@ -37,40 +85,60 @@ class LiveBoard:
         """`test_status`: for an SPRT run, a callable giving the test's state (arena/results/sprt.py)."""
         self.config, self.store, self.console = config, store, console
         self.test_status = test_status
-        self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("games"), TimeRemainingColumn(), console=console,
-        )
-        self.task = self.progress.add_task(escape(config.name), total=None)  # shown through markup
+        self.standings = None
+        self._test = None
+        self.final = False
+        self._done, self._total, self._played = 0, 0, 0
+        self._started = time.monotonic()
         self._last_refresh = 0.0
         self._interval_s = REFRESH_EVERY_S
         self._refresh_board()
-        self.live = Live(self._group(), console=console, refresh_per_second=4, transient=False)
+        self.live = Live(_Screen(self), console=console, refresh_per_second=4, transient=False)
 
-    def _group(self) -> Group:
-        return Group(self._board, self.progress)
+    def body(self, limit: int):
+        parts = []
+        if self.standings is not None:
+            # No game count in the title mid-run: the progress line has the count, never behind.
+            parts.append(leaderboard_renderable(self.standings, f"{self.config.name}: standings",
+                                                limit=limit, game_count=self.final))
+        if self._test is not None:
+            parts.append(Text(test_line(self._test), style="bold"))
+        return Group(*parts)
+
+    def footer(self) -> Table:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(no_wrap=True, max_width=24, overflow="ellipsis")
+        grid.add_column(width=20, no_wrap=True)
+        grid.add_column()
+        total = max(self._total, 1)
+        grid.add_row(Text(self.config.name, style="bold"), ProgressBar(total=total, completed=self._done),
+                     progress_text(self._done, self._total, self._played, time.monotonic() - self._started,
+                                   stops_early=self.test_status is not None))
+        return grid
 
     def __enter__(self) -> "LiveBoard":
         self.live.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
+        self.final = True
         self._refresh_board()
-        self.live.update(self._group(), refresh=True)
+        self.live.refresh()
         self.live.__exit__(*exc)
 
     def update(self, progress) -> None:
-        self.progress.update(self.task, total=progress.total, completed=progress.done)
+        self._done, self._total, self._played = progress.done, progress.total, progress.played_now
+        self._started = progress.started_at
         now = time.monotonic()
         if now - self._last_refresh >= self._interval_s or progress.done == progress.total:
             self._refresh_board()
-            self.live.update(self._group())
 
     def _refresh_board(self) -> None:
         started = time.monotonic()
-        standings = rated_standings(self.store, self.config)
-        self._board = leaderboard_renderable(standings, f"{self.config.name}: standings")
-        if self.test_status is not None:
-            self._board = Group(self._board, Text(test_line(self.test_status()), style="bold"))
+        # Mid-run, by points per game: the ranking that does not favour bots whose tables came first.
+        by_points_per_game = True if not self.final else self.config.ranks_by_points_per_game
+        standings = rated_standings(self.store, self.config, by_points_per_game=by_points_per_game)
+        self._test = self.test_status() if self.test_status is not None else None
+        self.standings = standings
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))

@@ -48,15 +48,19 @@ class _TableOrLines:
                 yield from console.render(line, wrapping)
 
 
-def leaderboard_renderable(standings: Standings, title: str = "Standings", show_versions: bool = False) -> _TableOrLines:
+def leaderboard_renderable(standings: Standings, title: str = "Standings", show_versions: bool = False,
+                           limit: int | None = None, game_count: bool = True) -> _TableOrLines:
     """The leaderboard (also used by the live display during a run): a table, or where the
-    terminal is too narrow for it, a line per bot.
+    terminal is too narrow for it, a line per bot. `limit`: only the first bots, and a line
+    "+N more" (the live board, in a terminal too short for all); `game_count`: the games in the title.
 
     Bot versions (content hashes) make the table too wide for an 80-column terminal, so they
     are shown only on request; the JSON, CSV, Markdown and HTML reports always carry them."""
-    heading = f"{title} ({count(standings.games, 'game')})"
+    shown = standings.bots if limit is None else standings.bots[:max(0, limit)]
+    more = len(standings.bots) - len(shown)
+    heading = f"{title} ({count(standings.games, 'game')})" if game_count else title
     lines = [Text(heading, style="italic")]
-    for b in standings.bots:
+    for b in shown:
         lines.append(Text(f"{b.rank}. {b.bot}: {count(b.points, 'point')} in {count(b.games, 'game')}, "
                           f"{format_ci(b)} per game, {count(b.wins, 'win')}, skitgubbe {count(b.skitgubbe, 'time')}, "
                           f"{count(b.faults, 'fault')}, rating {format_rating(b.mu, b.sigma)} "
@@ -66,9 +70,11 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
         caption = note = f"ranked by points per game (± {interval})"
     else:
         caption, note = f"per game: points per game ± {interval}", f"per game: ± {interval}"
+    if more:
+        lines.append(Text(f"+{more} more"))
     lines.append(Text(note, style="dim"))
     caption += f"\n{RATING_NOTE}"
-    table = Table(title=f"{escape(title)} ({count(standings.games, 'game')})", caption=caption)
+    table = Table(title=escape(heading), caption=caption)
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
     table.add_column("bot", no_wrap=True)
     show_versions = show_versions and any(b.version for b in standings.bots)
@@ -76,11 +82,13 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
         table.add_column("version", no_wrap=True, style="dim")
     for header in ("games", "points", "per game", "wins", "skitgubbe", "faults", "rating", "ordinal"):
         table.add_column(header, justify="right", no_wrap=True)
-    for b in standings.bots:
+    for b in shown:
         cells = [str(b.rank), b.bot] + ([b.version] if show_versions else [])
         table.add_row(*cells, str(b.games), str(b.points), format_ci(b), str(b.wins), str(b.skitgubbe),
                       str(b.faults), format_rating(b.mu, b.sigma), format_ordinal(b.ordinal),
                       style="red" if b.faults else None)
+    if more:
+        table.add_row("", f"+{more} more")
     return _TableOrLines(table, lines)
 
 

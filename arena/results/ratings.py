@@ -74,11 +74,14 @@ def compute_ratings(store, numbers: GameNumbers) -> dict[str, Rating]:
     return rate_games((bots.split(","), [int(seat) for seat in order.split(",")]) for *_, bots, order in rows)
 
 
-def rated_standings(store, config) -> Standings:
-    """The standings of `store` under `config` (a TournamentConfig), with every bot's rating."""
+def rated_standings(store, config, by_points_per_game: bool | None = None) -> Standings:
+    """The standings of `store` under `config` (a TournamentConfig), with every bot's rating;
+    ranked as the config says, or by points per game if `by_points_per_game` (a run's live board)."""
     from arena.results.standings_sql import compute_standings
 
-    standings = compute_standings(store, list(config.playing), config.ranks_by_points_per_game)
+    if by_points_per_game is None:
+        by_points_per_game = config.ranks_by_points_per_game
+    standings = compute_standings(store, list(config.playing), by_points_per_game)
     return with_ratings(standings, compute_ratings(store, config.game_numbers()))
 
 
