@@ -39,12 +39,13 @@ def standings(
                           "bots, and withdrawn bots (JSON always has them, as `history`).")] = False,
 ) -> None:
     """Print or write the standings report from the results database (also while a run is going on)."""
-    from arena.report import export
+    from arena.report import export, html
     from arena.report.standings import render_standings_details, render_standings_table
     from arena.results.rows import StoreError
     from arena.results.history import version_history
     from arena.tournament.resubmission import stored_versions
     from arena.results.ratings import rated_standings
+    from arena.report.facts import tournament_facts
 
     format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
@@ -53,6 +54,11 @@ def standings(
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
         result = rated_standings(store, config)
+        first_at, last_at, capped = store.execute_read(
+            "SELECT MIN(finished_at), MAX(finished_at), COUNT(CASE WHEN reason = 'capped' THEN 1 END) FROM games")[0]
+        stored_versions_now = {b.bot: b.version for b in result.bots}
+        result = dataclasses.replace(result, facts=tournament_facts(config, first_at, last_at, stored_versions_now,
+                                                                    capped))
         if config.sprt:
             from arena.tournament.early_stop import sprt_state
             from arena.tournament.runner import build_schedule
@@ -82,7 +88,7 @@ def standings(
         _write_report(output, file_console.file.getvalue(), config)
     else:
         text = {"json": export.to_json, "csv": export.to_csv}.get(format)
-        titled = export.to_markdown if format == "markdown" else export.to_html
+        titled = export.to_markdown if format == "markdown" else html.to_html
         content = text(result) if text else titled(result, config.name)
         if output is None:
             console.out(content, highlight=False)

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.report.export import HISTORY_NOTE, fault_matrix
+from arena.report.facts import fact_text
 from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
 from arena.results.standings import BotStanding, Standings
 from arena.wording import count
@@ -92,7 +93,20 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
     return _TableOrLines(table, lines)
 
 
+def facts_renderable(standings: Standings) -> Table:
+    """The tournament's facts (arena/report/facts.py), a name and a value a line."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="dim", no_wrap=True)
+    grid.add_column(overflow="fold")
+    for key, value in standings.facts.items():
+        grid.add_row(key, escape(fact_text(value)))
+    return grid
+
+
 def render_standings_table(standings: Standings, console: Console, title: str = "Standings") -> None:
+    if standings.facts:
+        console.print(facts_renderable(standings))
+        console.print()
     console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 125))
     if standings.test is not None:
         console.print(escape(f"Early stopping (SPRT): {standings.test.sentence()}"), highlight=False)

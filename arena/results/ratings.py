@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from arena.results.standings import Standings
+from arena.results.standings import Standings, sample_positions
 from arena.schedule.numbers import GameNumbers
 
 
@@ -68,21 +68,43 @@ def with_ratings(standings: Standings, ratings: dict[str, Rating]) -> Standings:
 
 def compute_ratings(store, numbers: GameNumbers) -> dict[str, Rating]:
     """Ratings of the current games of `store` (a ResultStore), rated in game-number order."""
+    return in_game_order(store, numbers)[0]
+
+
+def in_game_order(store, numbers: GameNumbers) -> tuple[dict[str, Rating], list[tuple[int, dict[str, int]]]]:
+    """The current games of `store` taken in game-number order, once: the ratings, and the timeline
+    of cumulative points (sampled as the standings' is) in that order, which, unlike the order
+    games were stored in, does not depend on the workers."""
     with store.reading() as db:
-        rows = db.execute("SELECT table_no, deal, seating, bots, finishing_order FROM games").fetchall()
+        rows = db.execute("SELECT table_no, deal, seating, bots, finishing_order, points FROM games").fetchall()
     rows.sort(key=lambda row: numbers.number(row[0], row[1], row[2]))
-    return rate_games((bots.split(","), [int(seat) for seat in order.split(",")]) for *_, bots, order in rows)
+    positions = set(sample_positions(len(rows)))
+    cumulative: dict[str, int] = {}
+    timeline = []
+    games = []
+    for index, (*_, bots, order, points) in enumerate(rows, start=1):
+        names = bots.split(",")
+        games.append((names, [int(seat) for seat in order.split(",")]))
+        for name, got in zip(names, points.split(",")):
+            cumulative[name] = cumulative.get(name, 0) + int(got)
+        if index in positions:
+            timeline.append((index, dict(cumulative)))
+    played = sorted(cumulative)
+    timeline = [(index, {name: cum.get(name, 0) for name in played}) for index, cum in timeline]
+    return rate_games(games), timeline
 
 
 def rated_standings(store, config, by_points_per_game: bool | None = None) -> Standings:
-    """The standings of `store` under `config` (a TournamentConfig), with every bot's rating;
+    """The standings of `store` under `config` (a TournamentConfig), with every bot's rating and
+    the timeline in game-number order;
     ranked as the config says, or by points per game if `by_points_per_game` (a run's live board)."""
     from arena.results.standings_sql import compute_standings
 
     if by_points_per_game is None:
         by_points_per_game = config.ranks_by_points_per_game
     standings = compute_standings(store, list(config.playing), by_points_per_game)
-    return with_ratings(standings, compute_ratings(store, config.game_numbers()))
+    ratings, timeline = in_game_order(store, config.game_numbers())
+    return dataclasses.replace(with_ratings(standings, ratings), timeline=timeline)
 
 
 def format_rating(mu: float, sigma: float) -> str:

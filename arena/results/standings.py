@@ -110,6 +110,8 @@ class Standings:
     history: tuple = ()
     # A run with stop = "sprt": where its test stands (arena/results/sprt.py's SprtState).
     test: object = None
+    # The tournament's facts, for the reports (arena/report/facts.py): name -> value.
+    facts: dict = field(default_factory=dict)
 
     @property
     def ranks_by_points_per_game(self) -> bool:

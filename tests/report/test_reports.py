@@ -10,7 +10,8 @@ from html.parser import HTMLParser
 
 from rich.console import Console
 
-from arena.report.export import to_csv, to_html, to_json, to_markdown
+from arena.report.export import to_csv, to_json, to_markdown
+from arena.report.html import to_html
 from arena.report.standings import (
     head_to_head_renderable, leaderboard_renderable, render_standings_details, render_standings_table,
 )
@@ -120,9 +121,10 @@ def test_csv_round_trip():
     alpha = next(r for r in rows if r["bot"] == "alpha")
     assert int(alpha["points"]) == s.bot("alpha").points
     assert math.isclose(float(alpha["ci95_high"]), s.bot("alpha").ci95_high, rel_tol=1e-5)
-    assert alpha["places"] == ";".join(map(str, s.bot("alpha").places))
+    # One value per cell: a column per place and per fault kind.
+    assert [int(alpha[f"place_{p}"]) for p in range(1, len(s.bot("alpha").places) + 1)] == list(s.bot("alpha").places)
     nasty = next(r for r in rows if r["bot"] == NASTY)
-    assert nasty["faults_by_kind"] == "timeout=1"
+    assert nasty["fault_timeout"] == "1" and alpha["fault_timeout"] == "0"
     assert next(r for r in rows if r["bot"] == "newbie")["ci95_low"] == ""
 
 
@@ -178,7 +180,7 @@ def test_html_faults_are_counted_per_bot_and_kind():
     page = to_html(standings())
     section = page[page.index("Faults by kind"):]
     assert "<th>bot</th><th>timeout</th><th>total</th>" in section
-    assert '<tr><td>&lt;b&gt;&amp;co&quot;</td><td class="num">1</td><td class="num">1</td></tr>' in section
+    assert '<tr><td>&lt;b&gt;&amp;co&quot;</td><td class="num fault">1</td><td class="num fault">1</td></tr>' in section
     assert '<tr><td>alpha</td><td class="num">0</td><td class="num">0</td></tr>' in section
 
 

@@ -13,6 +13,7 @@ from arena.game import Rules, game_points
 from arena.play.records import GameRecord
 from arena.play.selfplay import play_random_game
 from arena.report import export
+from arena.report.html import to_html
 from arena.results.ratings import compute_ratings, rate_games, with_ratings
 from arena.results.standings_sql import compute_standings
 from arena.results.store import ResultStore
@@ -85,6 +86,6 @@ def test_every_report_format_carries_the_ratings(tmp_path):
     assert float(a["mu"]) == pytest.approx(by_bot["a"]["mu"]) and float(a["sigma"]) > 0
     first = standings.bots[0]
     shown = f"{first.mu:.1f} ± {first.sigma:.1f}"
-    for text in (export.to_markdown(standings), export.to_html(standings)):
+    for text in (export.to_markdown(standings), to_html(standings)):
         assert "rating" in text and "ordinal" in text and shown in text
     assert math.isnan(standings.bot("e").mu)

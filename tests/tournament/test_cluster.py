@@ -84,6 +84,7 @@ def comparable(config: Path) -> dict:
     data = json.loads(invoke("standings", str(config), "--format", "json").output)
     data.pop("timeline")
     data.pop("history")
+    data.pop("tournament")  # its name and when it ran
     return data
 
 

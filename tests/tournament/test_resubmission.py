@@ -60,6 +60,7 @@ def comparable_standings(config: Path) -> dict:
     data = json.loads(result.output)
     data.pop("timeline")
     data.pop("history")
+    data.pop("tournament")  # its name and when it ran
     return data
 
 

@@ -1,0 +1,84 @@
+"""The tournament's facts that every report gives (terminal, Markdown, HTML, JSON, CSV) under the
+same names: when it ran, how it was set up, what played."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from arena.protocol import PROTOCOL_VERSION
+
+# Rule options that are shown under their own names, or that a tournament does not use (each game
+# is scored on its own; the schedule sets the dealer): left out of `rules`.
+_NOT_RULES = ("num_players", "scoring", "fault_policy", "next_dealer", "games", "max_games", "target_points")
+
+
+def _when(timestamp: float | None) -> str:
+    if timestamp is None:
+        return ""
+    return dt.datetime.fromtimestamp(timestamp, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def schedule_text(config) -> str:
+    if config.schedule == "gauntlet":
+        return f"gauntlet, {config.challenger_count} challenger{'s' if config.challenger_count != 1 else ''}"
+    if config.schedule == "balanced":
+        return f"balanced, {config.tables} tables"
+    return "round robin"
+
+
+def tournament_facts(config, first_game_at: float | None, last_game_at: float | None,
+                     versions: dict[str, str], capped_games: int = 0) -> dict[str, object]:
+    """The facts, in the order reports show them; values are text, numbers or (rules, bots) a dict."""
+    import arena
+
+    options = config.rules.to_options()
+    facts: dict[str, object] = {
+        "tournament": config.name,
+        "first_game": _when(first_game_at),
+        "last_game": _when(last_game_at),
+        "seed": config.seed,
+        "schedule": schedule_text(config),
+        "table_size": config.table_size,
+        "deals": config.deals,
+        "capped_games": capped_games,  # ended by the phase-2 action cap (R51): no real finish
+        "scoring": options.get("scoring", ""),
+        "fault_policy": options.get("fault_policy", ""),
+        "move_timeout_s": config.move_timeout_s,
+        "startup_timeout_s": config.startup_timeout_s,
+        "stop": (f"sprt (delta0 {config.sprt.delta0:g}, delta1 {config.sprt.delta1:g}, alpha {config.sprt.alpha:g}, "
+                 f"beta {config.sprt.beta:g})" if config.sprt else "none"),
+        "arena_version": arena.__version__,
+        "protocol_version": PROTOCOL_VERSION,
+        "rules": {key: value for key, value in options.items() if key not in _NOT_RULES},
+        "bots": {name: versions.get(name, "") for name in config.playing},
+    }
+    return facts
+
+
+def fact_text(value: object) -> str:
+    """A fact as one line of text: a dict as "key=value, ..." (rules, bots)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_plain(v)}" for k, v in value.items())
+    return _plain(value)
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def flat_facts(facts: dict[str, object]) -> dict[str, str]:
+    """One value per name, for a CSV's columns: rules as rule_<option>, bots left out (each row has its version)."""
+    flat: dict[str, str] = {}
+    for key, value in facts.items():
+        if key == "bots":
+            continue
+        if isinstance(value, dict):
+            flat.update({f"rule_{k}": _plain(v) for k, v in value.items()})
+        else:
+            flat[key] = _plain(value)
+    return flat
+
+
+__all__ = ["tournament_facts", "fact_text", "flat_facts", "schedule_text"]
