@@ -42,10 +42,6 @@ def standings(
     from arena.report import export, html
     from arena.report.standings import render_standings_details, render_standings_table
     from arena.results.rows import StoreError
-    from arena.results.history import version_history
-    from arena.tournament.resubmission import stored_versions
-    from arena.results.ratings import rated_standings
-    from arena.report.facts import tournament_facts
 
     format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
@@ -53,22 +49,7 @@ def standings(
     config, manifests = prepare(config_path)
     store, config = open_store(config, manifests, bot_versions(manifests), create=False)
     try:
-        result = rated_standings(store, config)
-        first_at, last_at, capped = store.execute_read(
-            "SELECT MIN(finished_at), MAX(finished_at), COUNT(CASE WHEN reason = 'capped' THEN 1 END) FROM games")[0]
-        stored_versions_now = {b.bot: b.version for b in result.bots}
-        result = dataclasses.replace(result, facts=tournament_facts(config, first_at, last_at, stored_versions_now,
-                                                                    capped))
-        if config.sprt:
-            from arena.tournament.early_stop import sprt_state
-            from arena.tournament.runner import build_schedule
-
-            result = dataclasses.replace(result, test=sprt_state(store, config, build_schedule(config)))
-        if history or format == "json":
-            # What the standings count: each bot at the version its stored games were played at.
-            counted = stored_versions(store.fingerprint() or {})
-            figures = version_history(store.superseded(), counted, config.withdrawn)
-            result = dataclasses.replace(result, history=figures)
+        result = report_standings(store, config, with_history=history or format == "json")
     except StoreError as exc:  # a file found damaged as it is read
         fail(str(exc), code=1)
     finally:
@@ -97,6 +78,55 @@ def standings(
     console.print(f"wrote {escape(str(output))}", highlight=False)
 
 
+def report_standings(store, config, with_history: bool = False):
+    """The standings every report shows: rated, with the tournament's facts, an SPRT run's test,
+    and (`with_history`) the figures of the versions out of the standings."""
+    from arena.report.facts import tournament_facts
+    from arena.results.history import version_history
+    from arena.results.ratings import rated_standings
+    from arena.tournament.resubmission import stored_versions
+
+    result = rated_standings(store, config)
+    first_at, last_at, capped = store.execute_read(
+        "SELECT MIN(finished_at), MAX(finished_at), COUNT(CASE WHEN reason = 'capped' THEN 1 END) FROM games")[0]
+    versions = {b.bot: b.version for b in result.bots}
+    result = dataclasses.replace(result, facts=tournament_facts(config, first_at, last_at, versions, capped))
+    if config.sprt:
+        from arena.tournament.early_stop import sprt_state
+        from arena.tournament.runner import build_schedule
+
+        result = dataclasses.replace(result, test=sprt_state(store, config, build_schedule(config)))
+    if with_history:
+        # What the standings count: each bot at the version its stored games were played at.
+        counted = stored_versions(store.fingerprint() or {})
+        result = dataclasses.replace(result, history=version_history(store.superseded(), counted, config.withdrawn))
+    return result
+
+
+def write_live_page(path: Path, store, config, refresh_s: int | None) -> None:
+    """The HTML report at `path`, replaced whole (a reader never sees half a page); `refresh_s`:
+    the live page, reloading itself, while the run goes on. Raises OSError."""
+    from arena.report import html
+
+    page = html.to_html(report_standings(store, config), config.name, refresh_s=refresh_s)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(page, encoding="utf-8")
+    os.replace(partial, path)
+
+
+def refuse_own_file(output: Path, config, option: str = "-o") -> None:
+    """Fail if `output` is the tournament's own config or results file."""
+    from arena.results.database import COMPANION_SUFFIXES
+
+    database = config.database
+    own = {config.path: "config", database: "results database"}
+    own.update({database.with_name(database.name + suffix): "results database" for suffix in COMPANION_SUFFIXES})
+    target = output.resolve()
+    for path, what in own.items():
+        if path.resolve() == target or _same_file(path, output):  # a hard link has another name
+            fail(f"{option} {output} is this tournament's own {what}; write the report to another file")
+
+
 def _game_key(game: str, config) -> str:
     """A tournament game number (as bots and logs see it, stable across resumed runs) to its key."""
     if game.isascii() and game.isdigit() and len(game) < 19:
@@ -118,15 +148,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 def _write_report(output: Path, content: str, config) -> None:
     """Write a report file, but never over the tournament's own config or results."""
-    from arena.results.database import COMPANION_SUFFIXES
-
-    database = config.database
-    own = {config.path: "config", database: "results database"}
-    own.update({database.with_name(database.name + suffix): "results database" for suffix in COMPANION_SUFFIXES})
-    target = output.resolve()
-    for path, what in own.items():
-        if path.resolve() == target or _same_file(path, output):  # a hard link has another name
-            fail(f"-o {output} is this tournament's own {what}; write the report to another file")
+    refuse_own_file(output, config)
     try:
         output.write_text(content, encoding="utf-8")
     except OSError as exc:

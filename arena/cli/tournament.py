@@ -12,6 +12,7 @@ from rich.markup import escape
 from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, build_or_fail, command, console, err_console, fail,
                                ignore_interrupts, parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.cli.open_tournament import bot_versions, open_store, prepare
+from arena.cli.reports import refuse_own_file
 from arena.wording import count
 
 tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
@@ -124,6 +125,9 @@ def run(
     cluster: Annotated[Optional[str], typer.Option(
         "--cluster", help="Play the tables on the Dask cluster whose scheduler is at this address "
                           "(tcp://SCHEDULER:8786; default: the config's `cluster`, else this machine's cores).")] = None,
+    html_page: Annotated[Optional[Path], typer.Option(
+        "--html", metavar="FILE", help="Keep a standings page at this HTML file up to date while the run goes on "
+                                       "(it reloads itself in a browser; no server needed), the final report at the end.")] = None,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report.live import LiveBoard
@@ -142,6 +146,10 @@ def run(
     if cluster is not None and not CLUSTER_ADDRESS.match(cluster):
         fail(f"--cluster {cluster}: expected a Dask scheduler's address, e.g. tcp://scheduler:8786")
     address = cluster or config.cluster
+    if html_page is not None:
+        refuse_own_file(html_page, config, "--html")
+        if not html_page.parent.is_dir():
+            fail(f"--html {html_page}: there is no folder {html_page.parent}")
     log = usable_log_dir(log)
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active:
@@ -171,7 +179,8 @@ def run(
             console.print(escape(f"gauntlet: {describe_gauntlet(config, tables)}"), highlight=False)
         test = None
         status = (lambda: sprt_state(store, config, tables)) if config.sprt else None
-        with LiveBoard(config, store, console, test_status=status) as board:
+        page = _LivePage(html_page, store, config) if html_page is not None else None
+        with LiveBoard(config, store, console, test_status=status, on_refresh=page) as board:
             if config.sprt:
                 summary, test = run_until_decided(config, manifests, store, tables=tables, on_progress=board.update,
                                                   workers=workers, log_dir=log, versions=versions)
@@ -213,6 +222,35 @@ def run(
         fail("\n".join(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
                         f"so its moves there were the referee's. Check it with: {_check_command(manifests, bot)}"
                         for bot, games, reason in start_failures), code=1)
+
+
+class _LivePage:
+    """The --html page: rewritten whole at most every LIVE_PAGE_EVERY_S while the run goes on
+    (reloading itself as often), and once more, final, at the end. A page that cannot be written
+    mid-run is said once and left: the run and its results come first."""
+
+    def __init__(self, path: Path, store, config) -> None:
+        self.path, self.store, self.config = path, store, config
+        self.written_at = 0.0
+        self.broken = False
+
+    def __call__(self, final: bool) -> None:
+        import time
+
+        from arena.cli.reports import write_live_page
+
+        if self.broken or (not final and time.monotonic() - self.written_at < LIVE_PAGE_EVERY_S):
+            return
+        try:
+            write_live_page(self.path, self.store, self.config, None if final else LIVE_PAGE_EVERY_S)
+        except OSError as exc:
+            self.broken = True
+            err_console.print(escape(f"note: cannot write --html {self.path}: {exc.strerror or exc}; "
+                                     "the run goes on without it"), highlight=False)
+        self.written_at = time.monotonic()
+
+
+LIVE_PAGE_EVERY_S = 5
 
 
 def _stored_games(store) -> int | None:

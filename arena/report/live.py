@@ -81,10 +81,12 @@ class _Screen:
 class LiveBoard:
     """Context manager; `update` is the tournament runner's progress callback."""
 
-    def __init__(self, config, store, console: Console, test_status=None) -> None:
-        """`test_status`: for an SPRT run, a callable giving the test's state (arena/results/sprt.py)."""
+    def __init__(self, config, store, console: Console, test_status=None, on_refresh=None) -> None:
+        """`test_status`: for an SPRT run, a callable giving the test's state (arena/results/sprt.py);
+        `on_refresh(final)`: called after each refresh of the board (the live HTML page)."""
         self.config, self.store, self.console = config, store, console
         self.test_status = test_status
+        self.on_refresh = on_refresh
         self.standings = None
         self._test = None
         self.final = False
@@ -140,5 +142,7 @@ class LiveBoard:
         standings = rated_standings(self.store, self.config, by_points_per_game=by_points_per_game)
         self._test = self.test_status() if self.test_status is not None else None
         self.standings = standings
+        if self.on_refresh is not None:
+            self.on_refresh(self.final)
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))
