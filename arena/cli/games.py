@@ -30,8 +30,11 @@ def games(
     superseded: Annotated[str, typer.Option(
         help="Games out of the standings (of a bot's earlier version, or of a bot withdrawn): exclude, "
              "include (after the others) or only.")] = "exclude",
+    sort: Annotated[str, typer.Option(
+        help="number: by game number (the tournament's order, the same in every run); stored: in the order "
+             "the games were stored (it depends on the workers).")] = "number",
 ) -> None:
-    """List the stored games, in the order they were stored, with their numbers for `arena replay`.
+    """List the stored games, by game number, with the numbers `arena replay` takes.
 
     For each game: who sat where, who finished first, the points, the faults and the bots' versions."""
     from arena.results.games_list import csv_header, csv_row, game_lines, json_line
@@ -41,6 +44,8 @@ def games(
     format = format.lower()
     if format not in GAME_FORMATS:
         fail(f"--format must be one of {', '.join(GAME_FORMATS)}, not {format!r}")
+    if sort not in ("number", "stored"):
+        fail(f"--sort must be number or stored, not {sort!r}")
     if superseded not in SUPERSEDED_CHOICES:
         fail(f"--superseded must be one of {', '.join(SUPERSEDED_CHOICES)}, not {superseded!r}")
     config, manifests = prepare(config_path)
@@ -55,7 +60,10 @@ def games(
     shown, more = [], 0
     try:
         rows = [] if superseded == "only" else store.rows(with_transcripts=False)
-        gone = ((game.row, game.why) for game in store.superseded()) if superseded != "exclude" else ()
+        gone = [(game.row, game.why) for game in store.superseded()] if superseded != "exclude" else []
+        if sort == "number":
+            rows = sorted(rows, key=numbers.of)
+            gone.sort(key=lambda pair: numbers.of(pair[0]))
         found = game_lines(itertools.chain(rows, gone), numbers.of, bots=wanted, faults_only=faults,
                            skitgubbe=skitgubbe)
         if format == "csv":

@@ -88,3 +88,26 @@ def test_games_refuses_a_bot_the_tournament_does_not_have_and_an_unknown_format(
     assert unknown.exit_code == 2 and "no bot 'nobody'" in unknown.output and "random_bot, heuristic_bot" in unknown.output
     bad = invoke("games", str(config), "--format", "html")
     assert bad.exit_code == 2 and "--format must be one of table, csv, json" in bad.output
+
+
+def test_games_come_by_game_number_unless_asked_for_the_stored_order(tmp_path):
+    import sqlite3
+
+    config = tmp_path / "t.toml"
+    config.write_text('bots = ["random_bot", "heuristic_bot", "shell_bot", "js_bot"]\ndeals = 1\nworkers = 2\n')
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+    # Stored out of order, as two workers' tables interleave (made certain here by renumbering the ids).
+    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+        db.execute("UPDATE games SET id = 1000 - id")
+    db.close()
+
+    def listed(*options: str) -> list[dict]:
+        return [json.loads(line) for line in invoke("games", str(config), "--format", "json", *options).output.splitlines()]
+
+    by_number = [game["number"] for game in listed()]
+    assert len(by_number) == 24 and by_number == sorted(by_number)
+    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+        stored = [key for (key,) in db.execute("SELECT key FROM games ORDER BY id")]
+    db.close()
+    assert [game["key"] for game in listed("--sort", "stored")] == stored != [game["key"] for game in listed()]
+    assert invoke("games", str(config), "--sort", "random").exit_code != 0
