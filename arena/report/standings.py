@@ -112,30 +112,32 @@ def render_standings_table(standings: Standings, console: Console, title: str = 
         console.print(escape(f"Early stopping (SPRT): {standings.test.sentence()}"), highlight=False)
 
 
-def head_to_head_renderable(standings: Standings) -> _TableOrLines:
-    """Row bot vs column bot: share of their common games in which the row bot finished ahead.
-    Where the terminal is too narrow for the matrix (six bots need about 100 columns), a line
-    per bot: a squeezed matrix cut the bot names short."""
+def head_to_head_renderable(standings: Standings) -> Table:
+    """A grid: the row bot finished ahead of the column bot in this share of their games together.
+    Columns go by the bots' numbers (their ranks), so that the grid keeps to an 80-column terminal
+    with six bots and long names, which it could not with a name over every column."""
     names = [b.bot for b in standings.bots]
-    title = "Head to head: row finished ahead of column (share of games together)"
-    table = Table(title=title)
-    table.add_column("bot")
-    for name in names:
-        table.add_column(name, justify="right")
-    lines = [Text("Head to head: how often each bot finished ahead of each other bot", style="italic")]
-    for a in names:
-        cells, ahead_of = [], []
+    together_counts = {standings.head_to_head[(a, b)][0] for a in names for b in names
+                       if a != b and standings.head_to_head.get((a, b), (0, 0))[0]}
+    uniform = len(together_counts) == 1
+    note = (f"each pair met in {count(next(iter(together_counts)), 'game')}" if uniform
+            else "after the /: the games they played together")
+    table = Table(title="Head to head: how often the row bot finished ahead of the column bot",
+                  caption=f"columns: the bots by their numbers; {note}", caption_justify="left")
+    table.add_column("bot", no_wrap=True)
+    for number in range(1, len(names) + 1):
+        table.add_column(str(number), justify="right", no_wrap=True)
+    for i, a in enumerate(names, start=1):
+        cells = []
         for b in names:
             together, ahead = standings.head_to_head.get((a, b), (0, 0))
             if a == b or not together:
                 cells.append("-")
-                continue
-            share = f"{100 * ahead / together:.0f}%"
-            cells.append(f"{share} of {together}")
-            ahead_of.append(f"{b} in {share} of {count(together, 'game')}")
-        table.add_row(a, *cells)
-        lines.append(Text(f"{a}: ahead of {', '.join(ahead_of) or 'no bot it met'}"))
-    return _TableOrLines(table, lines)
+            else:
+                share = f"{100 * ahead / together:.0f}%"
+                cells.append(share if uniform else f"{share}/{together}")
+        table.add_row(f"{i} {escape(a)}", *cells)
+    return table
 
 
 def places_table(places_by_seat: Sequence[Sequence[int]]) -> Table:
