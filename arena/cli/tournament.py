@@ -146,6 +146,7 @@ def run(
     if cluster is not None and not CLUSTER_ADDRESS.match(cluster):
         fail(f"--cluster {cluster}: expected a Dask scheduler's address, e.g. tcp://scheduler:8786")
     address = cluster or config.cluster
+    again = ("--cluster", cluster) if cluster else ()  # what the resume hints repeat
     if html_page is not None:
         refuse_own_file(html_page, config, "--html")
         if not html_page.parent.is_dir():
@@ -196,7 +197,7 @@ def run(
         kept = ("the stored games are kept" if stored is None
                 else f"{count(stored, 'game')} {'is' if stored == 1 else 'are'} stored and kept")
         console.print(f"[yellow]stopped[/yellow]: {kept}; every bot was stopped.")
-        console.print(f"resume with: {escape(command('arena', 'tournament', 'run', config_path))}", highlight=False)
+        console.print(f"resume with: {escape(command('arena', 'tournament', 'run', config_path, *again))}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
     except (StoreError, WorkerDied, ClusterError) as exc:  # a full disk, a killed worker, a lost scheduler: what is stored stays
         stored = _stored_games(store)
@@ -204,7 +205,7 @@ def run(
         console.print()  # past the live board's last line
         kept = "the stored games are kept" if stored is None else f"{count(stored, 'game')} stored and kept"
         fail(f"{exc}. Stopped with {kept}; every bot was stopped. "
-             f"Resume with: {command('arena', 'tournament', 'run', config_path)}", code=1)
+             f"Resume with: {command('arena', 'tournament', 'run', config_path, *again)}", code=1)
     start_failures = store.start_failures()
     store.close()
     console.print()  # past the live board's last line

@@ -32,6 +32,7 @@ class GameLine:
     faults: tuple[tuple[int, str, int], ...]  # (seat, kind, how many), counted kinds only, by seat
     versions: tuple[str, ...] = ()  # by seat: the version (content hash) each bot played it with
     superseded: str = ""  # why it is out of the standings (a bot resubmitted or withdrawn); "" if counted
+    machine: str = ""  # where it was played: a cluster worker's host and address, else this machine's name
 
     def fault_text(self) -> str:
         """e.g. "seat 1 timeout x2, seat 2 illegal"; "" without faults."""
@@ -42,7 +43,7 @@ class GameLine:
         return {"number": self.number, "key": self.key, "bots": list(self.bots), "order": list(self.order),
                 "points": list(self.points), "reason": self.reason, "moves": self.moves,
                 "faults": [{"seat": seat, "kind": kind, "count": times} for seat, kind, times in self.faults],
-                "versions": list(self.versions), "superseded": self.superseded}
+                "versions": list(self.versions), "superseded": self.superseded, "machine": self.machine}
 
 
 def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
@@ -53,6 +54,7 @@ def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
         points=row.points, reason=row.reason, moves=row.moves,
         faults=tuple((seat, kind, times) for (seat, kind), times in sorted(counted.items())),
         versions=tuple(str(versions.get(name, "")) for name in row.bots), superseded=superseded,
+        machine=str((row.extra or {}).get("machine", "")),
     )
 
 
@@ -74,8 +76,8 @@ def game_lines(rows: Iterable[GameRow | tuple[GameRow, str]], number_of: Callabl
         yield line
 
 
-# versions and superseded came last: readers that go by position keep working.
-CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults", "versions", "superseded")
+# versions, superseded and machine came last: readers that go by position keep working.
+CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults", "versions", "superseded", "machine")
 
 
 def csv_header() -> str:
@@ -86,7 +88,7 @@ def csv_row(line: GameLine) -> str:
     """`bots`, `order`, `points` and `versions` as ";"-separated lists (by seat, except `order`)."""
     return _csv_row((line.number, line.key, ";".join(line.bots), ";".join(line.order),
                      ";".join(map(str, line.points)), line.reason, line.moves, line.fault_text(),
-                     ";".join(line.versions), line.superseded))
+                     ";".join(line.versions), line.superseded, line.machine))
 
 
 def json_line(line: GameLine) -> str:

@@ -15,6 +15,7 @@ local_pool.py): start, games (yielded as they end), stop. The runner does not kn
 from __future__ import annotations
 
 import logging
+import os
 import pickle
 import time
 import uuid
@@ -26,11 +27,16 @@ from arena.protocol import PROTOCOL_VERSION
 from arena.schedule.games import GameSpec, TableSpec
 from arena.submission.bundle import pack
 from arena.submission.manifest import BotManifest
-from arena.tournament.cluster_task import play_table_task, worker_facts
+from arena.tournament.cluster_task import CODE_HASH, code_difference, play_table_task, worker_facts
 from arena.tournament.config import TournamentConfig
 
 CONNECT_TIMEOUT_S = 10
 _POLL_S = 0.5  # how long to wait for a game before looking at the tasks again
+
+
+def _expected() -> tuple[str, str, str]:
+    """What a worker must run: this arena's version, protocol version and code."""
+    return __version__, str(PROTOCOL_VERSION), CODE_HASH
 
 
 class ClusterError(RuntimeError):
@@ -72,17 +78,48 @@ class ClusterPool:
         if services:
             raise ClusterError(f"{', '.join(services)} run as services at their own address: a cluster run plays "
                                "only bots the arena starts (run it locally)")
+        self._check_security(distributed)
         try:
             self.client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
         except (OSError, TimeoutError) as exc:
+            port = self.address.rsplit(":", 1)[1]
+            scheduler = "dask scheduler" + ("" if port == "8786" else f" --port {port}")
+            tls = ("; if that scheduler uses TLS, give a tls:// address" if self.address.startswith("tcp://") else "")
             raise ClusterError(f"cannot reach the Dask scheduler at {self.address} ({exc}); start it with "
-                               f"`dask scheduler`, and workers with `dask worker {self.address} --nthreads 1`") from None
+                               f"`{scheduler}`, and workers with `dask worker {self.address} --nthreads 1`{tls}") from None
+        except Exception as exc:  # noqa: BLE001 - Dask's own refusals: said in a sentence, not a traceback
+            raise ClusterError(f"cannot connect to the Dask scheduler at {self.address}: {type(exc).__name__}: {exc}") from None
         self.workers = self._check_workers()
         bundles = {name: pack(m) for name, m in self.manifests.items()}
         # Scattered once, to every worker: each table's task gets the data already there.
         self._bundles = {name: self.client.scatter(b, broadcast=True, hash=False) for name, b in bundles.items()}
         self._queue = distributed.Queue(f"arena-games-{self._run}", client=self.client)
         self._stop = distributed.Event(f"arena-stop-{self._run}", client=self.client)
+
+    def _check_security(self, distributed) -> None:
+        """Refuse, before connecting, what Dask's TLS settings cannot do: a failed connection left a
+        half-made client that held the command 20 s on its way out, after a traceback."""
+        try:
+            security = distributed.Security()
+            context = security.get_connection_args("client").get("ssl_context")
+        except OSError as exc:  # a certificate or key file that cannot be read (ssl does not say which)
+            import dask
+
+            named = {key: dask.config.get(f"distributed.comm.tls.{key}", None) for key in ("ca-file", "client.cert",
+                                                                                          "client.key")}
+            missing = [f"{key} {path}" for key, path in named.items() if path and not os.access(path, os.R_OK)]
+            which = ", ".join(missing) or "a certificate or key file"
+            raise ClusterError(f"Dask's TLS settings (distributed.comm.tls) name files that cannot be read: {which} "
+                               f"({exc.strerror or exc})") from None
+        except Exception as exc:  # noqa: BLE001 - a malformed certificate, say
+            raise ClusterError(f"Dask's TLS settings cannot be used: {type(exc).__name__}: {exc}") from None
+        if self.address.startswith("tls://") and context is None:
+            raise ClusterError(f"{self.address} is a TLS address, and Dask's configuration has no TLS settings for "
+                               "this side: set distributed.comm.tls.ca-file and client cert and key (README, Across "
+                               "machines), or give a tcp:// address on a private network")
+        if self.address.startswith("tcp://") and security.require_encryption:
+            raise ClusterError(f"Dask's configuration requires encryption (distributed.comm.require-encryption), "
+                               f"and {self.address} is not encrypted: give the scheduler's tls:// address")
 
     def describe(self) -> str:
         hosts = sorted({facts[2] for facts in self.workers.values()})
@@ -94,14 +131,12 @@ class ClusterPool:
         if not facts:
             raise ClusterError(f"the Dask scheduler at {self.address} has no workers: start some with "
                                f"`dask worker {self.address} --nthreads 1`")
-        ours = (__version__, str(PROTOCOL_VERSION))
         names = {address: info.get("name") for address, info in self.client.scheduler_info()["workers"].items()}
-        for address, (arena, protocol, host) in sorted(facts.items()):
-            if (arena, protocol) != ours:
+        for address, here in sorted(facts.items()):
+            difference = code_difference(here, _expected())
+            if difference:
                 named = f"{names[address]} " if names.get(address) not in (None, address) else ""
-                raise ClusterError(f"worker {named}at {address} (host {host}) runs arena {arena} (protocol {protocol}), this "
-                                   f"arena is {ours[0]} (protocol {ours[1]}): install the same version there; "
-                                   "no game was played")
+                raise ClusterError(f"worker {named}at {address} (host {here[2]}) {difference}; no game was played")
         return facts
 
     def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
@@ -138,8 +173,7 @@ class ClusterPool:
                 self._submit(waiting.pop(0))
 
     def _submit(self, table: TableSpec) -> None:
-        expected = (__version__, str(PROTOCOL_VERSION))
-        self._futures.append(self.client.submit(play_table_task, table, self._bundles, self.config, expected,
+        self._futures.append(self.client.submit(play_table_task, table, self._bundles, self.config, _expected(),
                                                 self._queue.name, self._stop.name, pure=False,
                                                 key=f"arena-table-{table.index}-{self._run}"))
 

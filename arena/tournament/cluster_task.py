@@ -6,9 +6,11 @@ the organiser's folders."""
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 import socket
 import time
+from pathlib import Path
 
 from arena.play.records import TimeLimits
 from arena.play.startup import BotSettings
@@ -32,14 +34,46 @@ class VersionMismatch(RuntimeError):
     """A worker runs another arena or protocol version than the organiser's."""
 
 
-def worker_facts() -> tuple[str, str, str]:
-    """(arena version, protocol version, host name) of the machine this runs on, read when asked."""
+def _code_hash() -> str:
+    """A hash of the arena's own source files: two arenas of one version number can differ (a
+    clone updated under a running worker), and would then play other games from the same seeds."""
     import arena
 
-    return arena.__version__, str(PROTOCOL_VERSION), socket.gethostname()
+    root = Path(arena.__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        if relative.parts[0] in ("bundled_bots", "guide"):  # package data of the wheel, not code
+            continue
+        digest.update(relative.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
 
 
-def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: TournamentConfig, expected: tuple[str, str],
+# Read once, when this process loads the arena: the code it runs, even if the files change later.
+CODE_HASH = _code_hash()
+
+
+def worker_facts() -> tuple[str, str, str, str]:
+    """(arena version, protocol version, host name, code hash) of the process this runs in."""
+    import arena
+
+    return arena.__version__, str(PROTOCOL_VERSION), socket.gethostname(), CODE_HASH
+
+
+def code_difference(here: tuple, expected: tuple) -> str:
+    """What differs between a worker's facts and the organiser's expected (version, protocol,
+    code hash), in words; "" when nothing does."""
+    arena, protocol, _host, code = here
+    if (arena, protocol) != tuple(expected[:2]):
+        return (f"runs arena {arena} (protocol {protocol}), this arena is {expected[0]} (protocol {expected[1]}): "
+                "install the same version there")
+    if code != expected[2]:
+        return (f"runs other arena code than this one (both {arena}; code {code}, here {expected[2]}: a worker "
+                "started before the arena was updated?): restart it with the arena this machine has")
+    return ""
+
+
+def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: TournamentConfig, expected: tuple[str, str, str],
                     queue_name: str, stop_name: str) -> int:
     """Play `table` here and put its games on the queue `queue_name` as they end, a pickled list
     of (spec, record, where) a few times a second: `where` names the machine and the isolation
@@ -49,9 +83,9 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
 
     worker = get_worker()
     here = worker_facts()
-    if here[:2] != tuple(expected):
-        raise VersionMismatch(f"worker {worker.address} ({here[2]}) runs arena {here[0]} (protocol {here[1]}); "
-                              f"the organiser runs arena {expected[0]} (protocol {expected[1]})")
+    difference = code_difference(here, expected)
+    if difference:
+        raise VersionMismatch(f"worker {worker.address} ({here[2]}) {difference}")
     manifests = {name: _ready(bundle) for name, bundle in bundles.items()}
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active:

@@ -48,11 +48,11 @@ class Cluster:
         self.procs.append(proc)
         return proc
 
-    def add_worker(self, name: str, preload: Path | None = None) -> subprocess.Popen:
+    def add_worker(self, name: str, preload: Path | None = None, env: dict | None = None) -> subprocess.Popen:
         argv = [str(DASK), "worker", self.address, "--nthreads", "1", "--no-dashboard", "--no-nanny", "--name", name]
         if preload is not None:
             argv += ["--preload", str(preload)]
-        return self._start(name, argv)
+        return self._start(name, argv, env)
 
     def wait_for_workers(self, count: int) -> None:
         from distributed import Client
@@ -169,6 +169,33 @@ def test_a_worker_of_another_arena_version_is_refused_before_any_game(tmp_path):
         made.stop()
 
 
+def test_a_worker_running_other_arena_code_of_the_same_version_is_refused(tmp_path):
+    """An organiser updated a clone and left a worker running: same version number, other code,
+    other games from the same seeds. Here the worker imports a copy of the arena with one change."""
+    import shutil
+
+    import arena
+
+    copy = tmp_path / "other-code"
+    shutil.copytree(Path(arena.__file__).parent, copy / "arena", ignore=shutil.ignore_patterns("__pycache__"))
+    engine = copy / "arena" / "game" / "engine.py"
+    engine.write_text(engine.read_text() + "\n# a change after the worker started\n")
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("edited", env={**ENV, "PYTHONPATH": str(copy)})
+        made.wait_for_workers(1)
+        folder = tmp_path / "t"
+        folder.mkdir()
+        config = write_config(folder, "t")
+        result = invoke("tournament", "run", str(config), "--cluster", made.address)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 1 and "worker edited at tcp://127.0.0.1:" in text, text
+        assert f"runs other arena code than this one (both {arena.__version__}" in text and "no game was played" in text
+        assert not (folder / "t.sqlite").exists() or game_rows(folder / "t.sqlite") == []
+    finally:
+        made.stop()
+
+
 def test_the_scheduler_going_away_stops_the_run_and_the_same_command_resumes(tmp_path):
     made = Cluster(tmp_path / "cluster")
     try:
@@ -206,3 +233,22 @@ def test_the_scheduler_going_away_stops_the_run_and_the_same_command_resumes(tmp
         assert resumed.exit_code == 0 and f"({96 - kept} played now)" in " ".join(resumed.output.split())
     finally:
         again.stop()
+
+
+def test_tls_settings_that_cannot_work_are_said_in_a_sentence_at_once(tmp_path):
+    """A tls:// address without Dask's TLS settings, and required encryption with a tcp:// one,
+    gave a traceback and then held the command 20 s in a half-made client."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    config = write_config(folder, "t")
+    started = time.monotonic()
+    result = invoke("tournament", "run", str(config), "--cluster", "tls://127.0.0.1:9")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "is a TLS address, and Dask's configuration has no TLS settings" in said, said
+    import dask
+
+    with dask.config.set({"distributed.comm.require-encryption": True}):
+        result = invoke("tournament", "run", str(config), "--cluster", "tcp://127.0.0.1:9")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "requires encryption" in said and "Traceback" not in said, said
+    assert time.monotonic() - started < 15
