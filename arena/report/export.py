@@ -42,12 +42,12 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
     facts = [f"- {key}: {_md_cell(fact_text(value))}" for key, value in standings.facts.items()]
     lines = [f"# {_md_cell(title)}", "", *facts, *([""] if facts else []),
              f"{count(standings.games, 'game')}{_ranking_note(standings)}.", "",
-             "| # | bot | games | points | pts/game ± 95% CI | wins | skitgubbe | faults | rating | ordinal |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| # | bot | version | games | points | per game | wins | skitgubbe | faults | rating | ordinal |",
+             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for b in standings.bots:
-        lines.append(f"| {b.rank} | {_md_cell(b.bot)} | {b.games} | {b.points} | {_ci_text(b)} | {b.wins} | {b.skitgubbe} "
-                     f"| {b.faults} | {format_rating(b.mu, b.sigma)} | {format_ordinal(b.ordinal)} |")
-    lines += ["", RATING_NOTE + "."]
+        lines.append(f"| {b.rank} | {_md_cell(b.bot)} | {b.version} | {b.games} | {b.points} | {_ci_text(b)} | {b.wins} "
+                     f"| {b.skitgubbe} | {b.faults} | {format_rating(b.mu, b.sigma)} | {format_ordinal(b.ordinal)} |")
+    lines += ["", PER_GAME_NOTE + ".", "", RATING_NOTE + "."]
     if standings.test is not None:
         lines += ["", f"**Early stopping (SPRT):** {_md_cell(standings.test.sentence())}."]
     names = [b.bot for b in standings.bots]
@@ -72,13 +72,15 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
         lines += ["| " + " | ".join(_md_cell(str(cell)) for cell in r) + " |" for r in rows]
     if standings.history:
         lines += ["", "## Out of the standings", "", HISTORY_NOTE, "",
-                  "| bot | version | why | games | points | pts/game ± 95% CI | wins | skitgubbe | faults |",
+                  "| bot | version | why | games | points | per game | wins | skitgubbe | faults |",
                   "|---|---|---|---:|---:|---:|---:|---:|---:|"]
         lines += [f"| {_md_cell(f.bot)} | {f.version} | {f.why} | {f.games} | {f.points} | {_ci_text(f)} | {f.wins} | "
                   f"{f.skitgubbe} | {f.faults} |" for f in standings.history]
     return "\n".join(lines) + "\n"
 
 
+# What the "per game" column holds, in every report that has the column.
+PER_GAME_NOTE = "per game: points per game ± the 95% confidence interval over deal sets"
 HISTORY_NOTE = ("Earlier versions of resubmitted bots, and withdrawn bots, over their superseded games: kept, "
                 "and not counted in the standings above.")
 

@@ -12,7 +12,7 @@ import math
 import zlib
 from html import escape
 
-from arena.report.export import HISTORY_NOTE, _ci_text, _ranking_note, fault_matrix
+from arena.report.export import HISTORY_NOTE, PER_GAME_NOTE, _ci_text, _ranking_note, fault_matrix
 from arena.report.facts import fact_text
 from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
 from arena.results.standings import Standings
@@ -184,9 +184,9 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
                     f"{_num(b.points)}{_num(escape(_ci_text(b)))}{_num(b.wins)}{_num(b.skitgubbe)}"
                     f"{_num(b.faults, fault=b.faults > 0)}{_num(format_rating(b.mu, b.sigma))}"
                     f"{_num(format_ordinal(b.ordinal))}</tr>")
-    out.append(_table(["#", "bot", "version", "games", "points", "pts/game ± 95% CI", "wins", "skitgubbe", "faults",
+    out.append(_table(["#", "bot", "version", "games", "points", "per game", "wins", "skitgubbe", "faults",
                        "rating", "ordinal"], rows, "standings"))
-    out.append(f'<p class="note">{escape(RATING_NOTE)}.</p>')
+    out.append(f'<p class="note">{escape(PER_GAME_NOTE)}. {escape(RATING_NOTE)}.</p>')
     out.append("<h2>Points per game</h2>")
     out.append(f'<div class="scroll chart">{interval_chart(standings)}</div>')
     out.append("<h2>Cumulative points</h2>")
@@ -215,7 +215,7 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
                            for bot, *counts in fault_rows]))
     if standings.history:
         out.append(f"<h2>Out of the standings</h2><p>{escape(HISTORY_NOTE)}</p>")
-        out.append(_table(["bot", "version", "why", "games", "points", "pts/game ± 95% CI", "wins", "skitgubbe", "faults"],
+        out.append(_table(["bot", "version", "why", "games", "points", "per game", "wins", "skitgubbe", "faults"],
                           [f"<tr><td>{escape(f.bot)}</td><td>{escape(f.version)}</td><td>{escape(f.why)}</td>"
                            f"{_num(f.games)}{_num(f.points)}{_num(escape(_ci_text(f)))}{_num(f.wins)}"
                            f"{_num(f.skitgubbe)}{_num(f.faults, fault=f.faults > 0)}</tr>" for f in standings.history]))

@@ -52,3 +52,30 @@ def test_a_tall_terminal_shows_every_bot_ranked_by_points_per_game_mid_run(tmp_p
         assert "(72 games)" not in text  # the count is the progress line's, never behind it
     finally:
         store.close()
+
+
+def test_the_html_page_is_live_during_a_run_and_final_after_it(tmp_path):
+    """`arena tournament run CONFIG --html FILE`: the page reloads itself while the run goes on, and
+    is the final report, without the reload, once it has ended."""
+    import subprocess
+    import sys
+
+    config = tmp_path / "t.toml"
+    config.write_text('bots = ["random_bot", "heuristic_bot", "shell_bot"]\ndeals = 30\nworkers = 1\n')
+    page = tmp_path / "live.html"
+    run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--html", str(page)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen_live = False
+    try:
+        deadline = time.monotonic() + 120
+        while run.poll() is None and time.monotonic() < deadline:
+            if page.exists() and 'http-equiv="refresh"' in page.read_text():
+                seen_live = True
+            time.sleep(0.05)
+        assert run.wait(timeout=120) == 0
+    finally:
+        run.kill()
+    assert seen_live
+    final = page.read_text()
+    assert 'http-equiv="refresh"' not in final and "<p>180 games" in final and "Live:" not in final
+    assert not list(tmp_path.glob(".*partial"))  # written whole, through a file that is renamed

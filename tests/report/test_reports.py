@@ -202,3 +202,26 @@ def standings_with_bot(name: str):
 
     s = standings()
     return dataclasses.replace(s, bots=[dataclasses.replace(s.bots[0], bot=name)])
+
+
+def test_the_standings_columns_have_the_same_names_in_every_text_format():
+    import dataclasses
+    import re
+
+    s = standings()
+    s = dataclasses.replace(s, bots=tuple(dataclasses.replace(b, version="1a2b3c4d5e6f") for b in s.bots))
+    wide = Console(file=io.StringIO(), width=200, color_system=None)
+    wide.print(leaderboard_renderable(s, "cup", show_versions=True))
+    header = next(line for line in wide.file.getvalue().splitlines() if "┃" in line and "bot" in line)
+    terminal = [cell.strip() for cell in header.strip("┃ ").split("┃")]
+    markdown = next(line for line in to_markdown(s).splitlines() if line.startswith("| # |"))
+    markdown_names = [cell.strip() for cell in markdown.strip("| ").split("|")]
+    page = to_html(s)
+    table = page[page.index('<table class="standings">'):page.index("</thead>", page.index('<table class="standings">'))]
+    html_names = re.findall(r"<th>([^<]*)</th>", table)
+    assert terminal == markdown_names == html_names
+    assert {"per game", "rating", "ordinal", "version"} <= set(terminal)
+    # JSON and CSV name the same figures as fields, one value each.
+    fields = set(csv.DictReader(io.StringIO(to_csv(s))).fieldnames)
+    assert {"rank", "bot", "version", "games", "points", "points_per_game", "ci95_low", "ci95_high", "wins",
+            "skitgubbe", "faults", "mu", "sigma", "ordinal"} <= fields
