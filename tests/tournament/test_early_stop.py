@@ -75,3 +75,32 @@ def test_sprt_needs_a_gauntlet_of_one_or_two_challengers():
     config = config_from_dict({"bots": ["a", "b", "c"], "schedule": "gauntlet", "stop": "sprt",
                                "sprt_delta1": 0.1}, Path("t/s.toml"))
     assert config.sprt is not None and config.sprt.delta1 == 0.1 and config.sprt.alpha == 0.05
+
+
+def test_one_challenger_is_tested_against_the_field_deal_set_by_deal_set(tmp_path):
+    from arena.game import Rules, game_points
+    from arena.play.records import GameRecord
+    from arena.play.selfplay import play_random_game
+
+    config = config_from_dict({"bots": ["a", "b", "c", "d"], "schedule": "gauntlet", "deals": 6, "stop": "sprt",
+                               "sprt_delta1": 0.1}, tmp_path / "g.toml")
+    tables = build_schedule(config)
+    rules = Rules()
+    expected = []
+    with ResultStore(tmp_path / "g.sqlite") as store:
+        for deal in range(5):  # deal 5 left unplayed: the test reads deals 0-4 only
+            mine, field = [], []
+            for table in tables:
+                for spec in (g for g in table.games if g.deal == deal):
+                    game = play_random_game(rules, spec.seed ^ spec.seating, spec.dealer)
+                    points = game_points(game.outcome, rules)
+                    store.add_game(spec, GameRecord(1, spec.bots, game.outcome, game.transcript, points, (),
+                                                    ((0.001,),) * 3, len(game.moves)), {})
+                    for seat, name in enumerate(spec.bots):
+                        (mine if name == "a" else field).append(points[seat])
+            expected.append(sum(mine) / len(mine) - sum(field) / len(field))
+        state = sprt_state(store, config, tables)
+    assert state.challenger == "a" and state.baseline == "the field"
+    assert state.deal_sets == 5 and state.games == 5 * len(tables) * 6
+    assert state.mean_difference == pytest.approx(sum(expected) / 5)
+    assert not state.decided  # fewer than MIN_DEAL_SETS
