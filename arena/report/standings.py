@@ -60,12 +60,15 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
     shown = standings.bots if limit is None else standings.bots[:max(0, limit)]
     more = len(standings.bots) - len(shown)
     heading = f"{title} ({count(standings.games, 'game')})" if game_count else title
+    # Ratings where they were computed (a tournament's standings; not a match's, `arena play`).
+    rated = any(not math.isnan(b.mu) for b in standings.bots)
     lines = [Text(heading, style="italic")]
     for b in shown:
         lines.append(Text(f"{b.rank}. {b.bot}: {count(b.points, 'point')} in {count(b.games, 'game')}, "
                           f"{format_ci(b)} per game, {count(b.wins, 'win')}, skitgubbe {count(b.skitgubbe, 'time')}, "
-                          f"{count(b.faults, 'fault')}, rating {format_rating(b.mu, b.sigma)} "
-                          f"(ordinal {format_ordinal(b.ordinal)})", style="red" if b.faults else ""))
+                          f"{count(b.faults, 'fault')}"
+                          + (f", rating {format_rating(b.mu, b.sigma)} (ordinal {format_ordinal(b.ordinal)})" if rated else ""),
+                          style="red" if b.faults else ""))
     interval = "the 95% confidence interval over deal sets"
     if standings.ranks_by_points_per_game:  # a gauntlet; kept short enough for 80 columns
         caption = note = f"ranked by points per game (± {interval})"
@@ -74,20 +77,21 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
     if more:
         lines.append(Text(f"+{more} more"))
     lines.append(Text(note, style="dim"))
-    caption += f"\n{RATING_NOTE}"
+    if rated:
+        caption += f"\n{RATING_NOTE}"
     table = Table(title=escape(heading), caption=caption)
     table.add_column("#", justify="right", no_wrap=True, min_width=1)
     table.add_column("bot", no_wrap=True)
     show_versions = show_versions and any(b.version for b in standings.bots)
     if show_versions:
         table.add_column("version", no_wrap=True, style="dim")
-    for header in ("games", "points", "per game", "wins", "skitgubbe", "faults", "rating", "ordinal"):
+    for header in ("games", "points", "per game", "wins", "skitgubbe", "faults") + (("rating", "ordinal") if rated else ()):
         table.add_column(header, justify="right", no_wrap=True)
     for b in shown:
         cells = [str(b.rank), b.bot] + ([b.version] if show_versions else [])
+        rating = [format_rating(b.mu, b.sigma), format_ordinal(b.ordinal)] if rated else []
         table.add_row(*cells, str(b.games), str(b.points), format_ci(b), str(b.wins), str(b.skitgubbe),
-                      str(b.faults), format_rating(b.mu, b.sigma), format_ordinal(b.ordinal),
-                      style="red" if b.faults else None)
+                      str(b.faults), *rating, style="red" if b.faults else None)
     if more:
         table.add_row("", f"+{more} more")
     return _TableOrLines(table, lines)

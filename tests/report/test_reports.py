@@ -209,7 +209,7 @@ def test_the_standings_columns_have_the_same_names_in_every_text_format():
     import re
 
     s = standings()
-    s = dataclasses.replace(s, bots=tuple(dataclasses.replace(b, version="1a2b3c4d5e6f") for b in s.bots))
+    s = dataclasses.replace(s, bots=tuple(dataclasses.replace(b, version="1a2b3c4d5e6f", mu=25.0, sigma=8.3) for b in s.bots))
     wide = Console(file=io.StringIO(), width=200, color_system=None)
     wide.print(leaderboard_renderable(s, "cup", show_versions=True))
     header = next(line for line in wide.file.getvalue().splitlines() if "┃" in line and "bot" in line)
