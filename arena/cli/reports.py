@@ -72,7 +72,8 @@ def standings(
         titled = export.to_markdown if format == "markdown" else html.to_html
         content = text(result) if text else titled(result, config.name)
         if output is None:
-            console.out(content, highlight=False)
+            # One line end after the content: a CSV's own last one doubled made an empty row.
+            console.out(content, highlight=False, end="" if content.endswith("\n") else "\n")
             return
         _write_report(output, content, config)
     console.print(f"wrote {escape(str(output))}", highlight=False)
@@ -87,10 +88,10 @@ def report_standings(store, config, with_history: bool = False):
     from arena.tournament.resubmission import stored_versions
 
     result = rated_standings(store, config)
-    first_at, last_at, capped = store.execute_read(
-        "SELECT MIN(finished_at), MAX(finished_at), COUNT(CASE WHEN reason = 'capped' THEN 1 END) FROM games")[0]
+    first_at, last_at, capped, played = store.execute_read(
+        "SELECT MIN(finished_at), MAX(finished_at), COUNT(CASE WHEN reason = 'capped' THEN 1 END), COUNT(*) FROM games")[0]
     versions = {b.bot: b.version for b in result.bots}
-    result = dataclasses.replace(result, facts=tournament_facts(config, first_at, last_at, versions, capped))
+    result = dataclasses.replace(result, facts=tournament_facts(config, first_at, last_at, versions, capped, played))
     if config.sprt:
         from arena.tournament.early_stop import sprt_state
         from arena.tournament.runner import build_schedule
@@ -103,12 +104,12 @@ def report_standings(store, config, with_history: bool = False):
     return result
 
 
-def write_live_page(path: Path, store, config, refresh_s: int | None) -> None:
+def write_live_page(path: Path, store, config, refresh_s: int | None, progress: str | None = None) -> None:
     """The HTML report at `path`, replaced whole (a reader never sees half a page); `refresh_s`:
-    the live page, reloading itself, while the run goes on. Raises OSError."""
+    the live page, reloading itself, while the run goes on, with the run's `progress` line. Raises OSError."""
     from arena.report import html
 
-    page = html.to_html(report_standings(store, config), config.name, refresh_s=refresh_s)
+    page = html.to_html(report_standings(store, config), config.name, refresh_s=refresh_s, progress=progress)
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(page, encoding="utf-8")
     os.replace(partial, path)

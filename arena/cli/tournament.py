@@ -210,7 +210,7 @@ def run(
     store.close()
     console.print()  # past the live board's last line
     if test is not None:
-        console.print(escape(test.sentence()), highlight=False)
+        console.print(escape(f"Early stopping (SPRT): {test.sentence()}"), highlight=False)
     elif summary.played == 0:
         console.print(f"nothing to play: all {count(summary.total, 'game')} "
                       f"{'is' if summary.total == 1 else 'are'} already stored")
@@ -235,7 +235,7 @@ class _LivePage:
         self.written_at = 0.0
         self.broken = False
 
-    def __call__(self, final: bool) -> None:
+    def __call__(self, final: bool, progress: str) -> None:
         import time
 
         from arena.cli.reports import write_live_page
@@ -243,7 +243,8 @@ class _LivePage:
         if self.broken or (not final and time.monotonic() - self.written_at < LIVE_PAGE_EVERY_S):
             return
         try:
-            write_live_page(self.path, self.store, self.config, None if final else LIVE_PAGE_EVERY_S)
+            write_live_page(self.path, self.store, self.config, None if final else LIVE_PAGE_EVERY_S,
+                            progress=None if final else progress)
         except OSError as exc:
             self.broken = True
             err_console.print(escape(f"note: cannot write --html {self.path}: {exc.strerror or exc}; "

@@ -62,7 +62,7 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
             lines.append(f"| {_md_cell(a)} | " + " | ".join(cells) + " |")
     if standings.places_by_seat:
         n = len(standings.places_by_seat[0])
-        lines += ["", "## Finishing places by seat", "", "| seat | " + " | ".join(f"place {p}" for p in range(1, n + 1)) + " |",
+        lines += ["", "## Finishing places by seat", "", "| seat | " + " | ".join(place_name(p, n) for p in range(1, n + 1)) + " |",
                   "|---:|" + "---:|" * n]
         for seat, counts in enumerate(standings.places_by_seat):
             lines.append(f"| {seat} | " + " | ".join(str(c) for c in counts) + " |")
@@ -83,6 +83,13 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
 PER_GAME_NOTE = "per game: points per game ± the 95% confidence interval over deal sets"
 HISTORY_NOTE = ("Earlier versions of resubmitted bots, and withdrawn bots, over their superseded games: kept, "
                 "and not counted in the standings above.")
+
+
+def place_name(place: int, n: int) -> str:
+    """ "1st out", "2nd out", ..., and "skitgubbe" for the last: the places' names in every report."""
+    if place == n:
+        return "skitgubbe"
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') } out"
 
 
 def _ranking_note(standings: Standings) -> str:

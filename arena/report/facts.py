@@ -18,16 +18,8 @@ def _when(timestamp: float | None) -> str:
     return dt.datetime.fromtimestamp(timestamp, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def schedule_text(config) -> str:
-    if config.schedule == "gauntlet":
-        return f"gauntlet, {config.challenger_count} challenger{'s' if config.challenger_count != 1 else ''}"
-    if config.schedule == "balanced":
-        return f"balanced, {config.tables} tables"
-    return "round robin"
-
-
 def tournament_facts(config, first_game_at: float | None, last_game_at: float | None,
-                     versions: dict[str, str], capped_games: int = 0) -> dict[str, object]:
+                     versions: dict[str, str], capped_games: int = 0, games_played: int = 0) -> dict[str, object]:
     """The facts, in the order reports show them; values are text, numbers or (rules, bots) a dict."""
     import arena
 
@@ -37,16 +29,23 @@ def tournament_facts(config, first_game_at: float | None, last_game_at: float | 
         "first_game": _when(first_game_at),
         "last_game": _when(last_game_at),
         "seed": config.seed,
-        "schedule": schedule_text(config),
+        "schedule": config.schedule,
+        # One value per fact (a CSV cell each): what only some schedules have is left empty.
+        "challengers": config.challenger_count if config.schedule == "gauntlet" else "",
+        "tables": config.table_count(),
         "table_size": config.table_size,
-        "deals": config.deals,
+        "deals": config.deals,  # at most, under stop = "sprt"
+        "games_played": games_played,
         "capped_games": capped_games,  # ended by the phase-2 action cap (R51): no real finish
         "scoring": options.get("scoring", ""),
         "fault_policy": options.get("fault_policy", ""),
         "move_timeout_s": config.move_timeout_s,
         "startup_timeout_s": config.startup_timeout_s,
-        "stop": (f"sprt (delta0 {config.sprt.delta0:g}, delta1 {config.sprt.delta1:g}, alpha {config.sprt.alpha:g}, "
-                 f"beta {config.sprt.beta:g})" if config.sprt else "none"),
+        "stop": "sprt" if config.sprt else "none",
+        "sprt_delta0": config.sprt.delta0 if config.sprt else "",
+        "sprt_delta1": config.sprt.delta1 if config.sprt else "",
+        "sprt_alpha": config.sprt.alpha if config.sprt else "",
+        "sprt_beta": config.sprt.beta if config.sprt else "",
         "arena_version": arena.__version__,
         "protocol_version": PROTOCOL_VERSION,
         "rules": {key: value for key, value in options.items() if key not in _NOT_RULES},
@@ -81,4 +80,4 @@ def flat_facts(facts: dict[str, object]) -> dict[str, str]:
     return flat
 
 
-__all__ = ["tournament_facts", "fact_text", "flat_facts", "schedule_text"]
+__all__ = ["tournament_facts", "fact_text", "flat_facts"]

@@ -12,7 +12,7 @@ import math
 import zlib
 from html import escape
 
-from arena.report.export import HISTORY_NOTE, PER_GAME_NOTE, _ci_text, _ranking_note, fault_matrix
+from arena.report.export import HISTORY_NOTE, PER_GAME_NOTE, _ci_text, _ranking_note, fault_matrix, place_name
 from arena.report.facts import fact_text
 from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
 from arena.results.standings import Standings
@@ -33,7 +33,10 @@ td.fault { color: #b00000; font-weight: bold; }
 dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.15em 1em; font-size: 0.9em; }
 dl.facts dt { color: #555; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-.chart svg { display: block; width: 100%; min-width: 520px; max-width: 860px; height: auto; }
+.chart svg { display: block; width: 100%; max-width: 860px; height: auto; }
+.chart.narrow { display: none; }
+@media (max-width: 600px) { .chart.wide { display: none; } .chart.narrow { display: block; } }
+.legend > span { display: inline-block; max-width: 100%; overflow-wrap: anywhere; margin-right: 1em; }
 svg text { font-size: 13px; font-family: inherit; fill: #222; }
 svg .grid { stroke: #e3e3e3; }
 svg .axis { stroke: #888; }
@@ -41,10 +44,26 @@ svg .axis { stroke: #888; }
 """
 
 
-def bot_colour(name: str) -> str:
-    """A bot's colour, from its name alone: the same in every report, whatever the bot's rank."""
-    hue = zlib.crc32(name.encode()) % 360
-    return f"hsl({hue}, 65%, 38%)"
+# Sixteen colours that tell apart on screen and in print (after Kelly's and Tableau's lists).
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+           "#7f7f00", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354")
+
+
+def bot_colours(names) -> dict[str, str]:
+    """Each bot's colour, from its name: its own palette slot (a hash of the name), or, when an
+    earlier name in alphabetical order took that slot, the next free one. So a bot keeps its
+    colour in every report of the same bots, whatever its rank, and no two share one while the
+    palette lasts."""
+    colours: dict[str, str] = {}
+    taken: set[int] = set()
+    for name in sorted(set(names)):
+        slot = zlib.crc32(name.encode()) % len(PALETTE)
+        if len(taken) < len(PALETTE):
+            while slot in taken:
+                slot = (slot + 1) % len(PALETTE)
+        taken.add(slot)
+        colours[name] = PALETTE[slot]
+    return colours
 
 
 def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
@@ -71,16 +90,27 @@ def _label(value: float) -> str:
     return f"{value:g}"
 
 
-def interval_chart(standings: Standings) -> str:
+# Each chart is drawn twice, for a wide screen and for a phone, and CSS shows the one that fits:
+# one drawing scaled down to a phone had 8 px text, scaled up to a desktop 20 px.
+WIDE_PX, NARROW_PX = 820, 360
+
+
+def _short(name: str, width: int) -> str:
+    """A name cut to fit a narrow chart's label column (the whole name is in the tooltip and the tables)."""
+    room = 14 if width <= NARROW_PX else 24
+    return name if len(name) <= room else name[:room - 1] + "…"
+
+
+def interval_chart(standings: Standings, colours: dict[str, str], width: int = WIDE_PX) -> str:
     """Points per game with the 95% interval, a row per bot, in rank order."""
     bots = [b for b in standings.bots if b.games]
     if not bots:
         return "<p>No game yet.</p>"
     lows = [b.points_per_game if math.isnan(b.ci95_low) else b.ci95_low for b in bots]
     highs = [b.points_per_game if math.isnan(b.ci95_high) else b.ci95_high for b in bots]
-    ticks = nice_ticks(min(0.0, min(lows)), max(highs))
-    left, right, top, row_h, bottom = 150, 20, 12, 26, 48
-    width = 820
+    ticks = nice_ticks(min(0.0, min(lows)), max(highs), most=6 if width > NARROW_PX else 4)
+    left = 170 if width > NARROW_PX else 105
+    right, top, row_h, bottom = 16, 12, 26, 48
     height = top + row_h * len(bots) + bottom
     plot_w = width - left - right
 
@@ -93,14 +123,16 @@ def interval_chart(standings: Standings) -> str:
     for tick in ticks:
         parts.append(f'<line class="grid" x1="{x(tick):.1f}" y1="{top}" x2="{x(tick):.1f}" y2="{axis_y}"/>'
                      f'<text x="{x(tick):.1f}" y="{axis_y + 16}" text-anchor="middle">{_label(tick)}</text>')
+    caption = "points per game (dot), 95% interval (bar)" if width <= NARROW_PX else \
+        "points per game (dot) and its 95% interval (bar)"
     parts.append(f'<line class="axis" x1="{left}" y1="{axis_y}" x2="{left + plot_w}" y2="{axis_y}"/>'
-                 f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">'
-                 "points per game (dot) and its 95% interval (bar)</text>")
+                 f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">{caption}</text>')
     for i, (b, low, high) in enumerate(zip(bots, lows, highs)):
         y = top + row_h * i + row_h / 2
-        colour = bot_colour(b.bot)
+        colour = colours[b.bot]
         name = escape(b.bot)
-        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{name}</text>'
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{escape(_short(b.bot, width))}'
+                     f'<title>{name}</title></text>'
                      f'<line x1="{x(low):.1f}" y1="{y:.1f}" x2="{x(high):.1f}" y2="{y:.1f}" stroke="{colour}" '
                      f'stroke-width="3"/><circle cx="{x(b.points_per_game):.1f}" cy="{y:.1f}" r="5" fill="{colour}">'
                      f"<title>{name}: {escape(_ci_text(b))} points per game</title></circle>")
@@ -108,18 +140,20 @@ def interval_chart(standings: Standings) -> str:
     return "\n".join(parts)
 
 
-def cumulative_chart(standings: Standings) -> str:
-    """Cumulative points of each bot after each game, in game-number order."""
+def cumulative_chart(standings: Standings, colours: dict[str, str], width: int = WIDE_PX) -> str:
+    """Cumulative points of each bot after each game, in game-number order (the legend is the
+    page's, under the chart, where a phone can read it)."""
     timeline = [(0, {})] + list(standings.timeline)
     names = [b.bot for b in standings.bots if b.games]
     if not names:
         return "<p>No game yet.</p>"
     last = max(index for index, _ in timeline) or 1
+    narrow = width <= NARROW_PX
     values = [points.get(n, 0) for _, points in timeline for n in names] or [0]
-    y_ticks = nice_ticks(min(0, min(values)), max(1, max(values)))
-    x_ticks = [t for t in nice_ticks(0, last) if t <= last] or [0]
-    left, right, top, bottom = 60, 160, 14, 48
-    width, height = 820, 380
+    y_ticks = nice_ticks(min(0, min(values)), max(1, max(values)), most=5 if narrow else 6)
+    x_ticks = [t for t in nice_ticks(0, last, most=3 if narrow else 6) if t <= last] or [0]
+    left, right, top, bottom = (58 if narrow else 66), 14, 14, 48
+    height = 260 if narrow else 380
     plot_w, plot_h = width - left - right, height - top - bottom
 
     def x(i: float) -> float:
@@ -139,16 +173,22 @@ def cumulative_chart(standings: Standings) -> str:
     parts.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" class="axis" stroke="#888"/>'
                  f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">games, in game-number order</text>'
                  f'<text transform="translate(14 {top + plot_h / 2:.1f}) rotate(-90)" text-anchor="middle">cumulative points</text>')
-    for i, name in enumerate(names):
-        colour = bot_colour(name)
+    for name in names:
         points = " ".join(f"{x(index):.1f},{y(cum.get(name, 0)):.1f}" for index, cum in timeline)
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{points}">'
+        parts.append(f'<polyline fill="none" stroke="{colours[name]}" stroke-width="2" points="{points}">'
                      f"<title>{escape(name)}</title></polyline>")
-        legend_y = top + 10 + 18 * i
-        parts.append(f'<rect x="{left + plot_w + 12}" y="{legend_y - 9}" width="12" height="12" fill="{colour}"/>'
-                     f'<text x="{left + plot_w + 30}" y="{legend_y + 1}">{escape(name)}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _legend(names: list[str], colours: dict[str, str]) -> str:
+    return ('<p class="legend">' + " ".join(f'<span><span class="swatch" style="background:{colours[n]}"></span>'
+                                            f"{escape(n)}</span>" for n in names) + "</p>")
+
+
+def _both(chart, standings: Standings, colours: dict[str, str]) -> str:
+    return (f'<div class="chart wide">{chart(standings, colours, WIDE_PX)}</div>'
+            f'<div class="chart narrow">{chart(standings, colours, NARROW_PX)}</div>')
 
 
 def _table(head: list[str], rows: list[str], css_class: str = "") -> str:
@@ -161,8 +201,10 @@ def _num(value: object, fault: bool = False) -> str:
     return f'<td class="num{" fault" if fault else ""}">{value}</td>'
 
 
-def to_html(standings: Standings, title: str = "Standings", refresh_s: int | None = None) -> str:
-    """The page. `refresh_s`: the live page, which the browser reloads this often."""
+def to_html(standings: Standings, title: str = "Standings", refresh_s: int | None = None,
+            progress: str | None = None) -> str:
+    """The page. `refresh_s`: the live page, which the browser reloads this often; `progress`:
+    the run's progress line, for it."""
     t = escape(title)
     head = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">']
@@ -170,7 +212,16 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
         head.append(f'<meta http-equiv="refresh" content="{int(refresh_s)}">')
     out = head + [f"<title>{t}</title>", f"<style>{_CSS}</style></head><body>", f"<h1>{t}</h1>"]
     if refresh_s:
-        out.append(f'<p class="note">Live: the tournament is running; this page reloads every {int(refresh_s)} s.</p>')
+        import datetime as dt
+
+        updated = dt.datetime.now(dt.timezone.utc).strftime("%H:%M:%S UTC")
+        doing = f"{escape(progress)}; " if progress else ""
+        out.append(f'<p class="note">Live: the tournament is running: {doing}updated {updated}; this page reloads '
+                   f"every {int(refresh_s)} s.</p>")
+    if standings.facts:  # what the tournament was, first, as every report opens with it
+        out.append('<dl class="facts">')
+        out += [f"<dt>{escape(key)}</dt><dd>{escape(fact_text(value))}</dd>" for key, value in standings.facts.items()]
+        out.append("</dl>")
     out.append(f"<p>{count(standings.games, 'game')}{_ranking_note(standings)}.</p>")
     capped = standings.facts.get("capped_games", 0)
     if capped:
@@ -178,8 +229,9 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     if standings.test is not None:
         out.append(f'<p class="sprt"><strong>Early stopping (SPRT):</strong> {escape(standings.test.sentence())}.</p>')
     rows = []
+    colours = bot_colours(b.bot for b in standings.bots)
     for b in standings.bots:
-        swatch = f'<span class="swatch" style="background:{bot_colour(b.bot)}"></span>'
+        swatch = f'<span class="swatch" style="background:{colours[b.bot]}"></span>'
         rows.append(f"<tr>{_num(b.rank)}<td>{swatch}{escape(b.bot)}</td><td>{escape(b.version)}</td>{_num(b.games)}"
                     f"{_num(b.points)}{_num(escape(_ci_text(b)))}{_num(b.wins)}{_num(b.skitgubbe)}"
                     f"{_num(b.faults, fault=b.faults > 0)}{_num(format_rating(b.mu, b.sigma))}"
@@ -188,9 +240,10 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
                        "rating", "ordinal"], rows, "standings"))
     out.append(f'<p class="note">{escape(PER_GAME_NOTE)}. {escape(RATING_NOTE)}.</p>')
     out.append("<h2>Points per game</h2>")
-    out.append(f'<div class="scroll chart">{interval_chart(standings)}</div>')
+    out.append(_both(interval_chart, standings, colours))
     out.append("<h2>Cumulative points</h2>")
-    out.append(f'<div class="scroll chart">{cumulative_chart(standings)}</div>')
+    out.append(_both(cumulative_chart, standings, colours))
+    out.append(_legend([b.bot for b in standings.bots if b.games], colours))
     names = [b.bot for b in standings.bots]
     out.append("<h2>Head to head</h2><p>Row bot finished ahead of column bot in this many of their games together.</p>")
     h2h_rows = []
@@ -204,7 +257,7 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     if standings.places_by_seat:
         n = len(standings.places_by_seat[0])
         out.append("<h2>Finishing places by seat</h2>")
-        out.append(_table(["seat"] + [f"place {p}" for p in range(1, n + 1)],
+        out.append(_table(["seat"] + [place_name(p, n) for p in range(1, n + 1)],
                           [f"<tr>{_num(seat)}" + "".join(_num(c) for c in counts) + "</tr>"
                            for seat, counts in enumerate(standings.places_by_seat)]))
     if standings.faults_by_kind:
@@ -219,12 +272,8 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
                           [f"<tr><td>{escape(f.bot)}</td><td>{escape(f.version)}</td><td>{escape(f.why)}</td>"
                            f"{_num(f.games)}{_num(f.points)}{_num(escape(_ci_text(f)))}{_num(f.wins)}"
                            f"{_num(f.skitgubbe)}{_num(f.faults, fault=f.faults > 0)}</tr>" for f in standings.history]))
-    if standings.facts:
-        out.append('<h2>Tournament</h2><dl class="facts">')
-        out += [f"<dt>{escape(key)}</dt><dd>{escape(fact_text(value))}</dd>" for key, value in standings.facts.items()]
-        out.append("</dl>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
 
-__all__ = ["to_html", "bot_colour", "nice_ticks", "interval_chart", "cumulative_chart"]
+__all__ = ["to_html", "bot_colours", "nice_ticks", "interval_chart", "cumulative_chart"]

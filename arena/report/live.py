@@ -30,7 +30,7 @@ def test_line(state) -> str:
     """The SPRT's standing on the live board: the LLR against its two bounds, and the games read."""
     s = state.settings
     if state.decided:
-        return state.sentence()
+        return f"SPRT: {state.sentence()}"
     return (f"SPRT {state.challenger} vs {state.baseline}: LLR {state.llr:.2f} (H0 at {s.lower:.2f}, H1 at "
             f"{s.upper:.2f}) after {state.deal_sets} deal sets, {state.games:,} games")
 
@@ -60,7 +60,7 @@ class _Screen:
         self.board = board
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        footer = self.board.footer()
+        footer = self.board.footer(options.max_width)
         room = (options.height or console.height) - len(console.render_lines(footer, options, pad=False))
         if self.board.final:
             room = 10**6  # the last board stays on screen whole, scrolling as any output does
@@ -83,7 +83,7 @@ class LiveBoard:
 
     def __init__(self, config, store, console: Console, test_status=None, on_refresh=None) -> None:
         """`test_status`: for an SPRT run, a callable giving the test's state (arena/results/sprt.py);
-        `on_refresh(final)`: called after each refresh of the board (the live HTML page)."""
+        `on_refresh(final, progress line)`: called after each refresh of the board (the live HTML page)."""
         self.config, self.store, self.console = config, store, console
         self.test_status = test_status
         self.on_refresh = on_refresh
@@ -104,18 +104,27 @@ class LiveBoard:
             parts.append(leaderboard_renderable(self.standings, f"{self.config.name}: standings",
                                                 limit=limit, game_count=self.final))
         if self._test is not None:
-            parts.append(Text(test_line(self._test), style="bold"))
+            parts.append(Text(test_line(self._test), style="bold", overflow="fold"))
         return Group(*parts)
 
-    def footer(self) -> Table:
+    def progress_line(self) -> str:
+        if not self._total:
+            return "starting..."
+        return progress_text(self._done, self._total, self._played, time.monotonic() - self._started,
+                             stops_early=self.test_status is not None)
+
+    def footer(self, width: int) -> Table:
+        """The progress line, on one line of `width`: the bar takes what the name and the words leave."""
+        name = self.config.name if len(self.config.name) <= 24 else self.config.name[:23] + "…"
+        words = self.progress_line()
+        bar_width = width - len(name) - len(words) - 2
         grid = Table.grid(padding=(0, 1))
-        grid.add_column(no_wrap=True, max_width=24, overflow="ellipsis")
-        grid.add_column(width=20, no_wrap=True)
-        grid.add_column()
-        total = max(self._total, 1)
-        grid.add_row(Text(self.config.name, style="bold"), ProgressBar(total=total, completed=self._done),
-                     progress_text(self._done, self._total, self._played, time.monotonic() - self._started,
-                                   stops_early=self.test_status is not None))
+        grid.add_column(no_wrap=True)
+        if bar_width >= 6:
+            grid.add_column(width=min(bar_width, 40), no_wrap=True)
+        grid.add_column(no_wrap=True, overflow="ellipsis")
+        bar = [ProgressBar(total=max(self._total, 1), completed=self._done)] if bar_width >= 6 else []
+        grid.add_row(Text(name, style="bold"), *bar, words)
         return grid
 
     def __enter__(self) -> "LiveBoard":
@@ -143,6 +152,6 @@ class LiveBoard:
         self._test = self.test_status() if self.test_status is not None else None
         self.standings = standings
         if self.on_refresh is not None:
-            self.on_refresh(self.final)
+            self.on_refresh(self.final, self.progress_line())
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))

@@ -11,7 +11,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from arena.report.export import HISTORY_NOTE, fault_matrix
+from arena.report.export import HISTORY_NOTE, fault_matrix, place_name
 from arena.report.facts import fact_text
 from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
 from arena.results.standings import BotStanding, Standings
@@ -25,10 +25,6 @@ def format_ci(b: BotStanding) -> str:
     return f"{b.points_per_game:.2f} ± {b.ci95_half_width:.2f}"
 
 
-def place_name(place: int, n: int) -> str:
-    if place == n:
-        return "skitgubbe"
-    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') } out"
 
 
 class _TableOrLines:
@@ -124,7 +120,7 @@ def head_to_head_renderable(standings: Standings) -> Table:
     together_counts = {standings.head_to_head[(a, b)][0] for a in names for b in names
                        if a != b and standings.head_to_head.get((a, b), (0, 0))[0]}
     uniform = len(together_counts) == 1
-    note = (f"each pair met in {count(next(iter(together_counts)), 'game')}" if uniform
+    note = (f"bots that met played {count(next(iter(together_counts)), 'game')} together" if uniform
             else "after the /: the games they played together")
     table = Table(title="Head to head: how often the row bot finished ahead of the column bot",
                   caption=f"columns: the bots by their numbers; {note}", caption_justify="left")

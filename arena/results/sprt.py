@@ -80,9 +80,9 @@ class SprtState:
             return (f"H0 accepted: {self.challenger} is not better than {self.baseline} by {s.delta1:g} points per game "
                     f"or more (LLR {self.llr:.2f} <= {s.lower:.2f}) {games}")
         if self.deal_sets < MIN_DEAL_SETS:
-            return (f"SPRT undecided: LLR {self.llr:.2f} {games}; it decides from {MIN_DEAL_SETS} deal sets on, "
+            return (f"undecided: LLR {self.llr:.2f} {games}; the test decides from {MIN_DEAL_SETS} deal sets on, "
                     f"at {s.lower:.2f} (H0) or {s.upper:.2f} (H1)")
-        return f"SPRT undecided: LLR {self.llr:.2f}, between {s.lower:.2f} and {s.upper:.2f}, {games}"
+        return f"undecided: LLR {self.llr:.2f}, between {s.lower:.2f} and {s.upper:.2f}, {games}"
 
     def as_dict(self) -> dict:
         s = self.settings

@@ -87,7 +87,9 @@ def run_until_decided(config: TournamentConfig, manifests, store, *, tables: lis
         if state.deal_sets <= first and not state.decided:
             break  # the wave completed no deal set: do not loop on it
     if on_progress:
-        on_progress(Progress(already + played, total, played, started))
+        # Decided: the run is complete at what it played, and the progress line says so.
+        done = already + played
+        on_progress(Progress(done, done if state.decided else total, played, started))
     return RunSummary(total, already, played, False), state
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena.results.sprt import SprtSettings
+from arena.results.sprt import MIN_DEAL_SETS, SprtSettings
 
 STOP_KEYS = {
     "stop": 'none or sprt: "sprt" plays deals until the sequential test decides (gauntlet only, README)',
@@ -25,7 +25,7 @@ def stop_settings(data: dict[str, Any], path: Path, schedule: str, challengers: 
     given = [key for key in STOP_KEYS if key.startswith("sprt_") and key in data]
     if stop == "none":
         if given:
-            raise error(f"{path}: key {given[0]!r}: only used with stop = \"sprt\"; add it or drop the key")
+            raise error(f"{path}: key {given[0]!r}: only used with stop = \"sprt\"; set stop = \"sprt\" or drop the key")
         return None
     if schedule != "gauntlet" or (challengers or 1) > 2:
         raise error(f"{path}: key 'stop': the SPRT compares a challenger with a baseline: it needs "
@@ -42,9 +42,15 @@ def stop_settings(data: dict[str, Any], path: Path, schedule: str, challengers: 
     delta0 = number("sprt_delta0", 0.0, -100.0, 100.0)
     delta1 = number("sprt_delta1", 0.0, -100.0, 100.0)
     if delta1 <= delta0:
-        raise error(f"{path}: key 'sprt_delta1': expected {STOP_KEYS['sprt_delta1']} ({delta0:g}), got {delta1:g}")
-    return SprtSettings(delta1=delta1, delta0=delta0, alpha=number("sprt_alpha", 0.05, 0.0, 0.5),
-                        beta=number("sprt_beta", 0.05, 0.0, 0.5))
+        raise error(f"{path}: key 'sprt_delta1': expected a number of points per game above sprt_delta0 "
+                    f"({delta0:g}), got {delta1:g}")
+    settings = SprtSettings(delta1=delta1, delta0=delta0, alpha=number("sprt_alpha", 0.05, 0.0, 0.5),
+                            beta=number("sprt_beta", 0.05, 0.0, 0.5))
+    deals = data.get("deals", 1)
+    if isinstance(deals, int) and not isinstance(deals, bool) and deals < MIN_DEAL_SETS:
+        raise error(f"{path}: key 'deals': the SPRT decides from {MIN_DEAL_SETS} deal sets on, so stop = \"sprt\" "
+                    f"needs deals = {MIN_DEAL_SETS} or more (it stops as soon as it decides), got {deals}")
+    return settings
 
 
 __all__ = ["STOP_KEYS", "stop_settings"]

@@ -45,11 +45,13 @@ frame.addEventListener('load', () => {
   }
   const scrollers = [...d.querySelectorAll('.scroll')].map(s => ({
     wider: s.scrollWidth > s.clientWidth, overflow: w.getComputedStyle(s).overflowX}));
-  const svgs = [...d.querySelectorAll('svg')].map(s => ({label: s.getAttribute('aria-label') || '',
-    width: s.getBoundingClientRect().width, texts: [...s.querySelectorAll('text')].map(t => t.textContent),
-    grid: s.querySelectorAll('.grid').length}));
+  const svgs = [...d.querySelectorAll('svg')].filter(s => s.getBoundingClientRect().width > 0).map(s => ({
+    label: s.getAttribute('aria-label') || '', width: s.getBoundingClientRect().width,
+    textPx: 13 * s.getBoundingClientRect().width / s.viewBox.baseVal.width,
+    texts: [...s.querySelectorAll('text')].map(t => t.textContent), grid: s.querySelectorAll('.grid').length}));
+  const legend = [...d.querySelectorAll('.legend > span')].map(e => e.textContent);
   document.body.setAttribute('data-result', JSON.stringify({
-    width, pageWidth: d.documentElement.scrollWidth, cut, scrollers, svgs,
+    width, pageWidth: d.documentElement.scrollWidth, cut, scrollers, svgs, legend,
     fetched: w.performance.getEntriesByType('resource').map(r => r.name),
     refresh: !!d.querySelector('meta[http-equiv=refresh]'),
     headers: [...d.querySelectorAll('table.standings th')].map(th => th.textContent)}));
@@ -100,12 +102,14 @@ def test_the_page_reads_well_in_a_browser(tmp_path, width, live):
             assert scroller["overflow"] in ("auto", "scroll")  # scrolls inside itself
     if width == 400:
         assert any(s["wider"] for s in result["scrollers"])  # the standings table is wider than a phone
-    labels = [svg["label"] for svg in result["svgs"]]
-    assert any("points per game" in label for label in labels) and any("cumulative" in label for label in labels)
+    labels = [svg["label"] for svg in result["svgs"]]  # the charts drawn for this width, the others hidden
+    assert len(labels) == 2 and "points per game" in labels[0] and "cumulative" in labels[1]
     for svg in result["svgs"]:
         assert svg["width"] > 200 and svg["grid"] > 0
+        assert svg["textPx"] >= 10, f"chart text of {svg['textPx']:.1f} px at {width} px"  # readable, not shrunk
     texts = " ".join(text for svg in result["svgs"] for text in svg["texts"])
-    assert "games, in game-number order" in texts and "cumulative points" in texts and NAMES[0] in texts
+    assert "games, in game-number order" in texts and "cumulative points" in texts and "random_bot" in texts
+    assert sorted(result["legend"]) == sorted(NAMES)  # the cumulative chart's key, on the page
     assert result["fetched"] == []  # nothing requested from anywhere
     assert result["refresh"] is live
     assert {"rating", "ordinal", "faults", "version"} <= set(result["headers"])

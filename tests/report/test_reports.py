@@ -166,7 +166,7 @@ def test_html_is_self_contained_with_tables_and_chart():
     assert parser.tags.count("table") >= 2
     assert "svg" in parser.tags
     played = [b for b in s.bots if b.games]
-    assert parser.tags.count("polyline") == len(played)
+    assert parser.tags.count("polyline") == 2 * len(played)  # the chart drawn for wide screens and for phones
     for tag, attrs in parser.attrs:  # nothing loaded from elsewhere
         assert tag not in ("script", "link", "img", "iframe")
         assert "src" not in attrs and "href" not in attrs
@@ -225,3 +225,13 @@ def test_the_standings_columns_have_the_same_names_in_every_text_format():
     fields = set(csv.DictReader(io.StringIO(to_csv(s))).fieldnames)
     assert {"rank", "bot", "version", "games", "points", "points_per_game", "ci95_low", "ci95_high", "wins",
             "skitgubbe", "faults", "mu", "sigma", "ordinal"} <= fields
+
+
+def test_bot_colours_come_from_names_and_never_repeat_in_a_report():
+    from arena.report.html import PALETTE, bot_colours
+
+    names = ["heuristic_bot", "random_bot", "shell_bot", "c_bot", "js_bot", "zmq_bot", "my_bot", "my_bot_v2"]
+    colours = bot_colours(names)
+    assert len(set(colours.values())) == len(names)  # told apart
+    assert bot_colours(reversed(names)) == colours  # from the names, not their order or rank
+    assert set(bot_colours(f"bot{i}" for i in range(40)).values()) == set(PALETTE)  # past the palette: reused

@@ -62,17 +62,18 @@ def test_a_decided_run_plays_nothing_more(tmp_path):
     ({"stop": "sprt", "sprt_delta1": 0.1, "sprt_alpha": 0.7}, "key 'sprt_alpha'"),
     ({"stop": "sprt", "sprt_delta1": -0.1}, "key 'sprt_delta1'"),
     ({"sprt_delta1": 0.1}, 'only used with stop = "sprt"'),
+    ({"stop": "sprt", "sprt_delta1": 0.1, "deals": 5}, "key 'deals': the SPRT decides from 20 deal sets on"),
 ])
 def test_config_keys_are_checked(extra, message):
-    data = {"bots": ["a", "b", "c", "d"], "schedule": "gauntlet", "challengers": 2, **extra}
+    data = {"bots": ["a", "b", "c", "d"], "schedule": "gauntlet", "challengers": 2, "deals": 40, **extra}
     with pytest.raises(ConfigError, match=message):
         config_from_dict(data, Path("t/s.toml"))
 
 
 def test_sprt_needs_a_gauntlet_of_one_or_two_challengers():
     with pytest.raises(ConfigError, match="needs schedule = \"gauntlet\""):
-        config_from_dict({"bots": ["a", "b", "c"], "stop": "sprt", "sprt_delta1": 0.1}, Path("t/s.toml"))
-    config = config_from_dict({"bots": ["a", "b", "c"], "schedule": "gauntlet", "stop": "sprt",
+        config_from_dict({"bots": ["a", "b", "c"], "stop": "sprt", "sprt_delta1": 0.1, "deals": 40}, Path("t/s.toml"))
+    config = config_from_dict({"bots": ["a", "b", "c"], "schedule": "gauntlet", "stop": "sprt", "deals": 40,
                                "sprt_delta1": 0.1}, Path("t/s.toml"))
     assert config.sprt is not None and config.sprt.delta1 == 0.1 and config.sprt.alpha == 0.05
 
@@ -82,7 +83,7 @@ def test_one_challenger_is_tested_against_the_field_deal_set_by_deal_set(tmp_pat
     from arena.play.records import GameRecord
     from arena.play.selfplay import play_random_game
 
-    config = config_from_dict({"bots": ["a", "b", "c", "d"], "schedule": "gauntlet", "deals": 6, "stop": "sprt",
+    config = config_from_dict({"bots": ["a", "b", "c", "d"], "schedule": "gauntlet", "deals": 20, "stop": "sprt",
                                "sprt_delta1": 0.1}, tmp_path / "g.toml")
     tables = build_schedule(config)
     rules = Rules()
