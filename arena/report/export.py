@@ -160,16 +160,13 @@ def to_csv(standings: Standings) -> str:
     for b in standings.bots:
         writer.writerow([
             b.rank, b.bot, b.version, b.games, b.points, f"{b.points_per_game:.6f}",
-            "" if math.isnan(b.ci95_low) else f"{b.ci95_low:.6f}", "" if math.isnan(b.ci95_high) else f"{b.ci95_high:.6f}",
-            b.deal_sets, b.wins, b.skitgubbe, b.faults, standings.ranked_by,
+            _csv_float(b.ci95_low), _csv_float(b.ci95_high), b.deal_sets, b.wins, b.skitgubbe, b.faults, standings.ranked_by,
             *(_csv_float(x) for x in (b.mu, b.sigma, b.ordinal)),
             *(list(b.places) + [0] * (n - len(b.places))), *(b.faults_by_kind.get(k, 0) for k in kinds),
         ] + (_test_cells(test, b.bot) if test else []) + ([""] if history else []) + list(facts.values()))
     for f in standings.history:
         writer.writerow(["", f.bot, f.version, f.games, f.points, f"{f.points_per_game:.6f}",
-                         "" if math.isnan(f.ci95_low) else f"{f.ci95_low:.6f}",
-                         "" if math.isnan(f.ci95_high) else f"{f.ci95_high:.6f}",
-                         f.deal_sets, f.wins, f.skitgubbe, f.faults, standings.ranked_by, "", "", "",
+                         _csv_float(f.ci95_low), _csv_float(f.ci95_high), f.deal_sets, f.wins, f.skitgubbe, f.faults, standings.ranked_by, "", "", "",
                          *([""] * (n + len(kinds))), *(["", ""] if test else []), f.why, *facts.values()])
     return out.getvalue()
 

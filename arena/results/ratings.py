@@ -102,7 +102,7 @@ def rated_standings(store, config, by_points_per_game: bool | None = None) -> St
 
     if by_points_per_game is None:
         by_points_per_game = config.ranks_by_points_per_game
-    standings = compute_standings(store, list(config.playing), by_points_per_game)
+    standings = compute_standings(store, list(config.playing), by_points_per_game, timeline=False)
     ratings, timeline = in_game_order(store, config.game_numbers())
     return dataclasses.replace(with_ratings(standings, ratings), timeline=timeline)
 

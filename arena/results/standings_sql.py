@@ -10,8 +10,11 @@ from arena.play.records import NOT_COUNTED_FAULTS
 from arena.results.standings import Standings, Tally, ranked_standings, sample_positions
 
 
-def compute_standings(store, entries: Sequence[str] | None = None, by_points_per_game: bool = False) -> Standings:
-    """Standings of every game in `store` (a `ResultStore`), aggregated in SQL in one read snapshot.
+def compute_standings(store, entries: Sequence[str] | None = None, by_points_per_game: bool = False,
+                      timeline: bool = True) -> Standings:
+    """Standings of every game in `store` (a `ResultStore`), aggregated in SQL in one read snapshot;
+    `timeline`: sample cumulative points in stored order (the reports take theirs in game-number
+    order from arena/results/ratings.py instead).
 
     Three scans carry the work, each of a compact index rather than the wide games table:
     finishing orders grouped by bots (games, places, wins, skitgubbe, head-to-head, places
@@ -50,7 +53,7 @@ def compute_standings(store, entries: Sequence[str] | None = None, by_points_per
             b.faults += count
             agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + count
         last_extra = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
-        agg.timeline = _sql_timeline(db, names, agg)
+        agg.timeline = _sql_timeline(db, names, agg) if timeline else []
     if last_extra is not None:
         versions = json.loads(last_extra[0]).get("versions") or {}
         for name, version in versions.items():

@@ -68,6 +68,23 @@ class Cluster:
             proc.wait(timeout=30)
 
 
+def run_until_stored(config: Path, address: str, database: Path, games: int) -> subprocess.Popen:
+    """`arena tournament run CONFIG --cluster ADDRESS` started, returned once `games` are stored
+    (or it ended, or two minutes went by)."""
+    run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--cluster", address],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    stored = 0
+    while time.monotonic() < deadline and run.poll() is None and stored < games:
+        try:
+            with sqlite3.connect(database, timeout=1) as db:
+                stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        except sqlite3.Error:
+            pass
+        time.sleep(0.05)
+    return run
+
+
 @pytest.fixture
 def cluster(tmp_path):
     made = Cluster(tmp_path / "cluster")
@@ -127,19 +144,9 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, tmp_path):
     config = write_config(folder, "t", deals=4)
     reference.write_text(reference.read_text().replace("deals = 2", "deals = 4"))
     assert invoke("tournament", "run", str(reference)).exit_code == 0
-    run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--cluster", cluster.address],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     database = folder / "t.sqlite"
-    deadline = time.monotonic() + 120
-    stored = 0
-    while time.monotonic() < deadline and run.poll() is None and stored < 10:
-        try:
-            with sqlite3.connect(database, timeout=1) as db:
-                stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-        except sqlite3.Error:
-            pass
-        time.sleep(0.05)
-    assert run.poll() is None and stored >= 10, "the run ended before a worker could be killed"
+    run = run_until_stored(config, cluster.address, database, 10)
+    assert run.poll() is None and len(game_rows(database)) >= 10, "the run ended before a worker could be killed"
     victim = cluster.procs[1]  # w1
     os.killpg(victim.pid, signal.SIGKILL)
     output, _ = run.communicate(timeout=300)
@@ -204,18 +211,8 @@ def test_the_scheduler_going_away_stops_the_run_and_the_same_command_resumes(tmp
         folder = tmp_path / "t"
         folder.mkdir()
         config = write_config(folder, "t", deals=4)
-        run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--cluster",
-                                made.address], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         database = folder / "t.sqlite"
-        deadline = time.monotonic() + 120
-        stored = 0
-        while time.monotonic() < deadline and run.poll() is None and stored < 6:
-            try:
-                with sqlite3.connect(database, timeout=1) as db:
-                    stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-            except sqlite3.Error:
-                pass
-            time.sleep(0.05)
+        run = run_until_stored(config, made.address, database, 6)
         os.killpg(made.scheduler.pid, signal.SIGKILL)
         output, _ = run.communicate(timeout=300)
         text = " ".join(output.split())
