@@ -71,7 +71,10 @@ class _Screen:
             lines = console.render_lines(body, options, pad=False)
             if len(lines) <= room or limit == 0:
                 break
-            limit -= 1
+            # A bot takes at least a line: drop as many as there are lines too many, then one by
+            # one (a wrapped line per bot takes two). Rendering once per bot dropped, four times a
+            # second, cost a short terminal with a large field most of the organiser's time.
+            limit = max(0, min(limit - 1, limit - (len(lines) - room)))
         for line in lines[:max(room, 0)]:
             yield from line
             yield Segment.line()

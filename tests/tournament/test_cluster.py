@@ -85,6 +85,18 @@ def run_until_stored(config: Path, address: str, database: Path, games: int) -> 
     return run
 
 
+def refused_run(tmp_path: Path, address: str) -> str:
+    """What a run on a cluster that refuses it says (exit code 1, no game stored), on one line."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    config = write_config(folder, "t")
+    result = invoke("tournament", "run", str(config), "--cluster", address)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 1, text
+    assert not (folder / "t.sqlite").exists() or game_rows(folder / "t.sqlite") == []
+    return text
+
+
 @pytest.fixture
 def cluster(tmp_path):
     made = Cluster(tmp_path / "cluster")
@@ -164,14 +176,9 @@ def test_a_worker_of_another_arena_version_is_refused_before_any_game(tmp_path):
         made.add_worker("w1")
         made.add_worker("old", preload=preload)
         made.wait_for_workers(2)
-        folder = tmp_path / "t"
-        folder.mkdir()
-        config = write_config(folder, "t")
-        result = invoke("tournament", "run", str(config), "--cluster", made.address)
-        text = " ".join(result.output.split())
-        assert result.exit_code == 1 and "runs arena 0.0.1" in text and "no game was played" in text, text
+        text = refused_run(tmp_path, made.address)
+        assert "runs arena 0.0.1" in text and "no game was played" in text, text
         assert "worker old at tcp://127.0.0.1:" in text, text
-        assert not (folder / "t.sqlite").exists() or game_rows(folder / "t.sqlite") == []
     finally:
         made.stop()
 
@@ -191,14 +198,9 @@ def test_a_worker_running_other_arena_code_of_the_same_version_is_refused(tmp_pa
     try:
         made.add_worker("edited", env={**ENV, "PYTHONPATH": str(copy)})
         made.wait_for_workers(1)
-        folder = tmp_path / "t"
-        folder.mkdir()
-        config = write_config(folder, "t")
-        result = invoke("tournament", "run", str(config), "--cluster", made.address)
-        text = " ".join(result.output.split())
-        assert result.exit_code == 1 and "worker edited at tcp://127.0.0.1:" in text, text
+        text = refused_run(tmp_path, made.address)
+        assert "worker edited at tcp://127.0.0.1:" in text, text
         assert f"runs other arena code than this one (both {arena.__version__}" in text and "no game was played" in text
-        assert not (folder / "t.sqlite").exists() or game_rows(folder / "t.sqlite") == []
     finally:
         made.stop()
 
