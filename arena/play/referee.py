@@ -17,6 +17,8 @@ from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
 from arena.play.records import QUOTED_CHARS, Fault, FaultKind, GameRecord, TimeLimits
 from arena.play.seat import Seat, send_lines
+from arena.protocol.bot_lines import quick_move
+from arena.protocol.request_writer import RequestWriter
 from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, TransportError
 from arena.wording import quoted
 
@@ -65,9 +67,10 @@ def play_game(
         # With two missing, the first in seat order is the skitgubbe, the other ranked by R51.
         first = faults[0]
         game.forfeit(first.seat, f"{first.kind.value}: {first.detail}")
+    writer = RequestWriter(game)  # the request and event lines, each field written once while it holds
     events_sent = 0
     while game.outcome is None:
-        events_sent = _queue_events(game, seats, events_sent, on_event)
+        events_sent = _queue_events(game, writer, seats, events_sent, on_event)
         seat_no = game.to_act
         seat = seats[seat_no]
         legal = game.legal_moves()
@@ -76,7 +79,7 @@ def play_game(
             fault = (FaultKind.DEAD, seat.dead_reason or "the bot is gone")
             move = None
         else:
-            move, fault, elapsed = _ask(seat, game, legal, limits.move_timeout_s)
+            move, fault, elapsed = _ask(seat, writer, legal, limits.move_timeout_s)
             if elapsed is not None:
                 think[seat_no].append(elapsed)
         if fault is None:
@@ -106,7 +109,7 @@ def play_game(
                 # R52 covers the whole turn: after the draw step, the lowest card. Only then: a
                 # fallback card that wins the trick makes the seat lead the next one, unasked.
                 game.apply(game.fallback_move())
-    _queue_events(game, seats, events_sent, on_event)
+    _queue_events(game, writer, seats, events_sent, on_event)
     outcome = game.outcome
     points = game_points(outcome, rules)
     for seat in seats:
@@ -123,16 +126,17 @@ def play_game(
     )
 
 
-def _queue_events(game: Game, seats: Sequence[Seat], start: int, on_event) -> int:
-    """Queue the public events since `start` for every live bot; they travel with its next message."""
+def _queue_events(game: Game, writer: RequestWriter, seats: Sequence[Seat], start: int, on_event) -> int:
+    """Queue the public events since `start` for every live bot; they travel with its next message.
+    Each event's line is written once, for all seats."""
     events = game.events
     if len(events) == start:
         return start
     new = events[start:]
-    lines = [protocol.format_event(e) for e in new]
+    lines = [writer.event(e) for e in new]
     for seat in seats:
         if seat.alive:
-            seat.outbox.extend(lines)
+            seat.outbox += lines
     if on_event is not None:
         for event in new:
             on_event(event)
@@ -143,22 +147,24 @@ def _send(seat: Seat, lines: list[str]) -> bool:
     """Send the bot's queued events plus `lines`; a bot that cannot take them is dropped."""
     if not seat.alive or seat.transport is None:
         return False
-    batch = seat.outbox + lines if seat.outbox else lines
-    seat.outbox = []
+    if seat.outbox:
+        lines = seat.outbox + lines
+        seat.outbox = []
     try:
-        send_lines(seat.transport, batch)
+        send_lines(seat.transport, lines)
         return True
     except TransportError as exc:
         seat.drop(str(exc))
         return False
 
 
-def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
+def _ask(seat: Seat, writer: RequestWriter, legal: list[Move], timeout_s: float):
     """One decision: returns (move, fault, think_time_s); fault is (FaultKind, detail) or None.
     The move is well-formed but not yet checked against the rules: `Game.apply` does that."""
     request_id = seat.next_request_id
     seat.next_request_id += 1
-    line = protocol.format_request(request_id, game.view(game.to_act), legal)
+    id_text = str(request_id)
+    line = writer.request(id_text, legal)
     started = time.perf_counter()
     if not _send(seat, [line]):
         return None, (FaultKind.EXITED, seat.dead_reason), None
@@ -185,6 +191,10 @@ def _ask(seat: Seat, game: Game, legal: list[Move], timeout_s: float):
         except TransportError as exc:
             return None, (FaultKind.EXITED, str(exc)), None
         elapsed = time.perf_counter() - started
+        move = quick_move(reply_line, id_text)
+        if move is not None:
+            seat.timeouts_in_a_row = seat.garbled_in_a_row = 0
+            return move, None, elapsed
         try:
             reply = protocol.parse_move_reply(reply_line)
         except protocol.ProtocolError as exc:

@@ -5,7 +5,7 @@ else. No other exception escapes them."""
 from __future__ import annotations
 
 from arena.game.errors import ParseError
-from arena.game.moves import CHANCE, DRAW, PICKUP, parse_move, play
+from arena.game.moves import CHANCE, DRAW, PICKUP, Move, parse_move, play
 from arena.protocol.messages import MAX_BOT_LINE_BYTES, NAME_MAX, PROTOCOL_VERSION, VALUE_MAX, BotHello, MoveReply
 from arena.protocol.text import CARD_TEXT, ProtocolError, parse_fields, parse_int
 
@@ -57,6 +57,16 @@ def parse_bot_hello(line: str) -> BotHello:  # §3
     version = _check_value(fields["version"], "version") if "version" in fields else ""
     author = _check_value(fields["author"], "author") if "author" in fields else ""
     return BotHello(name, version, author)
+
+
+def quick_move(line: str, request_id: str) -> Move | None:  # §7 (hot path: once per move)
+    """The move of `line` if it is the plainest answer to request `request_id` (given as text):
+    `move <id> <card or word>`. None for anything else, which `parse_move_reply` then reads and,
+    if it is no answer, says why; so this only saves the common case its work."""
+    parts = line.split(" ")
+    if len(parts) == 3 and parts[1] == request_id and parts[0] == "move":
+        return _MOVE_TOKENS.get(parts[2])
+    return None
 
 
 def parse_move_reply(line: str) -> MoveReply:  # §7

@@ -1,0 +1,204 @@
+"""The referee's request and event lines of one game, written without redoing work (issue 22).
+
+`RequestWriter` writes exactly the bytes of `format_request(id, game.view(seat), legal)` and of
+`format_event` (protocol.md sections 6 and 8), but reads the game's state directly instead of
+building a `SeatView` per request, and does not write again what has not changed: the fields
+fixed for a game or a phase are written once, and a seat's hand, a seat's known cards, the won
+piles and every card list on the table keep their text while they hold. What a seat may see is
+still decided by `arena.game.view.build_view` (R8-R10): each field below mirrors its line there,
+and tests/protocol/test_request_writer.py holds the two equal, request by request, over random
+games under every option that changes the view.
+
+One writer serves one game, whose state it reads and never changes.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from arena.game.cards import sort_key_for
+from arena.game.events import Event, EventKind
+from arena.game.moves import Move, MoveKind
+from arena.game.state import GameState
+from arena.protocol.text import CARD_TEXT
+
+_SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
+_WORD = {MoveKind.DRAW: "draw", MoveKind.CHANCE: "chance", MoveKind.PICKUP: "pickup"}
+_EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
+_MOVE_TEXT: dict[Move, str] = {}  # every move written so far: they are few (52 cards, runs, 3 words)
+
+
+def _join_cards(cards) -> str:  # section 5: comma list, "-" when empty
+    return ",".join([CARD_TEXT[c] for c in cards]) if cards else "-"
+
+
+def _seat(seat: int | None) -> str:
+    return "-" if seat is None else str(seat)
+
+
+def move_text(move: Move) -> str:
+    """The one-token text of a move (section 6's move list), kept once written."""
+    text = _MOVE_TEXT.get(move)
+    if text is None:
+        text = _MOVE_TEXT[move] = _join_cards(move.cards) if move.cards else _WORD[move.kind]
+    return text
+
+
+class RequestWriter:
+    """The `request` and `event` lines of one game, each field's text kept while it holds."""
+
+    def __init__(self, game: GameState) -> None:
+        self._game = game
+        n = game.n
+        sort_key = sort_key_for(game.values)
+        # Sorting the cards' sort keys and reading each card's text back off its key puts cards
+        # low to high by R2, then suit, as build_view's `ordered` does.
+        self._sort_key = sort_key
+        self._text_by_key = {sort_key[c]: CARD_TEXT[c] for c in range(52)}
+        self._public_won = game.rules.public_won_piles
+        dealer = game.dealer
+        # The fields of section 6 in their order, as one template per phase; what cannot change
+        # in the phase (the game's seats and options, the other phase's blanked fields) is
+        # written into the template once.
+        self._phase1 = [
+            f"phase=1 seat={s} players={n} dealer={dealer} hand=%s hands=%s stock=%d trumpholder=%s trump=- "
+            f"duel=%s %s leader=%s opponent=%s trick=%s drawn=%d table=%s tricksize=0 discard=%s out=%s "
+            f"known=%s actions=%d maxactions={game.rules.max_phase2_actions} round=%s"
+            for s in range(n)]
+        self._phase2 = [
+            f"phase=2 seat={s} players={n} dealer={dealer} hand=%s hands=%s stock=%d trumpholder=%s trump=%s "
+            f"duel=%s won=- wonsizes={'/'.join(['0'] * n)} leader=- opponent=- trick=- drawn=0 table=%s "
+            f"tricksize=%d discard=%s out=%s known=%s actions=%d maxactions={game.rules.max_phase2_actions} round=-"
+            for s in range(n)]
+        self._lists: dict[tuple[int, ...], str] = {}  # a card list in its own order -> its text
+        self._seat_lists: dict[tuple[int, ...], str] = {}  # seats or sizes -> "1,2" / "3/3/3"
+        # The text each costly field was last written with, and the value it was written from.
+        self._hands: list[tuple[list[int], str]] = [([-1], "")] * n
+        self._known_sets: list[set[int]] = [set() for _ in range(n)]
+        self._known_texts = ["-"] * n
+        self._known_text = "/".join(["-"] * n)
+        self._won: list[list[int]] = []
+        self._won_text = ""
+        self._duel: list = [None]
+        self._duel_text = ""
+
+    def request(self, request_id: int | str, legal: Sequence[Move]) -> str:
+        """The `request` line for the seat to act (section 6), byte for byte `format_request`'s."""
+        moves = _MOVE_TEXT
+        texts = " ".join([moves.get(m) or move_text(m) for m in legal])
+        return f"request {request_id} {len(legal)} {texts} {self._view_fields()}"
+
+    def _view_fields(self) -> str:
+        g = self._game
+        seat = g.to_act
+        if g.duel != self._duel:
+            self._duel = list(g.duel)
+            self._duel_text = ",".join([_SEAT_CARD[s][c] for s, c in g.duel]) or "-"
+        if g.phase == 1:
+            trick = g.trick
+            return self._phase1[seat] % (
+                self._hand(seat),
+                self._sizes(map(len, g.hands), "/"),
+                len(g.stock),
+                _seat(g.trump_holder),  # R9: who holds the trump card is public, the card is not
+                self._duel_text,
+                self._won_fields(),
+                _seat(g.leader),
+                _seat(g.opponent),
+                ",".join([_SEAT_CARD[s][c] + ":c" if blind else _SEAT_CARD[s][c] for s, c, blind in trick])
+                if trick else "-",
+                g.drawn,
+                self._table(),
+                self._cards(g.discard),
+                self._sizes(g.out_order, ",") if g.out_order else "-",
+                self._known(),
+                g.phase2_actions,
+                self._sizes(g.round_seats, ",") if g.round_seats else "-",
+            )
+        return self._phase2[seat] % (
+            self._hand(seat),
+            self._sizes(map(len, g.hands), "/"),
+            len(g.stock),
+            _seat(g.trump_holder),
+            "-" if g.trump_card is None else CARD_TEXT[g.trump_card],
+            self._duel_text,
+            self._table(),
+            g.trick_size,
+            self._cards(g.discard),
+            self._sizes(g.out_order, ",") if g.out_order else "-",
+            self._known(),
+            g.phase2_actions,
+        )
+
+    # ---- the fields that are costly to write, each kept while its value holds ----------------
+
+    def _hand(self, seat: int) -> str:
+        """R8: the seat's own hand, low to high."""
+        hand = self._game.hands[seat]
+        last, text = self._hands[seat]
+        if hand != last:
+            text = self._sorted_cards(hand)
+            self._hands[seat] = (hand.copy(), text)
+        return text
+
+    def _sorted_cards(self, cards) -> str:
+        if not cards:
+            return "-"
+        key, text = self._sort_key, self._text_by_key
+        return ",".join([text[k] for k in sorted([key[c] for c in cards])])
+
+    def _known(self) -> str:
+        """R10, R44: the cards publicly known to be in each hand, each seat's low to high."""
+        known = self._game.known
+        last = self._known_sets
+        if known != last:
+            texts = self._known_texts
+            for s, cards in enumerate(known):
+                if cards != last[s]:
+                    last[s] = cards.copy()
+                    texts[s] = self._sorted_cards(cards)
+            self._known_text = "/".join(texts)
+        return self._known_text
+
+    def _won_fields(self) -> str:
+        """`won=` and `wonsizes=`, in phase 1 (build_view blanks them in phase 2)."""
+        won = self._game.won
+        if won != self._won:
+            self._won = [pile.copy() for pile in won]
+            piles = "/".join([self._cards(p) for p in won]) if self._public_won else "-"
+            self._won_text = f"won={piles} wonsizes={self._sizes(map(len, won), '/')}"
+        return self._won_text
+
+    def _table(self) -> str:
+        g = self._game
+        if not g.table:
+            return "-"
+        cards = self._cards
+        return "/".join([f"{s}:{cards(unit)}" for s, unit in zip(g.table_owners, g.table)])
+
+    def _cards(self, cards: Sequence[int]) -> str:
+        """A card list in its own order (a pile, a unit, the discard), kept for the game."""
+        if not cards:
+            return "-"
+        key = tuple(cards)
+        text = self._lists.get(key)
+        if text is None:
+            text = self._lists[key] = _join_cards(key)
+        return text
+
+    def _sizes(self, numbers, sep: str) -> str:
+        """Seats or sizes joined by `sep` ("-" for none), kept for the game."""
+        key = (sep, *numbers)
+        text = self._seat_lists.get(key)  # the few sizes and seat lists of a game repeat
+        if text is None:
+            text = self._seat_lists[key] = sep.join(map(str, key[1:])) or "-"
+        return text
+
+    # ---- events -----------------------------------------------------------------------------
+
+    def event(self, event: Event) -> str:
+        """The `event` line of a public event (section 8), byte for byte `format_event`'s."""
+        kind, seat, cards, count = event
+        seat_text = "-" if seat is None else str(seat)
+        line = f"event {_EVENT_WORD[kind]} {seat_text} {_join_cards(cards)}"
+        return line + f" {count}" if kind is EventKind.LEAD else line
