@@ -12,6 +12,7 @@ Usage: python benchmarks/referee.py [GAMES]
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import sys
@@ -22,6 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from arena.game import Game, Move, Rules  # noqa: E402
 from arena.play.referee import play_game  # noqa: E402
 from arena.play.seat import Seat  # noqa: E402
+from arena.protocol.request_writer import RequestWriter  # noqa: E402
 
 ROUNDS = 3
 
@@ -95,25 +97,52 @@ def engine_seconds(rules: Rules, played: list[list[tuple[int, Move]]]) -> float:
     return elapsed
 
 
+def lines_seconds(rules: Rules, played: list[list[tuple[int, Move]]]) -> float:
+    """The same games, engine plus the request and event lines the referee writes (no bots, no
+    faults' bookkeeping): what the protocol's text costs on its own."""
+    elapsed = 0.0
+    for number, steps in enumerate(played):
+        moves = [move for _, move in steps]
+        game = Game.new(rules, number, number % rules.num_players)
+        writer = RequestWriter(game)
+        events = game.events
+        started = time.perf_counter()
+        sent = 0
+        for request_id, move in enumerate(moves, 1):
+            lines = [writer.event(e) for e in events[sent:]]
+            sent = len(events)
+            lines.append(writer.request(request_id, game.legal_moves()))
+            game.apply(move)
+        elapsed += time.perf_counter() - started
+    return elapsed
+
+
 def main(argv: list[str]) -> None:
     games = int(argv[0]) if argv else 1000
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     rules = Rules()
     played = random_games(rules, games)
+    # The scripts are fixtures, not the referee's: keep the garbage collector from walking them
+    # (a referee in a tournament worker holds one game, not a thousand).
+    gc.freeze()
     referee_seconds(rules, played[:50])  # warm up
     # Alternated rounds, the best of each: this machine is shared, and a slow spell should hit
     # both sides rather than one.
-    referee_s = engine_s = float("inf")
+    referee_s = engine_s = lines_s = float("inf")
     for _ in range(ROUNDS):
         referee_s = min(referee_s, referee_seconds(rules, played))
         engine_s = min(engine_s, engine_seconds(rules, played))
+        lines_s = min(lines_s, lines_seconds(rules, played))
     moves = sum(len(steps) for steps in played)
-    referee_us, engine_us = 1e6 * referee_s / moves, 1e6 * engine_s / moves
+    referee_us, engine_us, lines_us = (1e6 * seconds / moves for seconds in (referee_s, engine_s, lines_s))
     print(f"games: {games}, moves: {moves:,}, best of {ROUNDS} alternated rounds, one core")
     print(f"engine alone: {engine_us:.1f} us per move ({moves / engine_s:,.0f} moves/s)")
     print(f"referee with instant bots: {referee_us:.1f} us per move ({moves / referee_s:,.0f} moves/s)")
-    print(f"the referee's own work: {referee_us - engine_us:.1f} us per move")
+    print(f"the referee's own work: {referee_us - engine_us:.1f} us per move, of which")
+    print(f"  the request and event lines alone: {lines_us - engine_us:.1f} us (engine + lines: "
+          f"{lines_us / engine_us:.2f}x the engine)")
+    print(f"  the rest (sending, reading the answer, time limits, fault bookkeeping): {referee_us - lines_us:.1f} us")
     print(f"referee/engine: {referee_us / engine_us:.2f}x")
 
 

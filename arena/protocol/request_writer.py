@@ -25,6 +25,7 @@ from arena.protocol.text import CARD_TEXT
 _SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
 _WORD = {MoveKind.DRAW: "draw", MoveKind.CHANCE: "chance", MoveKind.PICKUP: "pickup"}
 _EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
+_EVENT_LINES: dict[Event, str] = {}  # the lines of events of at most one card, kept once written
 _MOVE_TEXT: dict[Move, str] = {}  # every move written so far: they are few (52 cards, runs, 3 words)
 
 
@@ -198,7 +199,13 @@ class RequestWriter:
 
     def event(self, event: Event) -> str:
         """The `event` line of a public event (section 8), byte for byte `format_event`'s."""
-        kind, seat, cards, count = event
-        seat_text = "-" if seat is None else str(seat)
-        line = f"event {_EVENT_WORD[kind]} {seat_text} {_join_cards(cards)}"
-        return line + f" {count}" if kind is EventKind.LEAD else line
+        line = _EVENT_LINES.get(event)
+        if line is None:
+            kind, seat, cards, count = event
+            seat_text = "-" if seat is None else str(seat)
+            line = f"event {_EVENT_WORD[kind]} {seat_text} {_join_cards(cards)}"
+            if kind is EventKind.LEAD:
+                line += f" {count}"
+            if len(cards) <= 1:  # draws, plays, leads: a few thousand kinds in all, met in every game
+                _EVENT_LINES[event] = line
+        return line
