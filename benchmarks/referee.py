@@ -79,7 +79,7 @@ def referee_seconds(rules: Rules, played: list[list[tuple[int, Move]]]) -> float
         started = time.perf_counter()
         play_game(game, seats, number=number + 1)
         elapsed += time.perf_counter() - started
-        assert len(game.moves) == len(steps) and not game.outcome.forfeited_seat, "the referee left the script"
+        assert len(game.moves) == len(steps) and game.outcome.forfeited_seat is None, "the referee left the script"
     return elapsed
 
 

@@ -5,9 +5,12 @@ Prints, measured in the same run:
   - the floor: raw one-line round trips per second between Python processes laid out the same
     way (1 worker: one arena-side process and one echo process sharing one core; 2 workers: two
     such pairs in parallel, one per core), with a request line of realistic size;
-  - the ratios against the goals: moves/s >= 40% of the floor; 2 workers >= 1.7x one worker;
+  - the CPU per move of the arena (the organiser's process and its workers) and of the bots
+    (each reports its own CPU as it exits; isolation is off so that it can write the report);
+  - moves/s against the floor, and 2 workers against one;
   - the time to compute standings from 1,000,000 stored games and the database size per 1,000
     games (via benchmarks/standings.py; pass --standings-games N to use fewer).
+The last line is issue 22's goal: with 2 workers, the arena's CPU per move at most the bots'.
 Usage: python benchmarks/tournament.py [--deals N] [--standings-games N]
 """
 

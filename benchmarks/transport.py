@@ -6,8 +6,10 @@ one core (the referee and its bots: wake-ups across cores cost several times mor
   - the raw round trip of one request-sized line to an echo process of the same kind (Python)
     over the same transport, without the arena;
   - the arena's own cost per move: the referee process's CPU time per move (engine, view,
-    codec, transport syscalls), and its ratio to the raw round trip. The goal "the arena adds
-    no more than 50% to the raw round trip" reads here as: arena CPU per move <= 0.5 x raw.
+    codec, transport syscalls; user and system apart), against the engine step alone (same
+    run, random games) and against the raw round trip.
+The last two lines are issue 22's goals: over pipes, arena CPU per move <= 3.5 x the engine
+step; over ZeroMQ ipc, arena CPU per move <= 1.5 x the raw ZeroMQ round trip.
 Usage: python benchmarks/transport.py [GAMES]
 """
 
