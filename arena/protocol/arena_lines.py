@@ -9,14 +9,15 @@ from urllib.parse import unquote
 
 from arena.game.errors import GameError, ParseError
 from arena.game.events import Event, EventKind
-from arena.game.moves import Move, MoveKind, parse_move
+from arena.game.moves import Move, parse_move
 from arena.game.outcome import EndReason, Outcome
 from arena.game.rules import Rules
 from arena.game.view import SeatView
 from arena.protocol.messages import (PROTOCOL_VERSION, ArenaHello, Fault, GameOver, GameStart, MatchOver, MatchStart,
                                      Message, Quit, Request)
-from arena.protocol.text import (CARD_TEXT, ProtocolError, escape, need_field, one_line, parse_card_list, parse_fields,
+from arena.protocol.text import (ProtocolError, escape, need_field, one_line, parse_card_list, parse_fields,
                                  parse_int, parse_seats, parse_signed)
+from arena.protocol.request_writer import move_text
 from arena.protocol.view import format_view_fields, parse_view_fields
 
 
@@ -63,22 +64,10 @@ def format_game_start(number: int, seat: int, dealer: int, rules: Rules) -> str:
             f"{_options(rules, ('num_players', 'games'))}")
 
 
-_KIND_TEXT = {MoveKind.DRAW: "draw", MoveKind.CHANCE: "chance", MoveKind.PICKUP: "pickup"}
-
-
-def format_request(request_id: int, view: SeatView, legal: Sequence[Move]) -> str:  # §6 (hot path)
-    card = CARD_TEXT
-    words = _KIND_TEXT
-    moves = []
-    for m in legal:
-        cs = m.cards
-        if not cs:
-            moves.append(words[m.kind])
-        elif len(cs) == 1:
-            moves.append(card[cs[0]])
-        else:
-            moves.append(",".join([card[c] for c in cs]))
-    return " ".join(("request", str(request_id), str(len(moves)), *moves, format_view_fields(view)))
+def format_request(request_id: int, view: SeatView, legal: Sequence[Move]) -> str:  # §6
+    # The referee writes its requests with RequestWriter (request_writer.py), which keeps texts
+    # across a game; this is the plain form of the same line, for tests and `arena bot check`.
+    return " ".join(("request", str(request_id), str(len(legal)), *map(move_text, legal), format_view_fields(view)))
 
 
 def format_event(event: Event) -> str:  # §8

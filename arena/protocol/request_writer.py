@@ -21,16 +21,13 @@ from arena.game.events import Event, EventKind
 from arena.game.moves import Move, MoveKind
 from arena.game.state import GameState
 from arena.protocol.text import CARD_TEXT
+from arena.protocol.view import card_list_text
 
 _SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
 _WORD = {MoveKind.DRAW: "draw", MoveKind.CHANCE: "chance", MoveKind.PICKUP: "pickup"}
 _EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
 _EVENT_LINES: dict[Event, str] = {}  # the lines of events of at most one card, kept once written
 _MOVE_TEXT: dict[Move, str] = {}  # every move written so far: they are few (52 cards, runs, 3 words)
-
-
-def _join_cards(cards) -> str:  # section 5: comma list, "-" when empty
-    return ",".join([CARD_TEXT[c] for c in cards]) if cards else "-"
 
 
 def _seat(seat: int | None) -> str:
@@ -41,7 +38,7 @@ def move_text(move: Move) -> str:
     """The one-token text of a move (section 6's move list), kept once written."""
     text = _MOVE_TEXT.get(move)
     if text is None:
-        text = _MOVE_TEXT[move] = _join_cards(move.cards) if move.cards else _WORD[move.kind]
+        text = _MOVE_TEXT[move] = card_list_text(move.cards) if move.cards else _WORD[move.kind]
     return text
 
 
@@ -184,7 +181,7 @@ class RequestWriter:
         key = tuple(cards)
         text = self._lists.get(key)
         if text is None:
-            text = self._lists[key] = _join_cards(key)
+            text = self._lists[key] = card_list_text(key)
         return text
 
     def _sizes(self, numbers, sep: str) -> str:
@@ -203,7 +200,7 @@ class RequestWriter:
         if line is None:
             kind, seat, cards, count = event
             seat_text = "-" if seat is None else str(seat)
-            line = f"event {_EVENT_WORD[kind]} {seat_text} {_join_cards(cards)}"
+            line = f"event {_EVENT_WORD[kind]} {seat_text} {card_list_text(cards)}"
             if kind is EventKind.LEAD:
                 line += f" {count}"
             if len(cards) <= 1:  # draws, plays, leads: a few thousand kinds in all, met in every game

@@ -24,7 +24,7 @@ def _n(i: int) -> str:
     return _NUM[i] if 0 <= i < 64 else str(i)
 
 
-def _cards(cards) -> str:  # section 5: comma list, "-" when empty
+def card_list_text(cards) -> str:  # section 5: comma list, "-" when empty
     if not cards:
         return "-"
     if len(cards) == 1:
@@ -48,24 +48,24 @@ def format_view_fields(v: SeatView) -> str:
         "seat=" + _n(v.seat),
         "players=" + _n(v.num_players),
         "dealer=" + _n(v.dealer),
-        "hand=" + _cards(v.hand),
+        "hand=" + card_list_text(v.hand),
         "hands=" + "/".join([_n(k) for k in v.hand_sizes]),
         "stock=" + _n(v.stock_size),
         "trumpholder=" + _opt_seat(v.trump_holder),
         "trump=" + ("-" if v.trump_card is None else CARD_TEXT[v.trump_card]),
         "duel=" + (",".join([_n(s) + ":" + CARD_TEXT[c] for s, c in duel]) if duel else "-"),
-        "won=" + ("-" if won is None else "/".join([_cards(p) for p in won])),
+        "won=" + ("-" if won is None else "/".join([card_list_text(p) for p in won])),
         "wonsizes=" + "/".join([_n(k) for k in v.won_sizes]),
         "leader=" + _opt_seat(v.leader),
         "opponent=" + _opt_seat(v.opponent),
         "trick=" + (",".join([_n(s) + ":" + CARD_TEXT[c] + (":c" if blind else "") for s, c, blind in trick])
                     if trick else "-"),
         "drawn=" + ("1" if v.drawn else "0"),
-        "table=" + ("/".join([_n(s) + ":" + _cards(u) for s, u in table]) if table else "-"),
+        "table=" + ("/".join([_n(s) + ":" + card_list_text(u) for s, u in table]) if table else "-"),
         "tricksize=" + _n(v.trick_size),
-        "discard=" + _cards(v.discard),
+        "discard=" + card_list_text(v.discard),
         "out=" + (",".join([_n(s) for s in v.out]) if v.out else "-"),
-        "known=" + ("/".join([_cards(k) for k in known]) if any(known) else _NO_KNOWN[len(known)]),
+        "known=" + ("/".join([card_list_text(k) for k in known]) if any(known) else _NO_KNOWN[len(known)]),
         "actions=" + _n(v.phase2_actions),
         "maxactions=" + _n(v.max_phase2_actions),
         # Last, though it belongs with the phase-1 fields: bots that read fields by position
