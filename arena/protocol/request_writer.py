@@ -18,13 +18,12 @@ from typing import Sequence
 
 from arena.game.cards import sort_key_for
 from arena.game.events import Event, EventKind
-from arena.game.moves import Move, MoveKind
+from arena.game.moves import Move
 from arena.game.state import GameState
 from arena.protocol.text import CARD_TEXT
 from arena.protocol.view import card_list_text
 
 _SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
-_WORD = {MoveKind.DRAW: "draw", MoveKind.CHANCE: "chance", MoveKind.PICKUP: "pickup"}
 _EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
 _EVENT_LINES: dict[Event, str] = {}  # the lines of events of at most one card, kept once written
 _MOVE_TEXT: dict[Move, str] = {}  # every move written so far: they are few (52 cards, runs, 3 words)
@@ -38,7 +37,7 @@ def move_text(move: Move) -> str:
     """The one-token text of a move (section 6's move list), kept once written."""
     text = _MOVE_TEXT.get(move)
     if text is None:
-        text = _MOVE_TEXT[move] = card_list_text(move.cards) if move.cards else _WORD[move.kind]
+        text = _MOVE_TEXT[move] = card_list_text(move.cards) if move.cards else move.kind.value
     return text
 
 
@@ -199,8 +198,7 @@ class RequestWriter:
         line = _EVENT_LINES.get(event)
         if line is None:
             kind, seat, cards, count = event
-            seat_text = "-" if seat is None else str(seat)
-            line = f"event {_EVENT_WORD[kind]} {seat_text} {card_list_text(cards)}"
+            line = f"event {_EVENT_WORD[kind]} {_seat(seat)} {card_list_text(cards)}"
             if kind is EventKind.LEAD:
                 line += f" {count}"
             if len(cards) <= 1:  # draws, plays, leads: a few thousand kinds in all, met in every game
