@@ -68,9 +68,11 @@ def play_game(
         first = faults[0]
         game.forfeit(first.seat, f"{first.kind.value}: {first.detail}")
     writer = RequestWriter(game)  # the request and event lines, each field written once while it holds
+    events = game.events
     events_sent = 0
     while game.outcome is None:
-        events_sent = _queue_events(game, writer, seats, events_sent, on_event)
+        if len(events) != events_sent:
+            events_sent = _queue_events(game, writer, seats, events_sent, on_event)
         seat_no = game.to_act
         seat = seats[seat_no]
         legal = game.legal_moves()
@@ -133,7 +135,7 @@ def _queue_events(game: Game, writer: RequestWriter, seats: Sequence[Seat], star
     if len(events) == start:
         return start
     new = events[start:]
-    lines = [writer.event(e) for e in new]
+    lines = list(map(writer.event, new))
     for seat in seats:
         if seat.alive:
             seat.outbox += lines
@@ -164,12 +166,20 @@ def _ask(seat: Seat, writer: RequestWriter, legal: list[Move], timeout_s: float)
     request_id = seat.next_request_id
     seat.next_request_id += 1
     id_text = str(request_id)
-    line = writer.request(id_text, legal)
+    lines = seat.outbox  # the events queued since its last turn, then the request: one write
+    lines.append(writer.request(id_text, legal))
+    seat.outbox = []
+    transport = seat.transport
+    if transport is None:
+        return None, (FaultKind.EXITED, seat.dead_reason or "the bot is gone"), None
     started = time.perf_counter()
-    if not _send(seat, [line]):
+    try:
+        send_lines(transport, lines)
+    except TransportError as exc:
+        seat.drop(str(exc))
         return None, (FaultKind.EXITED, seat.dead_reason), None
     deadline = started + timeout_s
-    transport = seat.transport
+    answer_prefix = f"move {id_text} "
     while True:
         remaining = deadline - time.perf_counter()
         try:
@@ -191,7 +201,7 @@ def _ask(seat: Seat, writer: RequestWriter, legal: list[Move], timeout_s: float)
         except TransportError as exc:
             return None, (FaultKind.EXITED, str(exc)), None
         elapsed = time.perf_counter() - started
-        move = quick_move(reply_line, id_text)
+        move = quick_move(reply_line, answer_prefix)
         if move is not None:
             seat.timeouts_in_a_row = seat.garbled_in_a_row = 0
             return move, None, elapsed

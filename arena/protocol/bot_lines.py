@@ -59,13 +59,14 @@ def parse_bot_hello(line: str) -> BotHello:  # §3
     return BotHello(name, version, author)
 
 
-def quick_move(line: str, request_id: str) -> Move | None:  # §7 (hot path: once per move)
-    """The move of `line` if it is the plainest answer to request `request_id` (given as text):
-    `move <id> <card or word>`. None for anything else, which `parse_move_reply` then reads and,
-    if it is no answer, says why; so this only saves the common case its work."""
-    parts = line.split(" ")
-    if len(parts) == 3 and parts[1] == request_id and parts[0] == "move":
-        return _MOVE_TOKENS.get(parts[2])
+def quick_move(line: str, answer_prefix: str) -> Move | None:  # §7 (hot path: once per move)
+    """The move of `line` if it is the plainest answer to a request: `answer_prefix` (`move <id> `,
+    the request's id as text) then one card or word. None for anything else, which
+    `parse_move_reply` then reads and, if it is no answer, says why; so this only saves the common
+    case its work. A token with anything more in it (a space, a second token) is no key of
+    `_MOVE_TOKENS`, so it falls through to the careful path."""
+    if line.startswith(answer_prefix):
+        return _MOVE_TOKENS.get(line[len(answer_prefix):])
     return None
 
 

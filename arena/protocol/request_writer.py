@@ -29,8 +29,11 @@ _EVENT_LINES: dict[Event, str] = {}  # the lines of events of at most one card, 
 _MOVE_TEXT: dict[Move, str] = {}  # every move written so far: they are few (52 cards, runs, 3 words)
 
 
+_SEAT_TEXT: dict[int | None, str] = {None: "-"} | {s: str(s) for s in range(16)}
+
+
 def _seat(seat: int | None) -> str:
-    return "-" if seat is None else str(seat)
+    return _SEAT_TEXT.get(seat) or str(seat)
 
 
 def move_text(move: Move) -> str:
@@ -68,7 +71,10 @@ class RequestWriter:
             f"tricksize=%d discard=%s out=%s known=%s actions=%d maxactions={game.rules.max_phase2_actions} round=-"
             for s in range(n)]
         self._lists: dict[tuple[int, ...], str] = {}  # a card list in its own order -> its text
-        self._seat_lists: dict[tuple[int, ...], str] = {}  # seats or sizes -> "1,2" / "3/3/3"
+        self._seat_lists: dict[tuple, str] = {}  # (separator, *seats or sizes) -> "1,2" / "3/3/3"
+        self._size_texts: dict[tuple[int, ...], str] = {}  # the hands' sizes -> "3/3/3"
+        self._discard_cards: list[int] = []
+        self._discard_text = "-"
         # The text each costly field was last written with, and the value it was written from.
         self._hands: list[tuple[list[int], str]] = [([-1], "")] * n
         self._known_sets: list[set[int]] = [set() for _ in range(n)]
@@ -91,22 +97,24 @@ class RequestWriter:
         if g.duel != self._duel:
             self._duel = list(g.duel)
             self._duel_text = ",".join([_SEAT_CARD[s][c] for s, c in g.duel]) or "-"
+        seats = _SEAT_TEXT
+        hand_sizes = tuple(map(len, g.hands))
         if g.phase == 1:
             trick = g.trick
             return self._phase1[seat] % (
                 self._hand(seat),
-                self._sizes(map(len, g.hands), "/"),
+                self._size_texts.get(hand_sizes) or self._sizes(hand_sizes, "/"),
                 len(g.stock),
-                _seat(g.trump_holder),  # R9: who holds the trump card is public, the card is not
+                seats[g.trump_holder],  # R9: who holds the trump card is public, the card is not
                 self._duel_text,
                 self._won_fields(),
-                _seat(g.leader),
-                _seat(g.opponent),
+                seats[g.leader],
+                seats[g.opponent],
                 ",".join([_SEAT_CARD[s][c] + ":c" if blind else _SEAT_CARD[s][c] for s, c, blind in trick])
                 if trick else "-",
                 g.drawn,
-                self._table(),
-                self._cards(g.discard),
+                self._table() if g.table else "-",
+                self._discard(),
                 self._sizes(g.out_order, ",") if g.out_order else "-",
                 self._known(),
                 g.phase2_actions,
@@ -114,14 +122,14 @@ class RequestWriter:
             )
         return self._phase2[seat] % (
             self._hand(seat),
-            self._sizes(map(len, g.hands), "/"),
+            self._size_texts.get(hand_sizes) or self._sizes(hand_sizes, "/"),
             len(g.stock),
-            _seat(g.trump_holder),
+            seats[g.trump_holder],
             "-" if g.trump_card is None else CARD_TEXT[g.trump_card],
             self._duel_text,
-            self._table(),
+            self._table() if g.table else "-",
             g.trick_size,
-            self._cards(g.discard),
+            self._discard(),
             self._sizes(g.out_order, ",") if g.out_order else "-",
             self._known(),
             g.phase2_actions,
@@ -166,10 +174,18 @@ class RequestWriter:
             self._won_text = f"won={piles} wonsizes={self._sizes(map(len, won), '/')}"
         return self._won_text
 
+    def _discard(self) -> str:
+        """The discard pile (R46: each complete trick, face up to all). It changes only when a
+        trick completes and grows to dozens of cards, so it is compared with the last one written
+        rather than made a key and hashed on every request."""
+        discard = self._game.discard
+        if discard != self._discard_cards:
+            self._discard_cards = discard.copy()
+            self._discard_text = card_list_text(discard) if discard else "-"
+        return self._discard_text
+
     def _table(self) -> str:
         g = self._game
-        if not g.table:
-            return "-"
         cards = self._cards
         return "/".join([f"{s}:{cards(unit)}" for s, unit in zip(g.table_owners, g.table)])
 
@@ -184,11 +200,15 @@ class RequestWriter:
         return text
 
     def _sizes(self, numbers, sep: str) -> str:
-        """Seats or sizes joined by `sep` ("-" for none), kept for the game."""
+        """Seats or sizes joined by `sep` ("-" for none), kept for the game: the few sizes and
+        seat lists of a game repeat. The hands' sizes, asked for on every request, have a table of
+        their own, which `_view_fields` reads first."""
         key = (sep, *numbers)
-        text = self._seat_lists.get(key)  # the few sizes and seat lists of a game repeat
+        text = self._seat_lists.get(key)
         if text is None:
             text = self._seat_lists[key] = sep.join(map(str, key[1:])) or "-"
+            if sep == "/":
+                self._size_texts[key[1:]] = text
         return text
 
     # ---- events -----------------------------------------------------------------------------
