@@ -26,10 +26,20 @@ from arena.protocol.view import card_list_text
 _SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
 _EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
 _EVENT_LINES: dict[Event, str] = {}  # the lines of events of at most one card, kept once written
-_MOVE_TEXT: dict[Move, str] = {}  # every move written so far: they are few (52 cards, runs, 3 words)
+class _MoveTexts(dict):
+    """Every move written so far, by move (52 cards, a few hundred runs, 3 words); a move not yet
+    written is written on its first lookup, so that `map` can look them up without a Python loop."""
+
+    def __missing__(self, move: Move) -> str:
+        text = self[move] = card_list_text(move.cards) if move.cards else move.kind.value
+        return text
+
+
+_MOVE_TEXT = _MoveTexts()
 
 
 _SEAT_TEXT: dict[int | None, str] = {None: "-"} | {s: str(s) for s in range(16)}
+_NUMBER_TEXT = {k: str(k) for k in range(53)}.__getitem__  # a hand's or pile's size, 0 to 52
 
 
 def _seat(seat: int | None) -> str:
@@ -38,10 +48,7 @@ def _seat(seat: int | None) -> str:
 
 def move_text(move: Move) -> str:
     """The one-token text of a move (section 6's move list), kept once written."""
-    text = _MOVE_TEXT.get(move)
-    if text is None:
-        text = _MOVE_TEXT[move] = card_list_text(move.cards) if move.cards else move.kind.value
-    return text
+    return _MOVE_TEXT[move]
 
 
 class RequestWriter:
@@ -53,8 +60,9 @@ class RequestWriter:
         sort_key = sort_key_for(game.values)
         # Sorting the cards' sort keys and reading each card's text back off its key puts cards
         # low to high by R2, then suit, as build_view's `ordered` does.
-        self._sort_key = sort_key
-        self._text_by_key = {sort_key[c]: CARD_TEXT[c] for c in range(52)}
+        # Bound `dict.__getitem__`s: for `map`, a dict's is a plain C call, a tuple's a slow wrapper.
+        self._key_of = dict(enumerate(sort_key)).__getitem__
+        self._text_of_key = {sort_key[c]: CARD_TEXT[c] for c in range(52)}.__getitem__
         self._public_won = game.rules.public_won_piles
         dealer = game.dealer
         # The fields of section 6 in their order, as one template per phase; what cannot change
@@ -72,7 +80,6 @@ class RequestWriter:
             for s in range(n)]
         self._lists: dict[tuple[int, ...], str] = {}  # a card list in its own order -> its text
         self._seat_lists: dict[tuple, str] = {}  # (separator, *seats or sizes) -> "1,2" / "3/3/3"
-        self._size_texts: dict[tuple[int, ...], str] = {}  # the hands' sizes -> "3/3/3"
         self._discard_cards: list[int] = []
         self._discard_text = "-"
         # The text each costly field was last written with, and the value it was written from.
@@ -87,8 +94,7 @@ class RequestWriter:
 
     def request(self, request_id: int | str, legal: Sequence[Move]) -> str:
         """The `request` line for the seat to act (section 6), byte for byte `format_request`'s."""
-        moves = _MOVE_TEXT
-        texts = " ".join([moves.get(m) or move_text(m) for m in legal])
+        texts = " ".join(map(_MOVE_TEXT.__getitem__, legal))
         return f"request {request_id} {len(legal)} {texts} {self._view_fields()}"
 
     def _view_fields(self) -> str:
@@ -98,12 +104,11 @@ class RequestWriter:
             self._duel = list(g.duel)
             self._duel_text = ",".join([_SEAT_CARD[s][c] for s, c in g.duel]) or "-"
         seats = _SEAT_TEXT
-        hand_sizes = tuple(map(len, g.hands))
         if g.phase == 1:
             trick = g.trick
             return self._phase1[seat] % (
                 self._hand(seat),
-                self._size_texts.get(hand_sizes) or self._sizes(hand_sizes, "/"),
+                "/".join(map(_NUMBER_TEXT, map(len, g.hands))),
                 len(g.stock),
                 seats[g.trump_holder],  # R9: who holds the trump card is public, the card is not
                 self._duel_text,
@@ -122,7 +127,7 @@ class RequestWriter:
             )
         return self._phase2[seat] % (
             self._hand(seat),
-            self._size_texts.get(hand_sizes) or self._sizes(hand_sizes, "/"),
+            "/".join(map(_NUMBER_TEXT, map(len, g.hands))),
             len(g.stock),
             seats[g.trump_holder],
             "-" if g.trump_card is None else CARD_TEXT[g.trump_card],
@@ -147,10 +152,11 @@ class RequestWriter:
         return text
 
     def _sorted_cards(self, cards) -> str:
+        # map() over C methods keeps the loop out of the interpreter: the hands and the known
+        # cards are the two longest lists written on every request.
         if not cards:
             return "-"
-        key, text = self._sort_key, self._text_by_key
-        return ",".join([text[k] for k in sorted([key[c] for c in cards])])
+        return ",".join(map(self._text_of_key, sorted(map(self._key_of, cards))))
 
     def _known(self) -> str:
         """R10, R44: the cards publicly known to be in each hand, each seat's low to high."""
@@ -201,14 +207,11 @@ class RequestWriter:
 
     def _sizes(self, numbers, sep: str) -> str:
         """Seats or sizes joined by `sep` ("-" for none), kept for the game: the few sizes and
-        seat lists of a game repeat. The hands' sizes, asked for on every request, have a table of
-        their own, which `_view_fields` reads first."""
+        seat lists of a game repeat (the hands' sizes, which seldom do, are written each time)."""
         key = (sep, *numbers)
         text = self._seat_lists.get(key)
         if text is None:
             text = self._seat_lists[key] = sep.join(map(str, key[1:])) or "-"
-            if sep == "/":
-                self._size_texts[key[1:]] = text
         return text
 
     # ---- events -----------------------------------------------------------------------------
