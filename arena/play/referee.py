@@ -135,7 +135,7 @@ def _queue_events(game: Game, writer: RequestWriter, seats: Sequence[Seat], star
     if len(events) == start:
         return start
     new = events[start:]
-    lines = list(map(writer.event, new))
+    lines = writer.events(new)
     for seat in seats:
         if seat.alive:
             seat.outbox += lines

@@ -25,7 +25,6 @@ from arena.protocol.view import card_list_text
 
 _SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
 _EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
-_EVENT_LINES: dict[Event, str] = {}  # the lines of events of at most one card, kept once written
 class _MoveTexts(dict):
     """Every move written so far, by move (52 cards, a few hundred runs, 3 words); a move not yet
     written is written on its first lookup, so that `map` can look them up without a Python loop."""
@@ -104,6 +103,7 @@ class RequestWriter:
             self._duel = list(g.duel)
             self._duel_text = ",".join([_SEAT_CARD[s][c] for s, c in g.duel]) or "-"
         seats = _SEAT_TEXT
+        known = self._known()  # first: a hand is often exactly its known cards, written there
         if g.phase == 1:
             trick = g.trick
             return self._phase1[seat] % (
@@ -121,7 +121,7 @@ class RequestWriter:
                 self._table() if g.table else "-",
                 self._discard(),
                 self._sizes(g.out_order, ",") if g.out_order else "-",
-                self._known(),
+                known,
                 g.phase2_actions,
                 self._sizes(g.round_seats, ",") if g.round_seats else "-",
             )
@@ -136,18 +136,23 @@ class RequestWriter:
             g.trick_size,
             self._discard(),
             self._sizes(g.out_order, ",") if g.out_order else "-",
-            self._known(),
+            known,
             g.phase2_actions,
         )
 
     # ---- the fields that are costly to write, each kept while its value holds ----------------
 
     def _hand(self, seat: int) -> str:
-        """R8: the seat's own hand, low to high."""
+        """R8: the seat's own hand, low to high. Called after `_known`: in phase 2 most hands are
+        known to all, card for card (R44), and then the text is the one written for `known=`."""
         hand = self._game.hands[seat]
         last, text = self._hands[seat]
         if hand != last:
-            text = self._sorted_cards(hand)
+            known = self._game.known[seat]
+            if len(known) == len(hand) and known.issuperset(hand):  # the same cards (none repeat)
+                text = self._known_texts[seat]
+            else:
+                text = self._sorted_cards(hand)
             self._hands[seat] = (hand.copy(), text)
         return text
 
@@ -218,12 +223,26 @@ class RequestWriter:
 
     def event(self, event: Event) -> str:
         """The `event` line of a public event (section 8), byte for byte `format_event`'s."""
-        line = _EVENT_LINES.get(event)
-        if line is None:
-            kind, seat, cards, count = event
-            line = f"event {_EVENT_WORD[kind]} {_seat(seat)} {card_list_text(cards)}"
-            if kind is EventKind.LEAD:
-                line += f" {count}"
-            if len(cards) <= 1:  # draws, plays, leads: a few thousand kinds in all, met in every game
-                _EVENT_LINES[event] = line
+        return _EVENT_LINES[event]
+
+    def events(self, events: Sequence[Event]) -> list[str]:
+        """The `event` lines of `events`, in order (one lookup each, no Python loop)."""
+        return list(map(_EVENT_LINES.__getitem__, events))
+
+
+class _EventLines(dict):
+    """The lines of events of at most one card, kept once written: draws, plays, leads, a few
+    thousand kinds in all, met in every game. An event of more cards (a discarded trick, a
+    pickup) is written on each lookup and not kept."""
+
+    def __missing__(self, event: Event) -> str:
+        kind, seat, cards, count = event
+        line = f"event {_EVENT_WORD[kind]} {_seat(seat)} {card_list_text(cards)}"
+        if kind is EventKind.LEAD:
+            line += f" {count}"
+        if len(cards) <= 1:
+            self[event] = line
         return line
+
+
+_EVENT_LINES = _EventLines()
