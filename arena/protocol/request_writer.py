@@ -25,6 +25,10 @@ from arena.protocol.view import card_list_text
 
 _SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
 _EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
+_SEAT_TEXT: dict[int | None, str] = {None: "-"} | {s: str(s) for s in range(16)}  # a game has 2 to 5 seats (Rules)
+_NUMBER_TEXT = {k: str(k) for k in range(53)}.__getitem__  # a hand's or pile's size, 0 to 52
+
+
 class _MoveTexts(dict):
     """Every move written so far, by move (52 cards, a few hundred runs, 3 words); a move not yet
     written is written on its first lookup, so that `map` can look them up without a Python loop."""
@@ -35,10 +39,6 @@ class _MoveTexts(dict):
 
 
 _MOVE_TEXT = _MoveTexts()
-
-
-_SEAT_TEXT: dict[int | None, str] = {None: "-"} | {s: str(s) for s in range(16)}
-_NUMBER_TEXT = {k: str(k) for k in range(53)}.__getitem__  # a hand's or pile's size, 0 to 52
 
 
 def _seat(seat: int | None) -> str:
