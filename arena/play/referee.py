@@ -16,7 +16,7 @@ from arena.game import Event, Game, IllegalMove, Move, MoveKind
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
 from arena.play.records import QUOTED_CHARS, Fault, FaultKind, GameRecord, TimeLimits
-from arena.play.seat import Seat, send_lines
+from arena.play.seat import Seat, lines_sender, send_lines
 from arena.protocol.bot_lines import quick_move
 from arena.protocol.request_writer import RequestWriter
 from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, TransportError
@@ -68,6 +68,9 @@ def play_game(
         first = faults[0]
         game.forfeit(first.seat, f"{first.kind.value}: {first.detail}")
     writer = RequestWriter(game)  # the request and event lines, each field written once while it holds
+    # Each bot's way to take several lines at once, looked up once: a seat keeps its transport
+    # for the whole game (a dropped bot is revived, if at all, between games).
+    senders = [None if seat.transport is None else lines_sender(seat.transport) for seat in seats]
     events = game.events
     events_sent = 0
     while game.outcome is None:
@@ -81,7 +84,7 @@ def play_game(
             fault = (FaultKind.DEAD, seat.dead_reason or "the bot is gone")
             move = None
         else:
-            move, fault, elapsed = _ask(seat, writer, legal, limits.move_timeout_s)
+            move, fault, elapsed = _ask(seat, senders[seat_no], writer, legal, limits.move_timeout_s)
             if elapsed is not None:
                 think[seat_no].append(elapsed)
         if fault is None:
@@ -160,30 +163,31 @@ def _send(seat: Seat, lines: list[str]) -> bool:
         return False
 
 
-def _ask(seat: Seat, writer: RequestWriter, legal: list[Move], timeout_s: float):
+def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer: RequestWriter,
+         legal: list[Move], timeout_s: float):
     """One decision: returns (move, fault, think_time_s); fault is (FaultKind, detail) or None.
     The move is well-formed but not yet checked against the rules: `Game.apply` does that."""
     request_id = seat.next_request_id
     seat.next_request_id += 1
-    id_text = str(request_id)
+    id_text = str(request_id)  # once: the request and the expected answer both write it
     lines = seat.outbox  # the events queued since its last turn, then the request: one write
     lines.append(writer.request(id_text, legal))
     seat.outbox = []
     transport = seat.transport
-    if transport is None:
+    if transport is None or send_lines_now is None:
         return None, (FaultKind.EXITED, seat.dead_reason or "the bot is gone"), None
     started = time.perf_counter()
     try:
-        send_lines(transport, lines)
+        send_lines_now(lines)
     except TransportError as exc:
         seat.drop(str(exc))
         return None, (FaultKind.EXITED, seat.dead_reason), None
     deadline = started + timeout_s
-    answer_prefix = f"move {id_text} "
+    answer_prefix = f"move {id_text} "  # the common answer's start (quick_move)
     while True:
         remaining = deadline - time.perf_counter()
         try:
-            reply_line = transport.receive(max(remaining, 0.0))
+            reply_line = transport.receive(remaining if remaining > 0.0 else 0.0)  # not max(): a slow call here
         except BotTimeout as exc:
             seat.timeouts_in_a_row += 1
             _await_late(seat, request_id)

@@ -67,11 +67,19 @@ def close_transport(transport: Transport, grace_s: float) -> None:
         pass
 
 
-def send_lines(transport: Transport, lines: list[str]) -> None:
-    """Several lines in one go where the transport can (one write for a pipe), else one by one."""
+def lines_sender(transport: Transport) -> Callable[[list[str]], None]:
+    """What sends several lines in one go where the transport can (one write for a pipe), else
+    one by one. The referee looks it up once per game, not once per move."""
     send_many = getattr(transport, "send_many", None)
     if send_many is not None:
-        send_many(lines)
-    else:
+        return send_many
+
+    def send_each(lines: list[str]) -> None:
         for line in lines:
             transport.send(line)
+    return send_each
+
+
+def send_lines(transport: Transport, lines: list[str]) -> None:
+    """Several lines in one go where the transport can, else one by one."""
+    lines_sender(transport)(lines)
