@@ -258,6 +258,22 @@ class ZmqTransport:
                 except zmq.Again:
                     continue
 
+    def send_many(self, lines: list[str]) -> None:
+        """Each line its own message, as protocol.md has it, sent in one loop: a request and the
+        events queued before it. A line that cannot go at once goes by `send`, which waits."""
+        if self._closed:
+            raise BotExited(f"{self.name}: transport already closed")
+        send = self._sock.send
+        for i, line in enumerate(lines):
+            try:
+                send(line.encode("utf-8"), zmq.NOBLOCK)
+            except zmq.Again:
+                for rest in lines[i:]:
+                    self.send(rest)
+                return
+            except zmq.ZMQError as e:
+                raise BotExited(f"{self.name}: send failed: {e}") from e
+
     def receive(self, timeout_s: float) -> str:
         if self._closed:
             raise BotExited(f"{self.name}: transport already closed")

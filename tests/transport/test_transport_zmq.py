@@ -43,6 +43,46 @@ def test_arena_started_round_trip(kind: str, tmp_path: Path) -> None:
     assert "listening on" in (tmp_path / "err.log").read_text()
 
 
+def test_send_many_sends_each_line_as_its_own_message_in_order(tmp_path: Path) -> None:
+    """protocol.md: one line per message, so a request and the events queued before it are
+    several messages, whichever way the referee sends them."""
+    t = ZmqTransport.start([sys.executable, BOT], stderr_log_path=str(tmp_path / "err.log"))
+    try:
+        t.send_many(["event play 1 Kd", "event play 2 Qd", "request 1 1 pickup"])
+        assert [t.receive(10.0) for _ in range(3)] == ["1 event play 1 Kd", "2 event play 2 Qd", "3 request 1 1 pickup"]
+    finally:
+        t.close()
+
+
+class _FullOnce:
+    """A socket whose queue is full for one send: the rest of the lines must still go, in order."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.refused = False
+
+    def send(self, data: bytes, flags: int = 0) -> None:
+        if len(self.sent) == 1 and not self.refused:
+            self.refused = True
+            raise zmq.Again()
+        self.sent.append(data)
+
+    def poll(self, timeout_ms: float, flags: int = 0) -> int:
+        return flags
+
+
+def test_send_many_waits_for_room_and_keeps_the_order(tmp_path: Path) -> None:
+    t = ZmqTransport.start([sys.executable, BOT], stderr_log_path=str(tmp_path / "err.log"))
+    real, fake = t._sock, _FullOnce()
+    try:
+        t._sock = fake
+        t.send_many(["a", "b", "c"])
+    finally:
+        t._sock = real
+        t.close()
+    assert fake.refused and fake.sent == [b"a", b"b", b"c"]
+
+
 def test_endpoint_token_substituted_in_argv() -> None:
     t = ZmqTransport.start([sys.executable, BOT, "{endpoint}"], env={"PATH": "/usr/bin"})
     try:
