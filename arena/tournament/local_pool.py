@@ -14,6 +14,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import ctypes
+import gc
 import multiprocessing as mp
 import os
 import signal
@@ -154,6 +155,10 @@ def _worker_main(conn: Connection, manifests: dict[str, BotManifest], config: To
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since our start: see below
     signal.signal(signal.SIGTERM, _exit_on_signal)
     limits = TimeLimits(config.move_timeout_s, config.startup_timeout_s)
+    # Everything loaded so far (modules, the config, the bots' manifests) lives as long as the
+    # worker: out of the garbage collector's sight, its full collections no longer walk it on
+    # every few thousand objects a game makes (about 3% of a move's instructions at a table).
+    gc.freeze()
     try:
         while True:
             conn.send(("next", None))
