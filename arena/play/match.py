@@ -69,7 +69,7 @@ def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
         seat.transport = fresh.transport
         seat.outbox = []
         seat.next_request_id = 1
-        seat.timeouts_in_a_row = seat.garbled_in_a_row = 0
+        seat.timeouts_in_a_row = seat.stray_in_a_row = 0
         seat.awaiting_late.clear()  # ids of the lost process: the fresh one starts again at 1
         if not fresh.alive:
             if fresh.transport is not None:  # e.g. alive but silent: it must not idle on the table's core

@@ -31,12 +31,18 @@ DRAW_STEPS = frozenset({MoveKind.DRAW, MoveKind.CHANCE})  # a phase-1 turn's fir
 # dropped for the rest of the game. Without this a bot stuck in a loop would cost the full move
 # limit at every one of its decisions (about 75 a game), and a tournament table would take hours.
 HUNG_AFTER_TIMEOUTS = 3
-# This many answers in a row that are no move line at all and the bot counts as flooding: killed
-# and dropped for the rest of the game, as a hung bot is. Without this a bot writing lines nobody
-# asked for was charged a fault for every decision (642 over 18 games in an audit) and never
-# stopped. A well-formed answer in between, a late one too, starts the count again, so a bot that
-# prints one debug line per move is charged per move but not killed.
-FLOODED_AFTER_GARBLED = 3
+# This many answers in a row that answer no open request (no move line at all, or a move for a
+# request that is over) and the bot counts as flooding: killed and dropped for the rest of the
+# game, as a hung bot is. Without this a bot writing lines nobody asked for was charged a fault
+# for every decision (642 over 18 games in an audit) and never stopped; one that wrote 2,000
+# copies of an old answer was charged 928 stale faults over all six games of its table (a later
+# audit), the backlog outliving each game. A well-formed answer in between, a late one too, starts
+# the count again, so a bot that prints one debug line per move is charged per move but not killed.
+FLOODED_AFTER_STRAY = 3
+# Said with a malformed answer that is no attempt at a move: most often a debug print. (It names
+# stdout, which a ZeroMQ bot's stray messages do not come from; the text goes to the bot in its
+# `fault` line, and issue 22 keeps the wire's bytes as they are while it is open.)
+_ONLY_PROTOCOL_LINES = "; only protocol lines may go to stdout: write diagnostics to stderr (protocol.md section 2)"
 # How many unanswered requests a bot's late answers are recognised for (protocol.md section 7).
 LATE_ANSWERS_REMEMBERED = 10_000
 
@@ -103,8 +109,9 @@ def play_game(
         elif seat.timeouts_in_a_row >= HUNG_AFTER_TIMEOUTS and seat.alive:
             seat.kill(f"hung: {seat.timeouts_in_a_row} requests in a row got no answer "
                       f"within {limits.move_timeout_s:g} s")
-        elif seat.garbled_in_a_row >= FLOODED_AFTER_GARBLED and seat.alive:
-            seat.kill(f"flooding: {seat.garbled_in_a_row} answers in a row were no move lines")
+        elif seat.stray_in_a_row >= FLOODED_AFTER_STRAY and seat.alive:
+            seat.kill(f"flooding: {seat.stray_in_a_row} answers in a row answered no open request "
+                      "(no move line, or a move for a request that is over)")
         if rules.fault_policy is FaultPolicy.FORFEIT:
             game.forfeit(seat_no, f"{kind.value}: {detail}")  # R53
         else:
@@ -197,7 +204,7 @@ def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer:
             return None, (FaultKind.OVERLONG, str(exc)), None
         except BadMessage as exc:  # e.g. a ZeroMQ message of several frames: an answer, but not a line
             seat.timeouts_in_a_row = 0
-            seat.garbled_in_a_row += 1
+            seat.stray_in_a_row += 1
             _await_late(seat, request_id)
             return None, (FaultKind.MALFORMED, str(exc)), None
         except BotExited as exc:
@@ -207,28 +214,28 @@ def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer:
         elapsed = time.perf_counter() - started
         move = quick_move(reply_line, answer_prefix)
         if move is not None:
-            seat.timeouts_in_a_row = seat.garbled_in_a_row = 0
+            seat.timeouts_in_a_row = seat.stray_in_a_row = 0
             return move, None, elapsed
         try:
             reply = protocol.parse_move_reply(reply_line)
         except protocol.ProtocolError as exc:
             seat.timeouts_in_a_row = 0  # it answered something: broken perhaps, but not hung
-            seat.garbled_in_a_row += 1
+            seat.stray_in_a_row += 1
             _await_late(seat, request_id)  # a garbled line is no answer: the real one may follow
             # A line that is no attempt at a move at all is most often a debug print: each one
             # costs a move (the real answer after it is then late), so say where such lines go.
-            hint = "" if reply_line.lstrip().lower().startswith("move") else \
-                "; only protocol lines may go to stdout: write diagnostics to stderr (protocol.md section 2)"
+            hint = "" if reply_line.lstrip().lower().startswith("move") else _ONLY_PROTOCOL_LINES
             return None, (FaultKind.MALFORMED, f"{exc} (line: {quoted(reply_line, QUOTED_CHARS)}){hint}"), elapsed
         if reply.request_id == request_id:
-            seat.timeouts_in_a_row = seat.garbled_in_a_row = 0
+            seat.timeouts_in_a_row = seat.stray_in_a_row = 0
             return reply.move, None, elapsed
         if reply.request_id in seat.awaiting_late:
             # A late answer to a request that timed out: dropped, keep waiting. It shows the bot
             # is slow, not hung.
             seat.awaiting_late.discard(reply.request_id)
-            seat.timeouts_in_a_row = seat.garbled_in_a_row = 0
+            seat.timeouts_in_a_row = seat.stray_in_a_row = 0
             continue
+        seat.stray_in_a_row += 1  # no answer to anything open: copies of an old answer flood too
         _await_late(seat, request_id)  # its real answer may still come: it will be dropped, not misread
         return None, (FaultKind.STALE, _stale_detail(reply.request_id, request_id)), elapsed
 

@@ -26,9 +26,11 @@ class Seat:
     next_request_id: int = 1
     outbox: list[str] = field(default_factory=list)  # event lines waiting for the bot's next turn
     timeouts_in_a_row: int = 0
-    # Answers in a row that were no move line at all (malformed, or not a line): a bot that floods
-    # lines nobody asked for answers every request with one (see FLOODED_AFTER_GARBLED).
-    garbled_in_a_row: int = 0
+    # Answers in a row that answered no open request: no move line at all (malformed, or not a
+    # line), or a move for a request that is over (stale). A bot that floods lines nobody asked
+    # for, or a backlog of copies of an old answer, answers every request with one (see
+    # FLOODED_AFTER_STRAY).
+    stray_in_a_row: int = 0
     # Requests ended by a timeout or a fault before the bot answered them: only these ids make a
     # late answer (dropped silently, once). Any other old id (never issued, or answered already) is
     # a stale fault: a bot repeating an old id must not pass for alive (see HUNG_AFTER_TIMEOUTS),

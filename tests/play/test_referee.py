@@ -7,7 +7,7 @@ import pytest
 from arena.game import EndReason, Game, Rules, replay
 from arena.play.records import FaultKind
 from arena.play.seat import Seat
-from arena.play.referee import FLOODED_AFTER_GARBLED, play_game
+from arena.play.referee import FLOODED_AFTER_STRAY, play_game
 from tests.fakes import (
     ScriptedTransport,
     exited_error,
@@ -18,6 +18,10 @@ from tests.fakes import (
     random_policy,
     timeout_error,
 )
+
+
+FLOODING_REASON = ("flooding: 3 answers in a row answered no open request "
+                   "(no move line, or a move for a request that is over)")
 
 
 def seats_with(*policies, names=("a", "b", "c")):
@@ -174,11 +178,48 @@ def test_old_ids_that_are_not_late_answers_are_stale_and_do_not_hide_a_hang():
     game = Game.new(Rules(), seed=8, dealer=0)
     seats = seats_with(repeats_old_answers, random_policy(2), random_policy(3))
     record = play_game(game, seats)
-    kinds = {f.kind for f in record.faults if f.seat == 0}
-    assert kinds == {FaultKind.STALE}  # no timeout: each bad line is judged as it arrives
-    details = {f.detail.split(" (")[-1] for f in record.faults}
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    # No timeout: each bad line is judged as it arrives. Three in a row answer nothing open, so
+    # the bot is a flood (below): killed, and the rest of its game is the referee's.
+    assert kinds[:FLOODED_AFTER_STRAY] == [FaultKind.STALE] * FLOODED_AFTER_STRAY
+    assert set(kinds[FLOODED_AFTER_STRAY:]) == {FaultKind.DEAD}
+    details = {f.detail.split(" (")[-1] for f in record.faults if f.kind is FaultKind.STALE}
     assert details == {"request 1 is over: answered already, or ended by a fault)", "no request 0 was ever sent)"}
-    assert seats[0].alive
+    assert not seats[0].alive and seats[0].dead_reason == FLOODING_REASON
+
+
+def test_a_backlog_of_copies_of_an_old_answer_is_a_flood_not_a_stale_fault_per_request():
+    """Hostile-bot audit: a bot that wrote 2,000 copies of one answer had one read per request,
+    each a `stale` fault, and was never stopped: 928 faults over the six games of its table, as
+    the backlog outlived each game. Copies of an old answer answer nothing open, like lines that
+    are no move: three in a row and it is killed (the next game gets a fresh process)."""
+    def floods_copies(n, tokens):
+        answer = f"move {tokens[1]} {legal_moves_of(tokens)[0]}"
+        if n == 5:
+            seats[0].transport.pending.extend([answer] * 2000)  # queued after the real answer
+        return answer
+
+    seats = seats_with(floods_copies, random_policy(2), random_policy(3))
+    record = play_game(Game.new(Rules(), seed=8, dealer=0), seats)
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    assert kinds[:FLOODED_AFTER_STRAY] == [FaultKind.STALE] * FLOODED_AFTER_STRAY
+    assert set(kinds[FLOODED_AFTER_STRAY:]) == {FaultKind.DEAD}
+    assert not seats[0].alive and seats[0].dead_reason == FLOODING_REASON
+
+
+def test_a_bot_that_answers_every_request_twice_is_charged_each_copy_but_not_killed():
+    """Each second copy is stale, but the real answer to the request it spoilt comes next, as a
+    late answer (section 7), which starts the count again: a bot with a bug in every answer loses
+    every move, as one that prints a debug line before each answer does, without being killed."""
+    def answers_twice(n, tokens):
+        answer = f"move {tokens[1]} {legal_moves_of(tokens)[0]}"
+        seats[0].transport.pending.append(answer)
+        return answer
+
+    seats = seats_with(answers_twice, random_policy(2), random_policy(3))
+    record = play_game(Game.new(Rules(), seed=8, dealer=0), seats)
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    assert kinds and set(kinds) == {FaultKind.STALE} and seats[0].alive
 
 
 def test_a_bot_that_answers_with_lines_that_are_no_moves_is_killed_as_flooding_after_three():
@@ -188,10 +229,10 @@ def test_a_bot_that_answers_with_lines_that_are_no_moves_is_killed_as_flooding_a
     seats = seats_with(lambda n, tokens: "noise noise noise", random_policy(2), random_policy(3))
     record = play_game(Game.new(Rules(), seed=8, dealer=0), seats)
     kinds = [f.kind for f in record.faults if f.seat == 0]
-    assert kinds[:FLOODED_AFTER_GARBLED] == [FaultKind.MALFORMED] * FLOODED_AFTER_GARBLED
-    assert set(kinds[FLOODED_AFTER_GARBLED:]) == {FaultKind.DEAD}
-    assert seats[0].transport.requests == FLOODED_AFTER_GARBLED and not seats[0].alive
-    assert seats[0].dead_reason == "flooding: 3 answers in a row were no move lines"
+    assert kinds[:FLOODED_AFTER_STRAY] == [FaultKind.MALFORMED] * FLOODED_AFTER_STRAY
+    assert set(kinds[FLOODED_AFTER_STRAY:]) == {FaultKind.DEAD}
+    assert seats[0].transport.requests == FLOODED_AFTER_STRAY and not seats[0].alive
+    assert seats[0].dead_reason == FLOODING_REASON
 
 
 def test_a_bot_that_prints_a_line_before_each_answer_is_charged_per_move_but_not_killed():

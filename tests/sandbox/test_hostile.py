@@ -89,7 +89,7 @@ def test_stdout_flood_of_lines_costs_three_malformed_answers_per_game_and_then_t
     counted = [f for f in faults if f.kind is not FaultKind.DEAD]
     assert [f.kind for f in counted] == [FaultKind.MALFORMED] * 6
     assert {f.detail for f in faults if f.kind is FaultKind.DEAD} == {
-        "flooding: 3 answers in a row were no move lines"}
+        "flooding: 3 answers in a row answered no open request (no move line, or a move for a request that is over)"}
 
 
 def test_closed_stdout_is_exited():
