@@ -229,8 +229,8 @@ class ZmqTransport:
             return BotUnreachable(f"{self.name}: never connected ({what}); is it running, "
                                   "and if CurveZMQ is used, do the keys match?")
         if not self._connected:
-            return BotExited(f"{self.name} dropped the connection ({what}); it may have "
-                             f"sent a message over {_drop_above(self.max_line_bytes)} bytes")
+            return BotExited(f"{self.name} dropped the connection ({what}): it closed its socket, or "
+                             f"sent a message over {_drop_above(self.max_line_bytes)} bytes, which ends it")
         return BotTimeout(f"{self.name}: {what}")
 
     def send(self, line: str) -> None:
