@@ -353,3 +353,30 @@ def test_a_multi_frame_zeromq_answer_is_malformed_not_a_lost_bot():
     record = play_game(game, seats, number=1)
     assert [f.kind for f in record.faults if f.seat == 0] == [FaultKind.MALFORMED]
     assert seats[0].alive
+
+
+class _SendOnly:
+    """A transport with `send` alone (the interface's minimum): no `send_many`."""
+
+    def __init__(self, inner: ScriptedTransport) -> None:
+        self.inner = inner
+
+    def send(self, line: str) -> None:
+        self.inner.send(line)
+
+    def receive(self, timeout_s: float) -> str:
+        return self.inner.receive(timeout_s)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_transport_without_send_many_gets_every_line_in_order():
+    """The referee looks each bot's way of sending up once per game (seat.lines_sender); one with
+    `send` alone gets the queued events and the request one by one, as one with `send_many` does."""
+    plain = seats_with(random_policy(1), random_policy(2), random_policy(3))
+    play_game(Game.new(Rules(), seed=4, dealer=0), plain)
+    inner = ScriptedTransport(random_policy(1), "a")
+    wrapped = [Seat(name="a", transport=_SendOnly(inner))] + seats_with(random_policy(2), random_policy(3), names=("b", "c"))
+    record = play_game(Game.new(Rules(), seed=4, dealer=0), wrapped)
+    assert not record.faults and inner.sent == plain[0].transport.sent
