@@ -16,10 +16,10 @@ from arena.game import Event, Game, IllegalMove, Move, MoveKind
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
 from arena.play.records import QUOTED_CHARS, Fault, FaultKind, GameRecord, TimeLimits
-from arena.play.seat import Seat, lines_sender, send_lines
+from arena.play.seat import Seat, send_lines
 from arena.protocol.bot_lines import quick_move
 from arena.protocol.request_writer import RequestWriter
-from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, TransportError
+from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, TransportError, lines_sender
 from arena.wording import quoted
 
 # Faults after which the stream cannot be trusted: the bot is dropped for the rest of the game
@@ -142,8 +142,6 @@ def _queue_events(game: Game, writer: RequestWriter, seats: Sequence[Seat], star
     """Queue the public events since `start` for every live bot; they travel with its next message.
     Each event's line is written once, for all seats."""
     events = game.events
-    if len(events) == start:
-        return start
     new = events[start:]
     lines = writer.events(new)
     for seat in seats:

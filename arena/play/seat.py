@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from arena.play.records import FaultKind
-from arena.transport.base import Transport
+from arena.transport.base import Transport, lines_sender
 
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
 QUIT_GRACE_S = 0.5
@@ -67,19 +67,6 @@ def close_transport(transport: Transport, grace_s: float) -> None:
             pass
     except Exception:  # noqa: BLE001
         pass
-
-
-def lines_sender(transport: Transport) -> Callable[[list[str]], None]:
-    """What sends several lines in one go where the transport can (one write for a pipe), else
-    one by one. The referee looks it up once per game, not once per move."""
-    send_many = getattr(transport, "send_many", None)
-    if send_many is not None:
-        return send_many
-
-    def send_each(lines: list[str]) -> None:
-        for line in lines:
-            transport.send(line)
-    return send_each
 
 
 def send_lines(transport: Transport, lines: list[str]) -> None:

@@ -36,7 +36,7 @@ from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, mak
 from arena.sandbox.isolation import (Isolation, bot_environment, check_program, give_to, private_copy,
                                      readable_by_others, remove_private_copy, sandboxed_command)
 from arena.sandbox.limits import Limits
-from arena.transport.base import BotUnreachable
+from arena.transport.base import BotUnreachable, lines_sender
 from arena.transport.bot_process import STDIO_SHIM
 
 WATCH_INTERVAL_S = 0.2
@@ -275,6 +275,7 @@ class SandboxedTransport:
     def __init__(self, inner: Any, guard: BotGuard) -> None:
         self.inner = inner
         self.guard = guard
+        self._send_lines = lines_sender(inner)  # once: send_many runs on every move
 
     def _explain(self, exc: Exception) -> Exception:
         if self.guard.violation and self.guard.violation not in str(exc):
@@ -292,12 +293,7 @@ class SandboxedTransport:
 
     def send_many(self, lines: list[str]) -> None:
         try:
-            send_many = getattr(self.inner, "send_many", None)
-            if send_many is not None:
-                send_many(lines)
-            else:
-                for line in lines:
-                    self.inner.send(line)
+            self._send_lines(lines)
         except Exception as exc:
             raise self._explain(exc) from None
 

@@ -7,7 +7,7 @@ referee can turn it into a recorded outcome without knowing which transport was 
 from __future__ import annotations
 
 import signal
-from typing import Protocol, runtime_checkable
+from typing import Callable, Protocol, runtime_checkable
 
 # Default bound on one protocol line (bytes, without the newline). A bot that sends more
 # than this without a newline gets LineTooLong instead of growing the arena's memory.
@@ -85,3 +85,17 @@ class Transport(Protocol):
     def close(self) -> None:
         """Release everything (processes included); idempotent; never raises."""
         ...
+
+
+def lines_sender(transport: Transport) -> Callable[[list[str]], None]:
+    """What sends several lines in one go where the transport can (`send_many`: one write for a
+    pipe), else one by one. Looked up once, not once per move: the referee does it per game, a
+    wrapping transport when it is made."""
+    send_many = getattr(transport, "send_many", None)
+    if send_many is not None:
+        return send_many
+
+    def send_each(lines: list[str]) -> None:
+        for line in lines:
+            transport.send(line)
+    return send_each
