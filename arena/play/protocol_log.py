@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from arena.play.seat import QUIT_GRACE_S, close_transport, send_lines
-from arena.transport.base import Transport, TransportError
+from arena.play.seat import QUIT_GRACE_S, close_transport
+from arena.transport.base import Transport, TransportError, lines_sender
 from arena.transport.bot_process import open_log_for_append
 
 # What the protocol log keeps of the bot's own lines. The arena's lines are bounded by the games,
@@ -22,6 +22,7 @@ class LoggedTransport:
 
     def __init__(self, inner: Transport, path: Path, from_bot_cap_bytes: int = LOG_FROM_BOT_CAP_BYTES) -> None:
         self.inner = inner
+        self._send_lines = lines_sender(inner)  # once: send_many runs on every move
         self._log = open_log_for_append(path, "a", encoding="utf-8", buffering=1)
         self._from_bot_cap = from_bot_cap_bytes
         # The budget is per log file, kept across restarts of the bot in this process: a bot that
@@ -35,7 +36,7 @@ class LoggedTransport:
 
     def send_many(self, lines: list[str]) -> None:
         self._log.write("".join(f"> {line}\n" for line in lines))
-        send_lines(self.inner, lines)
+        self._send_lines(lines)
 
     def receive(self, timeout_s: float) -> str:
         try:
