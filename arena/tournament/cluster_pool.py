@@ -7,8 +7,12 @@ local_pool.py): start, games (yielded as they end), stop. The runner does not kn
 - A task is a whole table, so bots start once per table, as locally. A worker that dies in the
   middle of one: Dask plays the table again elsewhere; games already stored come again and are
   passed over (a game's key is stored once), none is lost.
-- Bots travel by content: each bot's files as hashed for its version, scattered to every worker
-  once; a worker unpacks and builds them once per version (arena/submission/bundle.py).
+- Bots travel by content: each bot's files as hashed for its version, sent with each table's
+  task (its own bots only); a worker unpacks and builds them once per version
+  (arena/submission/bundle.py). Not scattered: Dask's active memory manager (on by default, every
+  2 s) drops the copies of scattered data that no task is waiting for, `broadcast` or not, and a
+  worker that died with the last copy took it for good: every table still to play was cancelled
+  (the scheduler's log: "lose scattered data, which can't be recovered"; one kill test in eight).
 - Workers running another arena or protocol version are refused before any game is played there.
 """
 
@@ -90,9 +94,7 @@ class ClusterPool:
         except Exception as exc:  # noqa: BLE001 - Dask's own refusals: said in a sentence, not a traceback
             raise ClusterError(f"cannot connect to the Dask scheduler at {self.address}: {type(exc).__name__}: {exc}") from None
         self.workers = self._check_workers()
-        bundles = {name: pack(m) for name, m in self.manifests.items()}
-        # Scattered once, to every worker: each table's task gets the data already there.
-        self._bundles = {name: self.client.scatter(b, broadcast=True, hash=False) for name, b in bundles.items()}
+        self._bundles = {name: pack(m) for name, m in self.manifests.items()}
         self._queue = distributed.Queue(f"arena-games-{self._run}", client=self.client)
         self._stop = distributed.Event(f"arena-stop-{self._run}", client=self.client)
 
@@ -173,7 +175,8 @@ class ClusterPool:
                 self._submit(waiting.pop(0))
 
     def _submit(self, table: TableSpec) -> None:
-        self._futures.append(self.client.submit(play_table_task, table, self._bundles, self.config, _expected(),
+        bundles = {name: self._bundles[name] for name in table.entries}  # in the task: nothing to lose
+        self._futures.append(self.client.submit(play_table_task, table, bundles, self.config, _expected(),
                                                 self._queue.name, self._stop.name, pure=False,
                                                 key=f"arena-table-{table.index}-{self._run}"))
 
