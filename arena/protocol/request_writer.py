@@ -21,12 +21,14 @@ from arena.game.events import Event, EventKind
 from arena.game.moves import Move
 from arena.game.state import GameState
 from arena.protocol.text import CARD_TEXT
-from arena.protocol.view import card_list_text
+from arena.protocol.view import NUMBER_TEXT, card_list_text, seat_text
 
 _SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
 _EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
-_SEAT_TEXT: dict[int | None, str] = {None: "-"} | {s: str(s) for s in range(16)}  # a game has 2 to 5 seats (Rules)
-_NUMBER_TEXT = {k: str(k) for k in range(53)}.__getitem__  # a hand's or pile's size, 0 to 52
+# view.py's number texts as dicts, whose bound lookups are plain C calls for map(): a game has
+# 2 to 5 seats (Rules) and a hand or pile 0 to 52 cards.
+_SEAT_TEXT: dict[int | None, str] = {None: "-"} | dict(enumerate(NUMBER_TEXT))
+_NUMBER_TEXT = dict(enumerate(NUMBER_TEXT)).__getitem__
 
 
 class _MoveTexts(dict):
@@ -39,10 +41,6 @@ class _MoveTexts(dict):
 
 
 _MOVE_TEXT = _MoveTexts()
-
-
-def _seat(seat: int | None) -> str:
-    return _SEAT_TEXT.get(seat) or str(seat)
 
 
 def move_text(move: Move) -> str:
@@ -237,7 +235,7 @@ class _EventLines(dict):
 
     def __missing__(self, event: Event) -> str:
         kind, seat, cards, count = event
-        line = f"event {_EVENT_WORD[kind]} {_seat(seat)} {card_list_text(cards)}"
+        line = f"event {_EVENT_WORD[kind]} {seat_text(seat)} {card_list_text(cards)}"
         if kind is EventKind.LEAD:
             line += f" {count}"
         if len(cards) <= 1:

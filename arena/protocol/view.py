@@ -14,14 +14,14 @@ from arena.game.errors import ParseError
 from arena.game.view import SeatView
 from arena.protocol.text import CARD_TEXT, ProtocolError
 
-_NUM: tuple[str, ...] = tuple(str(i) for i in range(64))  # seats and small counts
+NUMBER_TEXT: tuple[str, ...] = tuple(str(i) for i in range(64))  # seats and small counts
 _NO_KNOWN: tuple[str, ...] = tuple("/".join(["-"] * n) for n in range(64))  # known= with nothing known
 
 ViewFieldError = ProtocolError  # a view field that does not parse
 
 
 def _n(i: int) -> str:
-    return _NUM[i] if 0 <= i < 64 else str(i)
+    return NUMBER_TEXT[i] if 0 <= i < 64 else str(i)
 
 
 _CARD_TEXT_OF = dict(enumerate(CARD_TEXT)).__getitem__  # for map(): a dict's is a plain C call
@@ -35,7 +35,8 @@ def card_list_text(cards) -> str:  # section 5: comma list, "-" when empty
     return ",".join(map(_CARD_TEXT_OF, cards))
 
 
-def _opt_seat(s: int | None) -> str:
+def seat_text(s: int | None) -> str:
+    """A seat, or "-" for none (section 6)."""
     return "-" if s is None else _n(s)
 
 
@@ -54,13 +55,13 @@ def format_view_fields(v: SeatView) -> str:
         "hand=" + card_list_text(v.hand),
         "hands=" + "/".join([_n(k) for k in v.hand_sizes]),
         "stock=" + _n(v.stock_size),
-        "trumpholder=" + _opt_seat(v.trump_holder),
+        "trumpholder=" + seat_text(v.trump_holder),
         "trump=" + ("-" if v.trump_card is None else CARD_TEXT[v.trump_card]),
         "duel=" + (",".join([_n(s) + ":" + CARD_TEXT[c] for s, c in duel]) if duel else "-"),
         "won=" + ("-" if won is None else "/".join([card_list_text(p) for p in won])),
         "wonsizes=" + "/".join([_n(k) for k in v.won_sizes]),
-        "leader=" + _opt_seat(v.leader),
-        "opponent=" + _opt_seat(v.opponent),
+        "leader=" + seat_text(v.leader),
+        "opponent=" + seat_text(v.opponent),
         "trick=" + (",".join([_n(s) + ":" + CARD_TEXT[c] + (":c" if blind else "") for s, c, blind in trick])
                     if trick else "-"),
         "drawn=" + ("1" if v.drawn else "0"),
