@@ -7,12 +7,15 @@ local_pool.py): start, games (yielded as they end), stop. The runner does not kn
 - A task is a whole table, so bots start once per table, as locally. A worker that dies in the
   middle of one: Dask plays the table again elsewhere; games already stored come again and are
   passed over (a game's key is stored once), none is lost.
-- Bots travel by content: each bot's files as hashed for its version, sent with each table's
-  task (its own bots only); a worker unpacks and builds them once per version
-  (arena/submission/bundle.py). Not scattered: Dask's active memory manager (on by default, every
-  2 s) drops the copies of scattered data that no task is waiting for, `broadcast` or not, and a
-  worker that died with the last copy took it for good: every table still to play was cancelled
-  (the scheduler's log: "lose scattered data, which can't be recovered"; one kill test in eight).
+- Bots travel by content: each bot's files as hashed for its version, one small Dask task per
+  bot that returns them; each table's task depends on its three bots' tasks, so a bot's files go
+  to a worker when a table there first needs them, not with every table (a league of twenty bots
+  has 1,140 tables). A worker unpacks and builds them once per version (arena/submission/
+  bundle.py). Not scattered: Dask's active memory manager (on by default, every 2 s) drops the
+  copies of scattered data that no task is waiting for, and a worker that died with the last copy
+  took it for good: every table still to play was cancelled (the scheduler's log: "lose scattered
+  data, which can't be recovered"; one kill test in eight). A task's result lost with its worker
+  is computed again from the task, which the scheduler keeps.
 - Workers running another arena or protocol version are refused before any game is played there.
 """
 
@@ -23,6 +26,7 @@ import os
 import pickle
 import time
 import uuid
+import warnings
 from typing import Iterator, Sequence
 
 from arena import __version__
@@ -31,7 +35,7 @@ from arena.protocol import PROTOCOL_VERSION
 from arena.schedule.games import GameSpec, TableSpec
 from arena.submission.bundle import pack
 from arena.submission.manifest import BotManifest
-from arena.tournament.cluster_task import CODE_HASH, code_difference, play_table_task, worker_facts
+from arena.tournament.cluster_task import CODE_HASH, bundle_task, code_difference, play_table_task, worker_facts
 from arena.tournament.config import TournamentConfig
 
 CONNECT_TIMEOUT_S = 10
@@ -94,9 +98,22 @@ class ClusterPool:
         except Exception as exc:  # noqa: BLE001 - Dask's own refusals: said in a sentence, not a traceback
             raise ClusterError(f"cannot connect to the Dask scheduler at {self.address}: {type(exc).__name__}: {exc}") from None
         self.workers = self._check_workers()
-        self._bundles = {name: pack(m) for name, m in self.manifests.items()}
+        self._bundles = self._submit_bundles()
         self._queue = distributed.Queue(f"arena-games-{self._run}", client=self.client)
         self._stop = distributed.Event(f"arena-stop-{self._run}", client=self.client)
+
+    def _submit_bundles(self) -> dict:
+        """Each bot's bundle as the result of a task of its own (see the module's docstring)."""
+        futures = {}
+        with warnings.catch_warnings():
+            # A bot of more than 10 MB (a model's weights, say) makes Dask warn of a large graph
+            # and suggest futures: this is that future, and its files go to the scheduler once.
+            warnings.filterwarnings("ignore", message="Sending large graph")
+            for name, manifest in self.manifests.items():
+                bundle = pack(manifest)
+                futures[name] = self.client.submit(bundle_task, bundle, pure=False,
+                                                   key=f"arena-bundle-{name}-{bundle.version}-{self._run}")
+        return futures
 
     def _check_security(self, distributed) -> None:
         """Refuse, before connecting, what Dask's TLS settings cannot do: a failed connection left a
@@ -175,7 +192,7 @@ class ClusterPool:
                 self._submit(waiting.pop(0))
 
     def _submit(self, table: TableSpec) -> None:
-        bundles = {name: self._bundles[name] for name in table.entries}  # in the task: nothing to lose
+        bundles = {name: self._bundles[name] for name in table.entries}  # futures: Dask hands the task their bundles
         self._futures.append(self.client.submit(play_table_task, table, bundles, self.config, _expected(),
                                                 self._queue.name, self._stop.name, pure=False,
                                                 key=f"arena-table-{table.index}-{self._run}"))

@@ -73,6 +73,12 @@ def code_difference(here: tuple, expected: tuple) -> str:
     return ""
 
 
+def bundle_task(bundle: Bundle) -> Bundle:
+    """A bot's bundle as a task's result: Dask moves it to the workers whose tables need it, and
+    computes it again from the task when the worker holding it is lost."""
+    return bundle
+
+
 def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: TournamentConfig, expected: tuple[str, str, str],
                     queue_name: str, stop_name: str) -> int:
     """Play `table` here and put its games on the queue `queue_name` as they end, a pickled list
@@ -149,4 +155,4 @@ def _ready(bundle: Bundle):
     return _ready_here[key]
 
 
-__all__ = ["VersionMismatch", "worker_facts", "play_table_task"]
+__all__ = ["VersionMismatch", "bundle_task", "worker_facts", "play_table_task"]

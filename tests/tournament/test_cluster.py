@@ -149,6 +149,23 @@ def test_a_cluster_run_gives_the_standings_of_a_local_run_and_records_the_machin
     assert not any(p.name == "bot.toml" for p in (cluster.root / "w1").rglob("*"))
 
 
+def tasks_on_the_scheduler(address: str) -> tuple[dict, dict]:
+    """The run's table tasks with the keys they depend on, and its bots' bundle tasks with the
+    workers holding their results, as the scheduler has them now."""
+    from distributed import Client
+
+    def look(dask_scheduler):
+        tasks = dask_scheduler.tasks
+        tables = {key: sorted(dep.key for dep in ts.dependencies) for key, ts in tasks.items()
+                  if str(key).startswith("arena-table-")}
+        holders = {key: sorted(ws.name for ws in ts.who_has or ()) for key, ts in tasks.items()
+                   if str(key).startswith("arena-bundle-")}
+        return tables, holders
+
+    with Client(address, timeout=30) as client:
+        return client.run_on_scheduler(look)
+
+
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, tmp_path):
     reference = local_reference(tmp_path)
     folder = tmp_path / "on-cluster"
@@ -159,7 +176,14 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, tmp_path):
     database = folder / "t.sqlite"
     run = run_until_stored(config, cluster.address, database, 10)
     assert run.poll() is None and len(game_rows(database)) >= 10, "the run ended before a worker could be killed"
-    victim = cluster.procs[1]  # w1
+    # The bots' files travel as a task per bot that each table's task depends on, not inside
+    # every table's task; the worker killed holds some of them, and they must come back.
+    tables, holders = tasks_on_the_scheduler(cluster.address)
+    assert tables and len(holders) == 4, (tables, holders)
+    assert all(len(deps) == 3 and set(deps) <= set(holders) for deps in tables.values()), tables
+    held = [name for names in holders.values() for name in names]
+    assert held, holders
+    victim = cluster.procs[1 if held.count("w1") >= held.count("w2") else 2]
     os.killpg(victim.pid, signal.SIGKILL)
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
