@@ -71,7 +71,7 @@ class ClusterPool:
         self.client = None
         self.workers: dict[str, tuple[str, str, str]] = {}
         self._run = uuid.uuid4().hex[:12]
-        self._futures: list = []
+        self._futures: dict[int, object] = {}  # table index -> its task's future, until the table is done
         self.where: dict[str, dict] = {}  # game key -> the machine and isolation it was played with
 
     def start(self) -> None:
@@ -177,6 +177,7 @@ class ClusterPool:
                     if item[1] not in ended and waiting:
                         self._submit(waiting.pop(0))
                     ended.add(item[1])
+                    self._release(item[1])
                     continue
                 spec, record, where = item
                 if spec.key in seen:
@@ -193,9 +194,9 @@ class ClusterPool:
 
     def _submit(self, table: TableSpec) -> None:
         bundles = {name: self._bundles[name] for name in table.entries}  # futures: Dask hands the task their bundles
-        self._futures.append(self.client.submit(play_table_task, table, bundles, self.config, _expected(),
-                                                self._queue.name, self._stop.name, pure=False,
-                                                key=f"arena-table-{table.index}-{self._run}"))
+        self._futures[table.index] = self.client.submit(play_table_task, table, bundles, self.config, _expected(),
+                                                        self._queue.name, self._stop.name, pure=False,
+                                                        key=f"arena-table-{table.index}-{self._run}")
 
     def _next_batch(self, distributed) -> list[bytes]:  # noqa: ARG002
         try:
@@ -208,13 +209,25 @@ class ClusterPool:
             raise self._lost(exc) from None
 
     def _all_done(self) -> bool:
-        for future in self._futures:
+        for future in self._futures.values():
             if future.status == "error":
                 raise ClusterError(f"a table failed on the cluster: {future.exception()}")
             if future.status == "cancelled":
                 raise ClusterError("a table's task was cancelled on the cluster (its workers were lost, or the "
                                    "scheduler restarted); the stored games are kept: run the same command to resume")
-        return all(future.status == "finished" for future in self._futures)
+        return all(future.status == "finished" for future in self._futures.values())
+
+    def _release(self, table_index: int) -> None:
+        """Let the scheduler forget a table whose games are all here. A future held keeps its
+        result wanted, and Dask computes a wanted result again when its worker is lost: a worker
+        killed mid-run made its finished tables play again, every game of them passed over as
+        stored already (24 games of a 96-game run in a test)."""
+        future = self._futures.pop(table_index, None)
+        if future is not None:
+            try:
+                future.release()
+            except Exception:  # noqa: BLE001 - a client already cut off: the next poll says the scheduler is lost
+                pass
 
     def _check_scheduler(self) -> None:
         if self.client.status not in ("running", "connecting"):
@@ -229,9 +242,9 @@ class ClusterPool:
         if self.client is None:
             return
         try:
-            if any(f.status == "pending" for f in self._futures):
+            if any(f.status == "pending" for f in self._futures.values()):
                 self._stop.set()  # tables under way end after their current game, and close their bots
-                self.client.cancel(self._futures)
+                self.client.cancel(list(self._futures.values()))
                 time.sleep(0.2)
             self._queue.close()
         except Exception:  # noqa: BLE001 - a scheduler already gone: nothing left to tell it

@@ -1,6 +1,7 @@
 """Tournaments on a real local Dask cluster: a scheduler and two workers on 127.0.0.1, each in an
 empty folder of its own (no bots: they come from the organiser as bundles). The standings equal a
-local run's; a worker killed mid-run loses and doubles nothing; a worker of another arena version
+local run's; a worker killed mid-run loses and doubles nothing, and plays no finished table again
+(bots travel as tasks of their own, and finished tables are let go); a worker of another arena version
 is refused before any game; a scheduler that goes away stops the run with the games kept, and the
 same command resumes. Every process is stopped afterwards, whatever happens."""
 
@@ -149,47 +150,90 @@ def test_a_cluster_run_gives_the_standings_of_a_local_run_and_records_the_machin
     assert not any(p.name == "bot.toml" for p in (cluster.root / "w1").rglob("*"))
 
 
-def tasks_on_the_scheduler(address: str) -> tuple[dict, dict]:
-    """The run's table tasks with the keys they depend on, and its bots' bundle tasks with the
-    workers holding their results, as the scheduler has them now."""
+def on_the_scheduler(address: str, question: str):
+    """Asked of the scheduler now (the functions are made here, so that they travel by value: the
+    scheduler cannot import the tests):
+    - "tasks": the run's table tasks with the keys each depends on, and its bots' bundle tasks;
+    - "started": how many times each table task was started, from the scheduler's transition log;
+    - "workers": each worker's name by address."""
     from distributed import Client
 
-    def look(dask_scheduler):
-        tasks = dask_scheduler.tasks
-        tables = {key: sorted(dep.key for dep in ts.dependencies) for key, ts in tasks.items()
+    def tasks(scheduler) -> tuple[dict, dict]:
+        tables = {str(key): sorted(dep.key for dep in ts.dependencies) for key, ts in scheduler.tasks.items()
                   if str(key).startswith("arena-table-")}
-        holders = {key: sorted(ws.name for ws in ts.who_has or ()) for key, ts in tasks.items()
-                   if str(key).startswith("arena-bundle-")}
-        return tables, holders
+        bundles = {str(key): ts.state for key, ts in scheduler.tasks.items() if str(key).startswith("arena-bundle-")}
+        return tables, bundles
+
+    def started(scheduler) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for transition in scheduler.transition_log:
+            if str(transition.key).startswith("arena-table-") and transition.finish == "processing":
+                counts[str(transition.key)] = counts.get(str(transition.key), 0) + 1
+        return counts
+
+    def workers(scheduler) -> dict[str, str]:
+        return {address: worker.name for address, worker in scheduler.workers.items()}
+
+    look = {"tasks": tasks, "started": started, "workers": workers}[question]
+
+    def run(dask_scheduler):
+        return look(dask_scheduler)
 
     with Client(address, timeout=30) as client:
-        return client.run_on_scheduler(look)
+        return client.run_on_scheduler(run)
+
+
+def a_finished_table(database: Path, games_per_table: int) -> tuple[int, str] | None:
+    """A table all of whose games are stored, and the worker address that played it."""
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=1) as db:
+            rows = db.execute("SELECT table_no, COUNT(*), MIN(extra) FROM games GROUP BY table_no").fetchall()
+    except sqlite3.Error:
+        return None
+    for table_no, count, extra in rows:
+        if count == games_per_table:
+            return table_no, json.loads(extra)["machine"].split("(")[1].rstrip(")")
+    return None
 
 
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, tmp_path):
     reference = local_reference(tmp_path)
     folder = tmp_path / "on-cluster"
     folder.mkdir()
-    config = write_config(folder, "t", deals=4)
+    config = write_config(folder, "t", deals=4)  # 4 tables of 24 games
     reference.write_text(reference.read_text().replace("deals = 2", "deals = 4"))
     assert invoke("tournament", "run", str(reference)).exit_code == 0
     database = folder / "t.sqlite"
-    run = run_until_stored(config, cluster.address, database, 10)
-    assert run.poll() is None and len(game_rows(database)) >= 10, "the run ended before a worker could be killed"
-    # The bots' files travel as a task per bot that each table's task depends on, not inside
-    # every table's task; the worker killed holds some of them, and they must come back.
-    tables, holders = tasks_on_the_scheduler(cluster.address)
-    assert tables and len(holders) == 4, (tables, holders)
-    assert all(len(deps) == 3 and set(deps) <= set(holders) for deps in tables.values()), tables
-    held = [name for names in holders.values() for name in names]
-    assert held, holders
-    victim = cluster.procs[1 if held.count("w1") >= held.count("w2") else 2]
+    run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--cluster",
+                            cluster.address], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 120
+    while (finished := a_finished_table(database, 24)) is None and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run.poll() is None and finished is not None, "the run ended before a worker could be killed"
+    table_no, address = finished
+    # A table whose games are all stored is let go: were it held, Dask would play it again when
+    # its worker dies, all 24 games of it passed over as stored already.
+    while any(key.startswith(f"arena-table-{table_no}-") for key in on_the_scheduler(cluster.address, "tasks")[0]):
+        assert run.poll() is None and time.monotonic() < deadline, f"table {table_no} is done and still held"
+        time.sleep(0.05)
+    assert len(game_rows(database)) < 96, f"table {table_no} was held on the scheduler until the run's end"
+    # The bots' files travel as a task per bot that the tables' tasks depend on, not inside every
+    # table's task (nor scattered: a worker killed with the last scattered copy lost it for good).
+    tables, bundles = on_the_scheduler(cluster.address, "tasks")
+    assert len(bundles) == 4 and all(len(deps) == 3 and set(deps) <= set(bundles) for deps in tables.values()), \
+        (tables, bundles)
+    names = on_the_scheduler(cluster.address, "workers")
+    victim = cluster.procs[1 if names[address] == "w1" else 2]  # the worker that played the finished table
     os.killpg(victim.pid, signal.SIGKILL)
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
     assert "96 games stored" in " ".join(output.split())
     assert game_rows(database) == game_rows(reference.parent / "t.sqlite")  # nothing lost, nothing twice
     assert comparable(config) == comparable(reference)
+    started = on_the_scheduler(cluster.address, "started")
+    again = [key for key, count in started.items() if count > 1]
+    # Only the table the worker was playing when it died is played again.
+    assert len(started) == 4 and len(again) <= 1 and not any(k.startswith(f"arena-table-{table_no}-") for k in again), started
 
 
 def test_a_worker_of_another_arena_version_is_refused_before_any_game(tmp_path):
