@@ -54,17 +54,35 @@ def unpack(bundle: Bundle, root: Path | None = None, then: Callable[[BotManifest
         fcntl.flock(lock, fcntl.LOCK_EX)  # two workers of one machine unpack it once
         if not (target / bundle.manifest_name).is_file():
             staging = Path(tempfile.mkdtemp(prefix=f".{bundle.name}-", dir=root))
-            with tarfile.open(fileobj=io.BytesIO(bundle.data), mode="r:gz") as tar:
-                tar.extractall(staging, filter="data")  # no paths out of the folder, no devices
-            got = content_hash(staging)
-            if got != bundle.version:
-                shutil.rmtree(staging, ignore_errors=True)
-                raise ManifestError(f"{bundle.name}: the files received hash to {got}, not to version {bundle.version}")
-            os.rename(staging, target)
+            try:
+                with tarfile.open(fileobj=io.BytesIO(bundle.data), mode="r:gz") as tar:
+                    _extract(tar, staging, bundle.name)
+                got = content_hash(staging)
+                if got != bundle.version:
+                    raise ManifestError(f"{bundle.name}: the files received hash to {got}, not to version {bundle.version}")
+                os.rename(staging, target)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)  # gone already once renamed
         manifest = read_manifest(target / bundle.manifest_name)
         if then is not None:
             then(manifest)
     return manifest
+
+
+def _extract(tar: tarfile.TarFile, folder: Path, name: str) -> None:
+    """The bundle's files into `folder`, and nothing outside it. `pack` writes regular files only,
+    by relative paths; anything else is refused here, on every Python: tarfile's own `filter`
+    argument, which does the same, came only with Python 3.11.4 (Debian 12's is 3.11.2)."""
+    members = tar.getmembers()
+    for member in members:
+        parts = Path(member.name).parts
+        if not (member.isfile() or member.isdir()) or not parts or Path(member.name).is_absolute() or ".." in parts:
+            raise ManifestError(f"{name}: the bundle holds {member.name!r}, which is no file of a bot's folder")
+        member.mode &= 0o755  # as the data filter: no set-id bits, no writing by others
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(folder, members=members, filter="data")
+    else:
+        tar.extractall(folder, members=members)
 
 
 __all__ = ["Bundle", "pack", "unpack"]
