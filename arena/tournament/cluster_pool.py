@@ -21,9 +21,11 @@ local_pool.py): start, games (yielded as they end), stop. The runner does not kn
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import pickle
+import socket
 import time
 import uuid
 import warnings
@@ -39,12 +41,24 @@ from arena.tournament.cluster_task import CODE_HASH, bundle_task, code_differenc
 from arena.tournament.config import TournamentConfig
 
 CONNECT_TIMEOUT_S = 10
+GREETING_TIMEOUT_S = CONNECT_TIMEOUT_S + 2  # Dask's own limit first, for an address nobody takes
 _POLL_S = 0.5  # how long to wait for a game before looking at the tasks again
 
 
 def _expected() -> tuple[str, str, str]:
     """What a worker must run: this arena's version, protocol version and code."""
     return __version__, str(PROTOCOL_VERSION), CODE_HASH
+
+
+async def _greeted(distributed, address: str, connection_args: dict) -> None:
+    """Connect to the scheduler and take its greeting, then hang up."""
+    comm = await distributed.comm.connect(address, timeout=CONNECT_TIMEOUT_S, **connection_args)
+    await comm.close()
+
+
+def _said(exc: BaseException) -> str:
+    """An exception in words: some of Dask's and ssl's have no message of their own."""
+    return str(exc).strip() or type(exc).__name__
 
 
 class ClusterError(RuntimeError):
@@ -86,17 +100,32 @@ class ClusterPool:
         if services:
             raise ClusterError(f"{', '.join(services)} run as services at their own address: a cluster run plays "
                                "only bots the arena starts (run it locally)")
-        self._check_security(distributed)
+        connection_args = self._check_security(distributed)
+        host = self.address.split("://", 1)[1].rsplit(":", 1)[0].strip("[]")
         try:
+            socket.getaddrinfo(host, None)
+        except socket.gaierror as exc:  # else Dask retries the name for its whole time limit
+            raise ClusterError(f"cannot find the host {host!r} of the Dask scheduler's address {self.address} "
+                               f"({exc.strerror})") from None
+        try:
+            # Dask waits for the scheduler's greeting with no time limit: a port that takes the
+            # connection and stays silent (the dashboard's, 8787) held the command for good, with
+            # nothing said. A first connection here is held to a limit.
+            asyncio.run(asyncio.wait_for(_greeted(distributed, self.address, connection_args), GREETING_TIMEOUT_S))
             self.client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
-        except (OSError, TimeoutError) as exc:
+        except TimeoutError:  # before OSError, of which it is one: only the greeting's limit raises it
+            raise ClusterError(f"something at {self.address} took the connection but did not answer as a Dask "
+                               f"scheduler within {GREETING_TIMEOUT_S:g} s: give the scheduler's own port (8786 "
+                               "unless it was started with --port), not its dashboard's (8787)") from None
+        except OSError as exc:
             port = self.address.rsplit(":", 1)[1]
             scheduler = "dask scheduler" + ("" if port == "8786" else f" --port {port}")
             tls = ("; if that scheduler uses TLS, give a tls:// address" if self.address.startswith("tcp://") else "")
-            raise ClusterError(f"cannot reach the Dask scheduler at {self.address} ({exc}); start it with "
+            raise ClusterError(f"cannot reach the Dask scheduler at {self.address} ({_said(exc)}); start it with "
                                f"`{scheduler}`, and workers with `dask worker {self.address} --nthreads 1`{tls}") from None
         except Exception as exc:  # noqa: BLE001 - Dask's own refusals: said in a sentence, not a traceback
-            raise ClusterError(f"cannot connect to the Dask scheduler at {self.address}: {type(exc).__name__}: {exc}") from None
+            raise ClusterError(f"cannot connect to the Dask scheduler at {self.address}: {type(exc).__name__}"
+                               + (f": {exc}" if str(exc).strip() else "")) from None
         self.workers = self._check_workers()
         self._bundles = self._submit_bundles()
         self._queue = distributed.Queue(f"arena-games-{self._run}", client=self.client)
@@ -115,12 +144,14 @@ class ClusterPool:
                                                    key=f"arena-bundle-{name}-{bundle.version}-{self._run}")
         return futures
 
-    def _check_security(self, distributed) -> None:
+    def _check_security(self, distributed) -> dict:
         """Refuse, before connecting, what Dask's TLS settings cannot do: a failed connection left a
-        half-made client that held the command 20 s on its way out, after a traceback."""
+        half-made client that held the command 20 s on its way out, after a traceback. Returns the
+        client's connection arguments."""
         try:
             security = distributed.Security()
-            context = security.get_connection_args("client").get("ssl_context")
+            connection_args = security.get_connection_args("client")
+            context = connection_args.get("ssl_context")
         except OSError as exc:  # a certificate or key file that cannot be read (ssl does not say which)
             import dask
 
@@ -139,6 +170,7 @@ class ClusterPool:
         if self.address.startswith("tcp://") and security.require_encryption:
             raise ClusterError(f"Dask's configuration requires encryption (distributed.comm.require-encryption), "
                                f"and {self.address} is not encrypted: give the scheduler's tls:// address")
+        return connection_args
 
     def describe(self) -> str:
         hosts = sorted({facts[2] for facts in self.workers.values()})
@@ -146,15 +178,21 @@ class ClusterPool:
                 f"on {', '.join(hosts)}")
 
     def _check_workers(self) -> dict[str, tuple[str, str, str]]:
-        facts = self.client.run(worker_facts)
+        facts = self.client.run(worker_facts, on_error="return")  # a worker's failure named, not raised
         if not facts:
             raise ClusterError(f"the Dask scheduler at {self.address} has no workers: start some with "
                                f"`dask worker {self.address} --nthreads 1`")
         names = {address: info.get("name") for address, info in self.client.scheduler_info()["workers"].items()}
-        for address, here in sorted(facts.items()):
+        for address, here in sorted(facts.items(), key=lambda item: item[0]):
+            named = f"{names[address]} " if names.get(address) not in (None, address) else ""
+            if isinstance(here, BaseException):  # most often no arena in the Python its `dask worker` runs
+                # Dask hands a worker's failure back wrapped in a plain Exception that names it.
+                failure = str(here) if type(here) is Exception else f"{type(here).__name__}: {here}"
+                raise ClusterError(f"worker {named}at {address} cannot run the arena ({failure}): "
+                                   "install this arena's version in the Python environment that runs `dask worker` "
+                                   "there; no game was played")
             difference = code_difference(here, _expected())
             if difference:
-                named = f"{names[address]} " if names.get(address) not in (None, address) else ""
                 raise ClusterError(f"worker {named}at {address} (host {here[2]}) {difference}; no game was played")
         return facts
 
@@ -234,9 +272,12 @@ class ClusterPool:
             raise self._lost(None)
 
     def _lost(self, exc: Exception | None) -> ClusterError:
-        why = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
-        return ClusterError(f"lost the Dask scheduler at {self.address}{why}; the stored games are kept: run the "
-                            "same command to resume once the cluster is back")
+        # Dask's closed-connection errors name its internals (a connection pool, a stream): to the
+        # organiser they mean one thing. The command says the rest: what is kept, how to resume.
+        why = ("" if exc is None else " (its connection closed)" if isinstance(exc, OSError)
+               else f" ({type(exc).__name__})")
+        return ClusterError(f"lost the Dask scheduler at {self.address}{why}: start it and its workers again "
+                            "before resuming")
 
     def stop(self, wait_s: float = 0.0) -> None:  # noqa: ARG002 - the local pool's signature
         if self.client is None:

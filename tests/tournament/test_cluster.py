@@ -251,6 +251,38 @@ def test_a_worker_of_another_arena_version_is_refused_before_any_game(tmp_path):
         made.stop()
 
 
+def test_a_worker_without_the_arena_is_named_in_a_sentence_not_a_traceback(tmp_path):
+    preload = tmp_path / "no_arena.py"
+    preload.write_text("import sys\nsys.modules['arena'] = None  # as a Python the arena was never installed in\n")
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("bare", preload=preload)
+        made.wait_for_workers(1)
+        text = refused_run(tmp_path, made.address)
+        assert "worker bare at tcp://127.0.0.1:" in text and "cannot run the arena (ModuleNotFoundError" in text, text
+        assert "no game was played" in text and "Traceback" not in text, text
+    finally:
+        made.stop()
+
+
+def test_a_port_that_is_no_scheduler_is_said_in_a_sentence_not_waited_on_for_good(tmp_path):
+    """Dask waits for a scheduler's greeting with no time limit: a port that takes connections
+    and says nothing (a dashboard's, an unrelated service's) held the command for good."""
+    import socket
+
+    silent = socket.create_server(("127.0.0.1", 0))
+    try:
+        text = refused_run(tmp_path, f"tcp://127.0.0.1:{silent.getsockname()[1]}")
+    finally:
+        silent.close()
+    assert "did not answer as a Dask scheduler within 12 s" in text and "dashboard" in text, text
+
+
+def test_an_unknown_scheduler_host_is_said_at_once(tmp_path):
+    text = refused_run(tmp_path, "tcp://no-such-host.invalid:8786")
+    assert "cannot find the host 'no-such-host.invalid'" in text, text
+
+
 def test_a_worker_running_other_arena_code_of_the_same_version_is_refused(tmp_path):
     """An organiser updated a clone and left a worker running: same version number, other code,
     other games from the same seeds. Here the worker imports a copy of the arena with one change."""
