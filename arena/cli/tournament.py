@@ -153,11 +153,14 @@ def run(
             fail(f"--html {html_page}: there is no folder {html_page.parent}")
     log = usable_log_dir(log)
     isolation = find_isolation(config.isolation)
-    if config.isolation == "required" and not isolation.active:
+    if config.isolation == "required" and not isolation.active and not address:  # a cluster's workers: checked there
         fail(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}")
     if address and config.sprt:
         fail(f"{config.path}: key 'stop': an SPRT run plays its deals in waves on this machine's workers; "
              "drop --cluster (or the config's `cluster`) for it")
+    if address and workers is not None:
+        fail(f"--workers {workers}: a cluster run plays one table at a time on each of the cluster's worker threads "
+             "(`dask worker ... --nworkers N --nthreads 1`); drop --workers, or play locally without a cluster")
     pool = _cluster_pool(address, manifests, config) if address else None
     # The run's first line: where the tables are played, and what the bots can see there
     # (docs/sandbox.md), as every stored game records it.

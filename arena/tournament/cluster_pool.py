@@ -37,7 +37,8 @@ from arena.protocol import PROTOCOL_VERSION
 from arena.schedule.games import GameSpec, TableSpec
 from arena.submission.bundle import pack
 from arena.submission.manifest import BotManifest
-from arena.tournament.cluster_task import CODE_HASH, bundle_task, code_difference, play_table_task, worker_facts
+from arena.tournament.cluster_task import (CODE_HASH, bundle_task, code_difference, play_table_task, worker_facts,
+                                          worker_isolation)
 from arena.tournament.config import TournamentConfig
 
 CONNECT_TIMEOUT_S = 10
@@ -84,8 +85,10 @@ class ClusterPool:
         self.config = config
         self.client = None
         self.workers: dict[str, tuple[str, str, str]] = {}
+        self.isolations: dict[str, tuple[bool, str]] = {}  # worker address -> (isolated?, in words)
         self._run = uuid.uuid4().hex[:12]
         self._futures: dict[int, object] = {}  # table index -> its task's future, until the table is done
+        self._bots_at: dict[int, tuple[str, ...]] = {}  # table index -> its bots, for the messages
         self.where: dict[str, dict] = {}  # game key -> the machine and isolation it was played with
 
     def start(self) -> None:
@@ -173,9 +176,15 @@ class ClusterPool:
         return connection_args
 
     def describe(self) -> str:
+        """The run's first line: the cluster, its machines, and what bots see on each."""
         hosts = sorted({facts[2] for facts in self.workers.values()})
+        by_host = {self.workers[address][2]: line for address, (_, line) in self.isolations.items()}
+        if len(set(by_host.values())) == 1:
+            isolation = f"isolation: {next(iter(by_host.values()))}"
+        else:
+            isolation = "isolation: " + "; ".join(f"on {host}, {line}" for host, line in sorted(by_host.items()))
         return (f"cluster {self.address}: {len(self.workers)} worker{'s' if len(self.workers) != 1 else ''} "
-                f"on {', '.join(hosts)}")
+                f"on {', '.join(hosts)}; {isolation}")
 
     def _check_workers(self) -> dict[str, tuple[str, str, str]]:
         facts = self.client.run(worker_facts, on_error="return")  # a worker's failure named, not raised
@@ -194,6 +203,14 @@ class ClusterPool:
             difference = code_difference(here, _expected())
             if difference:
                 raise ClusterError(f"worker {named}at {address} (host {here[2]}) {difference}; no game was played")
+        self.isolations = {address: (False, f"unknown ({found})") if isinstance(found, BaseException) else found
+                           for address, found in self.client.run(worker_isolation, self.config.isolation,
+                                                                 on_error="return").items()}
+        for address, (active, line) in sorted(self.isolations.items()):
+            if self.config.isolation == "required" and not active:
+                named = f"{names[address]} " if names.get(address) not in (None, address) else ""
+                raise ClusterError(f"worker {named}at {address} (host {facts[address][2]}) cannot isolate bots "
+                                   f"({line}), and the config says isolation = \"required\"; no game was played")
         return facts
 
     def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
@@ -232,6 +249,7 @@ class ClusterPool:
 
     def _submit(self, table: TableSpec) -> None:
         bundles = {name: self._bundles[name] for name in table.entries}  # futures: Dask hands the task their bundles
+        self._bots_at[table.index] = table.entries
         self._futures[table.index] = self.client.submit(play_table_task, table, bundles, self.config, _expected(),
                                                         self._queue.name, self._stop.name, pure=False,
                                                         key=f"arena-table-{table.index}-{self._run}")
@@ -247,9 +265,10 @@ class ClusterPool:
             raise self._lost(exc) from None
 
     def _all_done(self) -> bool:
-        for future in self._futures.values():
+        for index, future in self._futures.items():
             if future.status == "error":
-                raise ClusterError(f"a table failed on the cluster: {future.exception()}")
+                raise ClusterError(f"table t{index:04d} ({', '.join(self._bots_at[index])}) failed on the cluster: "
+                                   f"{_said(future.exception())}")
             if future.status == "cancelled":
                 raise ClusterError("a table's task was cancelled on the cluster (its workers were lost, or the "
                                    "scheduler restarted); the stored games are kept: run the same command to resume")

@@ -60,6 +60,13 @@ def worker_facts() -> tuple[str, str, str, str]:
     return arena.__version__, str(PROTOCOL_VERSION), socket.gethostname(), CODE_HASH
 
 
+def worker_isolation(mode: str) -> tuple[bool, str]:
+    """Whether bots are isolated on this worker's machine under the config's `isolation`, and
+    that in a line for people (the run's first line)."""
+    isolation = find_isolation(mode)
+    return isolation.active, isolation.summary()
+
+
 def code_difference(here: tuple, expected: tuple) -> str:
     """What differs between a worker's facts and the organiser's expected (version, protocol,
     code hash), in words; "" when nothing does."""
@@ -92,7 +99,13 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
     difference = code_difference(here, expected)
     if difference:
         raise VersionMismatch(f"worker {worker.address} ({here[2]}) {difference}")
-    manifests = {name: _ready(bundle) for name, bundle in bundles.items()}
+    manifests = {}
+    for name, bundle in bundles.items():
+        try:
+            manifests[name] = _ready(bundle)
+        except Exception as exc:  # noqa: BLE001 - said with the worker and the bot, for the organiser's message
+            raise RuntimeError(f"worker {worker.address} ({here[2]}) could not unpack and build {name}: "
+                               f"{type(exc).__name__}: {exc}") from exc
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active:
         raise RuntimeError(f"worker {worker.address} ({here[2]}) cannot isolate bots ({isolation.why_not}), and the "
@@ -155,4 +168,4 @@ def _ready(bundle: Bundle):
     return _ready_here[key]
 
 
-__all__ = ["VersionMismatch", "bundle_task", "worker_facts", "play_table_task"]
+__all__ = ["VersionMismatch", "bundle_task", "worker_facts", "worker_isolation", "play_table_task"]

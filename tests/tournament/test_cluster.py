@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -140,6 +141,10 @@ def test_a_cluster_run_gives_the_standings_of_a_local_run_and_records_the_machin
     text = " ".join(result.output.split())
     assert result.exit_code == 0, text
     assert f"cluster {cluster.address}: 2 workers" in text and "48 games stored (48 played now)" in text
+    # The first line says what bots see on the workers' machine, as a local run's says it here.
+    from arena.sandbox.isolation import find_isolation
+
+    assert f"; isolation: {find_isolation().summary()}; each game records" in text, text
     assert comparable(config) == comparable(reference)
     assert game_rows(folder / "t.sqlite") == game_rows(reference.parent / "t.sqlite")
     assert_no_load_faults(folder / "t.sqlite")
@@ -265,6 +270,50 @@ def test_a_worker_without_the_arena_is_named_in_a_sentence_not_a_traceback(tmp_p
         made.stop()
 
 
+def test_a_worker_that_cannot_isolate_bots_is_refused_when_the_config_requires_it(tmp_path):
+    preload = tmp_path / "no_bwrap.py"
+    preload.write_text("import arena.sandbox.isolation as isolation\n"
+                       "isolation.find_isolation = lambda mode='auto': isolation.Isolation(why_not='no bwrap (test)')\n")
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("open", preload=preload)
+        made.wait_for_workers(1)
+        folder = tmp_path / "t"
+        folder.mkdir()
+        config = write_config(folder, "t")
+        config.write_text('isolation = "required"\n' + config.read_text())
+        result = invoke("tournament", "run", str(config), "--cluster", made.address)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 1 and "worker open at tcp://127.0.0.1:" in text, text
+        assert 'cannot isolate bots (none: bots can read whatever the arena\'s user can (no bwrap (test))), and the ' \
+               'config says isolation = "required"; no game was played' in text, text
+        assert not (folder / "t.sqlite").exists() or game_rows(folder / "t.sqlite") == []
+    finally:
+        made.stop()
+
+
+def test_a_table_that_fails_on_a_worker_is_named_with_its_bots_and_the_worker(tmp_path):
+    preload = tmp_path / "full_disk.py"
+    preload.write_text("import arena.tournament.cluster_task as task\n"
+                       "def unpack(*args, **kwargs):\n"
+                       "    raise OSError(28, 'No space left on device')\n"
+                       "task.unpack = unpack\n")
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("full", preload=preload)
+        made.wait_for_workers(1)
+        folder = tmp_path / "t"
+        folder.mkdir()
+        result = invoke("tournament", "run", str(write_config(folder, "t")), "--cluster", made.address)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 1 and "Traceback" not in text, text
+        assert re.search(r"error: table t000\d \([a-z_]+, [a-z_]+, [a-z_]+\) failed on the cluster: worker "
+                         r"tcp://127\.0\.0\.1:\d+ \(\S+\) could not unpack and build [a-z_]+: OSError: \[Errno 28\] "
+                         r"No space left on device", text), text
+    finally:
+        made.stop()
+
+
 def test_a_port_that_is_no_scheduler_is_said_in_a_sentence_not_waited_on_for_good(tmp_path):
     """Dask waits for a scheduler's greeting with no time limit: a port that takes connections
     and says nothing (a dashboard's, an unrelated service's) held the command for good."""
@@ -276,6 +325,14 @@ def test_a_port_that_is_no_scheduler_is_said_in_a_sentence_not_waited_on_for_goo
     finally:
         silent.close()
     assert "did not answer as a Dask scheduler within 12 s" in text and "dashboard" in text, text
+
+
+def test_workers_of_this_machine_are_refused_for_a_cluster_run(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    result = invoke("tournament", "run", str(write_config(folder, "t")), "--cluster", "tcp://127.0.0.1:9", "--workers", "2")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "--workers 2: a cluster run plays one table at a time on each" in text, text
 
 
 def test_an_unknown_scheduler_host_is_said_at_once(tmp_path):
