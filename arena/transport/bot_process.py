@@ -54,6 +54,7 @@ def open_log_for_append(path: str | os.PathLike, mode: str, **kwargs: Any):
         raise
 
 
+STDERR_LAST_WORDS_S = 0.5  # how long an exit's message waits for the stderr pipe to be read to its end
 STDERR_HINT_BYTES = 1000  # of the stderr tail kept in memory, searched for a crash's reason
 STDERR_HINT_CHARS = 120
 # Lines after a crash's reason that say nothing of it: Rust's "note: run with RUST_BACKTRACE=1",
@@ -169,6 +170,11 @@ class BotProcess:
     def stderr_reason(self) -> str:
         """"; its stderr says: <the line that says why>" for an exit's message, or "": a crash's
         reason then reaches the fault without a trip to the log file (escaped: it reaches terminals)."""
+        if self.popen.returncode is not None:
+            # Its last words may still be in the pipe: the drain thread reads them on its own
+            # time, and on a busy machine the exit was seen first (a test of crashes saw no reason
+            # once in a run of the suite). Bounded: a child of the bot may hold stderr open.
+            self._stderr_thread.join(timeout=STDERR_LAST_WORDS_S)
         said = telling_line(self.stderr_tail(STDERR_HINT_BYTES))
         return f"; its stderr says: {quoted(said, STDERR_HINT_CHARS)}" if said else ""
 

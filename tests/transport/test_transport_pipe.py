@@ -286,3 +286,25 @@ def test_the_stderr_line_quoted_for_a_crash_is_the_one_that_says_why(stderr, sai
     from arena.transport.bot_process import telling_line
 
     assert telling_line(stderr) == said
+
+
+def test_a_crash_s_last_words_reach_its_exit_message_though_stderr_is_read_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stderr pipe is read by a thread of its own; on a busy machine the exit can be seen
+    before that thread has read the bot's last line (a run of the suite lost a crash's reason
+    once). The exit's message waits, briefly, for stderr to be read to its end."""
+    from arena.transport.bot_process import BotProcess
+
+    drain = BotProcess._drain_stderr
+
+    def late_drain(self, *args) -> None:
+        time.sleep(0.2)  # the thread's turn comes late
+        drain(self, *args)
+
+    monkeypatch.setattr(BotProcess, "_drain_stderr", late_drain)
+    t = PipeTransport.start([sys.executable, "-c", "import sys; sys.stderr.write('ValueError: gave up\\n'); sys.exit(7)"])
+    try:
+        with pytest.raises(BotExited) as exited:
+            t.receive(5.0)
+        assert str(exited.value).endswith("(exit code 7); its stderr says: ValueError: gave up"), str(exited.value)
+    finally:
+        t.close()
