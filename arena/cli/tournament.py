@@ -151,16 +151,21 @@ def run(
         refuse_own_file(html_page, config, "--html")
         if not html_page.parent.is_dir():
             fail(f"--html {html_page}: there is no folder {html_page.parent}")
-    log = usable_log_dir(log)
+    log = usable_log_dir(log) if not address else log  # made only where it will be written (refused below)
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active and not address:  # a cluster's workers: checked there
         fail(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}")
     if address and config.sprt:
         fail(f"{config.path}: key 'stop': an SPRT run plays its deals in waves on this machine's workers; "
              "drop --cluster (or the config's `cluster`) for it")
+    local_instead = "drop --cluster to play locally" if cluster else "drop the config's `cluster` to play locally"
     if address and workers is not None:
         fail(f"--workers {workers}: a cluster run plays one table at a time on each of the cluster's worker threads "
-             "(`dask worker ... --nworkers N --nthreads 1`); drop --workers, or play locally without a cluster")
+             f"(`dask worker ... --nworkers N --nthreads 1`); drop --workers, or {local_instead}")
+    if address and log is not None:
+        # The logs would be written on the workers' machines, in a folder of this one's name.
+        fail(f"--log {log}: a cluster run keeps no protocol or stderr logs (its bots run on the workers' machines); "
+             f"drop --log, or {local_instead}")
     pool = _cluster_pool(address, manifests, config) if address else None
     # The run's first line: where the tables are played, and what the bots can see there
     # (docs/sandbox.md), as every stored game records it.

@@ -43,7 +43,8 @@ from arena.tournament.config import TournamentConfig
 
 CONNECT_TIMEOUT_S = 10
 GREETING_TIMEOUT_S = CONNECT_TIMEOUT_S + 2  # Dask's own limit first, for an address nobody takes
-_POLL_S = 0.5  # how long to wait for a game before looking at the tasks again
+_FIRST_POLL_S = 0.005  # when no game came, the wait before asking the run's queue again, doubling
+_POLL_S = 0.1  # up to this
 
 
 def _expected() -> tuple[str, str, str]:
@@ -86,9 +87,11 @@ class ClusterPool:
         self.client = None
         self.workers: dict[str, tuple[str, str, str]] = {}
         self.isolations: dict[str, tuple[bool, str]] = {}  # worker address -> (isolated?, in words)
+        self._names: dict[str, str] = {}  # worker address -> the name it was started with, if any
         self._run = uuid.uuid4().hex[:12]
         self._futures: dict[int, object] = {}  # table index -> its task's future, until the table is done
         self._bots_at: dict[int, tuple[str, ...]] = {}  # table index -> its bots, for the messages
+        self._quiet_s = _FIRST_POLL_S  # the next wait for games (_next_batch)
         self.where: dict[str, dict] = {}  # game key -> the machine and isolation it was played with
 
     def start(self) -> None:
@@ -178,11 +181,13 @@ class ClusterPool:
     def describe(self) -> str:
         """The run's first line: the cluster, its machines, and what bots see on each."""
         hosts = sorted({facts[2] for facts in self.workers.values()})
-        by_host = {self.workers[address][2]: line for address, (_, line) in self.isolations.items()}
-        if len(set(by_host.values())) == 1:
-            isolation = f"isolation: {next(iter(by_host.values()))}"
-        else:
-            isolation = "isolation: " + "; ".join(f"on {host}, {line}" for host, line in sorted(by_host.items()))
+        lines = {line for _, line in self.isolations.values()}
+        if len(lines) == 1:
+            isolation = f"isolation: {lines.pop()}"
+        else:  # by worker, not by host: two workers of one machine may run with other PATHs or users
+            named = sorted((self._names.get(address) or address, address) for address in self.isolations)
+            isolation = "isolation: " + "; ".join(f"worker {name} on {self.workers[address][2]}, "
+                                                  f"{self.isolations[address][1]}" for name, address in named)
         return (f"cluster {self.address}: {len(self.workers)} worker{'s' if len(self.workers) != 1 else ''} "
                 f"on {', '.join(hosts)}; {isolation}")
 
@@ -192,6 +197,7 @@ class ClusterPool:
             raise ClusterError(f"the Dask scheduler at {self.address} has no workers: start some with "
                                f"`dask worker {self.address} --nthreads 1`")
         names = {address: info.get("name") for address, info in self.client.scheduler_info()["workers"].items()}
+        self._names = {address: str(name) for address, name in names.items() if name not in (None, address)}
         for address, here in sorted(facts.items(), key=lambda item: item[0]):
             named = f"{names[address]} " if names.get(address) not in (None, address) else ""
             if isinstance(here, BaseException):  # most often no arena in the Python its `dask worker` runs
@@ -205,7 +211,7 @@ class ClusterPool:
                 raise ClusterError(f"worker {named}at {address} (host {here[2]}) {difference}; no game was played")
         self.isolations = {address: (False, f"unknown ({found})") if isinstance(found, BaseException) else found
                            for address, found in self.client.run(worker_isolation, self.config.isolation,
-                                                                 on_error="return").items()}
+                                                                 workers=list(facts), on_error="return").items()}
         for address, (active, line) in sorted(self.isolations.items()):
             if self.config.isolation == "required" and not active:
                 named = f"{names[address]} " if names.get(address) not in (None, address) else ""
@@ -255,14 +261,23 @@ class ClusterPool:
                                                         key=f"arena-table-{table.index}-{self._run}")
 
     def _next_batch(self, distributed) -> list[bytes]:  # noqa: ARG002
+        # What the queue holds now, without waiting there: a get that waits and times out is
+        # logged on the scheduler as an error, with its traceback, at every quiet poll (26 in a
+        # 15 s run with a slow bot, in an organiser's trial). The wait is here instead.
+        # Soon after a game, seldom in a long quiet spell: a table's end comes right after its last
+        # games, and the next table waits for it (a flat 0.1 s made an empty table's round trip
+        # 107 ms instead of 11 in benchmarks/cluster.py).
         try:
-            first = self._queue.get(timeout=_POLL_S)
-            return [first] + list(self._queue.get(batch=True))
-        except TimeoutError:  # no game in that time
-            self._check_scheduler()
-            return []
+            batch = list(self._queue.get(batch=True))
         except Exception as exc:  # noqa: BLE001 - the connection's own errors vary with the failure
             raise self._lost(exc) from None
+        if batch:
+            self._quiet_s = _FIRST_POLL_S
+        else:
+            time.sleep(self._quiet_s)
+            self._quiet_s = min(2 * self._quiet_s, _POLL_S)
+            self._check_scheduler()
+        return batch
 
     def _all_done(self) -> bool:
         for index, future in self._futures.items():
@@ -270,6 +285,8 @@ class ClusterPool:
                 raise ClusterError(f"table t{index:04d} ({', '.join(self._bots_at[index])}) failed on the cluster: "
                                    f"{_said(future.exception())}")
             if future.status == "cancelled":
+                if self.client.status != "running":  # a client that lost its scheduler cancels its futures
+                    raise self._lost(None)
                 raise ClusterError("a table's task was cancelled on the cluster (its workers were lost, or the "
                                    "scheduler restarted); the stored games are kept: run the same command to resume")
         return all(future.status == "finished" for future in self._futures.values())

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import invoke
-from tests.load_support import assert_no_load_faults
+from tests.bots_support import hostile_bot
+from tests.load_support import GENEROUS_LIMITS, assert_no_load_faults
 from tests.tournament.test_run import write_config
 
 pytest.importorskip("distributed", reason="needs Dask distributed: pip install -e '.[cluster]' (the README's test command does)")
@@ -241,6 +242,27 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, tmp_path):
     assert len(started) == 4 and len(again) <= 1 and not any(k.startswith(f"arena-table-{table_no}-") for k in again), started
 
 
+def test_a_quiet_spell_leaves_no_errors_in_the_scheduler_s_log(tmp_path):
+    """The organiser polls the run's queue for games. A queue read that waited and timed out was
+    logged by the scheduler as an error with its traceback, at every poll that found nothing (53
+    in a 30 s run of slow bots): here a bot takes 3 s to start, and nothing may be logged."""
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("w1")
+        made.wait_for_workers(1)
+        folder = tmp_path / "t"
+        folder.mkdir()
+        config = folder / "t.toml"
+        config.write_text(f'name = "t"\nseed = 3\ntable_size = 3\ndeals = 1\nbots = ["heuristic_bot", "random_bot", '
+                          f'"{hostile_bot("slow_start")}"]\n' + GENEROUS_LIMITS)
+        result = invoke("tournament", "run", str(config), "--cluster", made.address)
+        assert result.exit_code == 0, result.output
+        log = (made.root / "scheduler" / "log").read_text()
+        assert "Exception while handling op" not in log, log[-3000:]
+    finally:
+        made.stop()
+
+
 def test_a_worker_of_another_arena_version_is_refused_before_any_game(tmp_path):
     preload = tmp_path / "older_arena.py"
     preload.write_text("import arena\narena.__version__ = '0.0.1'\n")
@@ -270,18 +292,26 @@ def test_a_worker_without_the_arena_is_named_in_a_sentence_not_a_traceback(tmp_p
         made.stop()
 
 
-def test_a_worker_that_cannot_isolate_bots_is_refused_when_the_config_requires_it(tmp_path):
+def test_workers_that_isolate_differently_are_each_named_and_required_isolation_refuses_the_open_one(tmp_path):
     preload = tmp_path / "no_bwrap.py"
     preload.write_text("import arena.sandbox.isolation as isolation\n"
                        "isolation.find_isolation = lambda mode='auto': isolation.Isolation(why_not='no bwrap (test)')\n")
     made = Cluster(tmp_path / "cluster")
     try:
+        made.add_worker("closed")
         made.add_worker("open", preload=preload)
-        made.wait_for_workers(1)
+        made.wait_for_workers(2)
         folder = tmp_path / "t"
         folder.mkdir()
-        config = write_config(folder, "t")
+        config = write_config(folder, "t", deals=1)
+        # Two workers of one machine: the first line names each, not the machine's first.
+        result = invoke("tournament", "run", str(config), "--cluster", made.address)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 0, text
+        assert re.search(r"; isolation: worker closed on \S+, (bubblewrap|none)[^;]*; worker open on \S+, none: bots can "
+                         r"read whatever the arena's user can \(no bwrap \(test\)\); each game records", text), text
         config.write_text('isolation = "required"\n' + config.read_text())
+        (folder / "t.sqlite").unlink()
         result = invoke("tournament", "run", str(config), "--cluster", made.address)
         text = " ".join(result.output.split())
         assert result.exit_code == 1 and "worker open at tcp://127.0.0.1:" in text, text
@@ -333,6 +363,19 @@ def test_workers_of_this_machine_are_refused_for_a_cluster_run(tmp_path):
     result = invoke("tournament", "run", str(write_config(folder, "t")), "--cluster", "tcp://127.0.0.1:9", "--workers", "2")
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "--workers 2: a cluster run plays one table at a time on each" in text, text
+    assert "drop --workers, or drop --cluster to play locally" in text, text
+
+
+def test_logs_of_this_machine_are_refused_for_a_cluster_run(tmp_path):
+    folder = tmp_path / "t"
+    folder.mkdir()
+    config = write_config(folder, "t")
+    config.write_text('cluster = "tcp://127.0.0.1:9"\n' + config.read_text())
+    result = invoke("tournament", "run", str(config), "--log", str(tmp_path / "logs"))
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "a cluster run keeps no protocol or stderr logs" in text, text
+    assert "drop --log, or drop the config's `cluster` to play locally" in text, text
+    assert not (tmp_path / "logs").exists()
 
 
 def test_an_unknown_scheduler_host_is_said_at_once(tmp_path):
