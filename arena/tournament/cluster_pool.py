@@ -199,25 +199,27 @@ class ClusterPool:
         names = {address: info.get("name") for address, info in self.client.scheduler_info()["workers"].items()}
         self._names = {address: str(name) for address, name in names.items() if name not in (None, address)}
         for address, here in sorted(facts.items(), key=lambda item: item[0]):
-            named = f"{names[address]} " if names.get(address) not in (None, address) else ""
             if isinstance(here, BaseException):  # most often no arena in the Python its `dask worker` runs
                 # Dask hands a worker's failure back wrapped in a plain Exception that names it.
                 failure = str(here) if type(here) is Exception else f"{type(here).__name__}: {here}"
-                raise ClusterError(f"worker {named}at {address} cannot run the arena ({failure}): "
-                                   "install this arena's version in the Python environment that runs `dask worker` "
-                                   "there; no game was played")
+                raise ClusterError(f"{self._worker(address)} cannot run the arena ({failure}): install this arena's "
+                                   "version in the Python environment that runs `dask worker` there; no game was played")
             difference = code_difference(here, _expected())
             if difference:
-                raise ClusterError(f"worker {named}at {address} (host {here[2]}) {difference}; no game was played")
+                raise ClusterError(f"{self._worker(address)} (host {here[2]}) {difference}; no game was played")
         self.isolations = {address: (False, f"unknown ({found})") if isinstance(found, BaseException) else found
                            for address, found in self.client.run(worker_isolation, self.config.isolation,
                                                                  workers=list(facts), on_error="return").items()}
         for address, (active, line) in sorted(self.isolations.items()):
             if self.config.isolation == "required" and not active:
-                named = f"{names[address]} " if names.get(address) not in (None, address) else ""
-                raise ClusterError(f"worker {named}at {address} (host {facts[address][2]}) cannot isolate bots "
-                                   f"({line}), and the config says isolation = \"required\"; no game was played")
+                raise ClusterError(f"{self._worker(address)} (host {facts[address][2]}) cannot isolate bots ({line}), "
+                                   "and the config says isolation = \"required\"; no game was played")
         return facts
+
+    def _worker(self, address: str) -> str:
+        """"worker NAME at ADDRESS", or "worker at ADDRESS" for one started without a name."""
+        name = self._names.get(address)
+        return f"worker {name} at {address}" if name else f"worker at {address}"
 
     def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
         """The games of `tables` as they end. A table goes out when a worker thread is free for it

@@ -112,6 +112,18 @@ def cluster(tmp_path):
         made.stop()
 
 
+@pytest.fixture
+def lone_worker(tmp_path):
+    """A scheduler with one worker, w1."""
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("w1")
+        made.wait_for_workers(1)
+        yield made
+    finally:
+        made.stop()
+
+
 def comparable(config: Path) -> dict:
     data = json.loads(invoke("standings", str(config), "--format", "json").output)
     data.pop("timeline")
@@ -242,25 +254,19 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, tmp_path):
     assert len(started) == 4 and len(again) <= 1 and not any(k.startswith(f"arena-table-{table_no}-") for k in again), started
 
 
-def test_a_quiet_spell_leaves_no_errors_in_the_scheduler_s_log(tmp_path):
+def test_a_quiet_spell_leaves_no_errors_in_the_scheduler_s_log(lone_worker, tmp_path):
     """The organiser polls the run's queue for games. A queue read that waited and timed out was
     logged by the scheduler as an error with its traceback, at every poll that found nothing (53
     in a 30 s run of slow bots): here a bot takes 3 s to start, and nothing may be logged."""
-    made = Cluster(tmp_path / "cluster")
-    try:
-        made.add_worker("w1")
-        made.wait_for_workers(1)
-        folder = tmp_path / "t"
-        folder.mkdir()
-        config = folder / "t.toml"
-        config.write_text(f'name = "t"\nseed = 3\ntable_size = 3\ndeals = 1\nbots = ["heuristic_bot", "random_bot", '
-                          f'"{hostile_bot("slow_start")}"]\n' + GENEROUS_LIMITS)
-        result = invoke("tournament", "run", str(config), "--cluster", made.address)
-        assert result.exit_code == 0, result.output
-        log = (made.root / "scheduler" / "log").read_text()
-        assert "Exception while handling op" not in log, log[-3000:]
-    finally:
-        made.stop()
+    folder = tmp_path / "t"
+    folder.mkdir()
+    config = folder / "t.toml"
+    config.write_text(f'name = "t"\nseed = 3\ntable_size = 3\ndeals = 1\nbots = ["heuristic_bot", "random_bot", '
+                      f'"{hostile_bot("slow_start")}"]\n' + GENEROUS_LIMITS)
+    result = invoke("tournament", "run", str(config), "--cluster", lone_worker.address)
+    assert result.exit_code == 0, result.output
+    log = (lone_worker.root / "scheduler" / "log").read_text()
+    assert "Exception while handling op" not in log, log[-3000:]
 
 
 def test_a_worker_of_another_arena_version_is_refused_before_any_game(tmp_path):
