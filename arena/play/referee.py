@@ -41,7 +41,7 @@ HUNG_AFTER_TIMEOUTS = 3
 FLOODED_AFTER_STRAY = 3
 # Said with a malformed answer that is no attempt at a move: most often a debug print. (It names
 # stdout, which a ZeroMQ bot's stray messages do not come from; the text goes to the bot in its
-# `fault` line, and issue 22 keeps the wire's bytes as they are while it is open.)
+# `fault` line, and issue 22's wire test keeps its bytes; the issue is blocked, not dropped.)
 _ONLY_PROTOCOL_LINES = "; only protocol lines may go to stdout: write diagnostics to stderr (protocol.md section 2)"
 # How many unanswered requests a bot's late answers are recognised for (protocol.md section 7).
 LATE_ANSWERS_REMEMBERED = 10_000
