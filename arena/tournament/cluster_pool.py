@@ -248,7 +248,7 @@ class ClusterPool:
                 seen.add(spec.key)
                 self.where[spec.key] = where
                 yield spec, record
-            if not batch and self._all_done() and not self._queue.qsize():
+            if not batch and self._all_done() and not self._ask(self._queue.qsize):
                 # Every task submitted ended, and nothing is left on the queue: a task that could
                 # not say it was done (it raised, say) must not keep the organiser waiting.
                 if not waiting:
@@ -258,9 +258,9 @@ class ClusterPool:
     def _submit(self, table: TableSpec) -> None:
         bundles = {name: self._bundles[name] for name in table.entries}  # futures: Dask hands the task their bundles
         self._bots_at[table.index] = table.entries
-        self._futures[table.index] = self.client.submit(play_table_task, table, bundles, self.config, _expected(),
-                                                        self._queue.name, self._stop.name, pure=False,
-                                                        key=f"arena-table-{table.index}-{self._run}")
+        self._futures[table.index] = self._ask(self.client.submit, play_table_task, table, bundles, self.config,
+                                               _expected(), self._queue.name, self._stop.name, pure=False,
+                                               key=f"arena-table-{table.index}-{self._run}")
 
     def _next_batch(self, distributed) -> list[bytes]:  # noqa: ARG002
         # What the queue holds now, without waiting there: a get that waits and times out is
@@ -269,10 +269,7 @@ class ClusterPool:
         # Soon after a game, seldom in a long quiet spell: a table's end comes right after its last
         # games, and the next table waits for it (a flat 0.1 s made an empty table's round trip
         # 107 ms instead of 11 in benchmarks/cluster.py).
-        try:
-            batch = list(self._queue.get(batch=True))
-        except Exception as exc:  # noqa: BLE001 - the connection's own errors vary with the failure
-            raise self._lost(exc) from None
+        batch = list(self._ask(self._queue.get, batch=True))
         if batch:
             self._quiet_s = _FIRST_POLL_S
         else:
@@ -280,6 +277,15 @@ class ClusterPool:
             self._quiet_s = min(2 * self._quiet_s, _POLL_S)
             self._check_scheduler()
         return batch
+
+    def _ask(self, question, *args, **kwargs):
+        """A round trip to the scheduler; a scheduler gone on the way is said as lost. Every call
+        to the scheduler while tables play goes through here: an unguarded one (the queue's size)
+        let a scheduler killed between two polls end the command with Dask's traceback."""
+        try:
+            return question(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - the connection's own errors vary with the failure
+            raise self._lost(exc) from None
 
     def _all_done(self) -> bool:
         for index, future in self._futures.items():

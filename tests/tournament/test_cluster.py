@@ -440,6 +440,28 @@ def test_the_scheduler_going_away_stops_the_run_and_the_same_command_resumes(tmp
         again.stop()
 
 
+def test_a_scheduler_lost_at_any_call_of_the_run_is_said_in_a_sentence(lone_worker, tmp_path, monkeypatch):
+    """Every call to the scheduler while tables play says a lost scheduler as such. The queue's
+    size, asked when every task has ended and no game came, was unguarded: a scheduler killed just
+    then ended the command with Dask's traceback (CI, once). Here the queue gives nothing and its
+    size finds the connection reset, as it did."""
+    from distributed import Queue
+    from distributed.comm.core import CommClosedError
+
+    def reset(self, **kwargs):
+        raise CommClosedError("in <TCP (closed) ConnectionPool.queue_qsize>: ConnectionResetError: reset by peer")
+
+    monkeypatch.setattr(Queue, "get", lambda self, **kwargs: [])
+    monkeypatch.setattr(Queue, "qsize", reset)
+    folder = tmp_path / "t"
+    folder.mkdir()
+    config = write_config(folder, "t")
+    result = invoke("tournament", "run", str(config), "--cluster", lone_worker.address)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 1 and "lost the Dask scheduler" in text, (text, result.exception)
+    assert "ConnectionPool" not in text
+
+
 def test_tls_settings_that_cannot_work_are_said_in_a_sentence_at_once(tmp_path):
     """A tls:// address without Dask's TLS settings, and required encryption with a tcp:// one,
     gave a traceback and then held the command 20 s in a half-made client."""
