@@ -444,15 +444,24 @@ def test_a_scheduler_lost_at_any_call_of_the_run_is_said_in_a_sentence(lone_work
     """Every call to the scheduler while tables play says a lost scheduler as such. The queue's
     size, asked when every task has ended and no game came, was unguarded: a scheduler killed just
     then ended the command with Dask's traceback (CI, once). Here the queue gives nothing and its
-    size finds the connection reset, as it did."""
-    from distributed import Queue
+    size finds the connection reset, as it did; and closing the client then outlasts its limit,
+    which must not take the place of the message either."""
+    from distributed import Client, Queue
     from distributed.comm.core import CommClosedError
 
     def reset(self, **kwargs):
         raise CommClosedError("in <TCP (closed) ConnectionPool.queue_qsize>: ConnectionResetError: reset by peer")
 
+    def late_close(self, timeout=None):
+        was_open = self.status not in ("closed", "newly-created")  # Client.__del__ closes again
+        closing(self, timeout=timeout)
+        if was_open:
+            raise TimeoutError("closing the client took longer than 5 s")
+
+    closing = Client.close
     monkeypatch.setattr(Queue, "get", lambda self, **kwargs: [])
     monkeypatch.setattr(Queue, "qsize", reset)
+    monkeypatch.setattr(Client, "close", late_close)
     folder = tmp_path / "t"
     folder.mkdir()
     config = write_config(folder, "t")
