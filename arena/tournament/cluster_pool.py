@@ -113,6 +113,7 @@ class ClusterPool:
         except socket.gaierror as exc:  # else Dask retries the name for its whole time limit
             raise ClusterError(f"cannot find the host {host!r} of the Dask scheduler's address {self.address} "
                                f"({exc.strerror})") from None
+        self._probe(host, int(self.address.rsplit(":", 1)[1]))
         try:
             # Dask waits for the scheduler's greeting with no time limit: a port that takes the
             # connection and stays silent (the dashboard's, 8787) held the command for good, with
@@ -124,11 +125,8 @@ class ClusterPool:
                                f"scheduler within {GREETING_TIMEOUT_S:g} s: give the scheduler's own port (8786 "
                                "unless it was started with --port), not its dashboard's (8787)") from None
         except OSError as exc:
-            port = self.address.rsplit(":", 1)[1]
-            scheduler = "dask scheduler" + ("" if port == "8786" else f" --port {port}")
-            tls = ("; if that scheduler uses TLS, give a tls:// address" if self.address.startswith("tcp://") else "")
-            raise ClusterError(f"cannot reach the Dask scheduler at {self.address} ({_said(exc)}); start it with "
-                               f"`{scheduler}`, and workers with `dask worker {self.address} --nthreads 1`{tls}") from None
+            # Past a plain connection, a tcp:// address that fails may be a TLS scheduler's.
+            raise self._unreachable(_said(exc), maybe_tls=self.address.startswith("tcp://")) from None
         except Exception as exc:  # noqa: BLE001 - Dask's own refusals: said in a sentence, not a traceback
             raise ClusterError(f"cannot connect to the Dask scheduler at {self.address}: {type(exc).__name__}"
                                + (f": {exc}" if str(exc).strip() else "")) from None
@@ -136,6 +134,26 @@ class ClusterPool:
         self._bundles = self._submit_bundles()
         self._queue = distributed.Queue(f"arena-games-{self._run}", client=self.client)
         self._stop = distributed.Event(f"arena-stop-{self._run}", client=self.client)
+
+    def _probe(self, host: str, port: int) -> None:
+        """A plain connection first: Dask retries a refused port for its whole time limit (10 s)
+        and then says it timed out, where nothing listening is known at once. The scheduler logs
+        this connection as one INFO line ("closed before handshake completed")."""
+        try:
+            socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+        except ConnectionRefusedError:
+            raise self._unreachable("connection refused: nothing listens at that port") from None
+        except TimeoutError:
+            raise self._unreachable(f"no answer within {CONNECT_TIMEOUT_S} s") from None
+        except OSError as exc:  # no route to the host, say
+            raise self._unreachable(exc.strerror or _said(exc)) from None
+
+    def _unreachable(self, why: str, maybe_tls: bool = False) -> ClusterError:
+        port = self.address.rsplit(":", 1)[1]
+        scheduler = "dask scheduler" + ("" if port == "8786" else f" --port {port}")
+        tls = "; if that scheduler uses TLS, give a tls:// address" if maybe_tls else ""
+        return ClusterError(f"cannot reach the Dask scheduler at {self.address} ({why}); start it with "
+                            f"`{scheduler}`, and workers with `dask worker {self.address} --nthreads 1`{tls}")
 
     def _submit_bundles(self) -> dict:
         """Each bot's bundle as the result of a task of its own (see the module's docstring)."""

@@ -389,6 +389,18 @@ def test_an_unknown_scheduler_host_is_said_at_once(tmp_path):
     assert "cannot find the host 'no-such-host.invalid'" in text, text
 
 
+def test_a_port_where_nothing_listens_is_said_as_refused_not_as_a_timeout(tmp_path):
+    """Dask retries a refused port for its whole limit and then says it timed out."""
+    import socket
+
+    closed = socket.create_server(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    text = refused_run(tmp_path, f"tcp://127.0.0.1:{port}")
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (connection refused: nothing listens" in text
+    assert f"start it with `dask scheduler --port {port}`" in text and "Timed out" not in text and "TLS" not in text
+
+
 def test_a_worker_running_other_arena_code_of_the_same_version_is_refused(tmp_path):
     """An organiser updated a clone and left a worker running: same version number, other code,
     other games from the same seeds. Here the worker imports a copy of the arena with one change."""
