@@ -33,6 +33,7 @@ class GameLine:
     versions: tuple[str, ...] = ()  # by seat: the version (content hash) each bot played it with
     superseded: str = ""  # why it is out of the standings (a bot resubmitted or withdrawn); "" if counted
     machine: str = ""  # where it was played: a cluster worker's host and address, else this machine's name
+    isolation: str = ""  # what its bots could reach there: "bubblewrap 0.8.0 as uid 65534", "none (why)"
 
     def fault_text(self) -> str:
         """e.g. "seat 1 timeout x2, seat 2 illegal"; "" without faults."""
@@ -43,7 +44,8 @@ class GameLine:
         return {"number": self.number, "key": self.key, "bots": list(self.bots), "order": list(self.order),
                 "points": list(self.points), "reason": self.reason, "moves": self.moves,
                 "faults": [{"seat": seat, "kind": kind, "count": times} for seat, kind, times in self.faults],
-                "versions": list(self.versions), "superseded": self.superseded, "machine": self.machine}
+                "versions": list(self.versions), "superseded": self.superseded, "machine": self.machine,
+                "isolation": self.isolation}
 
 
 def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
@@ -55,7 +57,19 @@ def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
         faults=tuple((seat, kind, times) for (seat, kind), times in sorted(counted.items())),
         versions=tuple(str(versions.get(name, "")) for name in row.bots), superseded=superseded,
         machine=str((row.extra or {}).get("machine", "")),
+        isolation=isolation_text((row.extra or {}).get("isolation")),
     )
+
+
+def isolation_text(record) -> str:
+    """A game's stored isolation (arena/sandbox/isolation.py, Isolation.record) in words; "" for
+    games stored before it was recorded."""
+    if not isinstance(record, dict):
+        return ""
+    if record.get("tool", "none") == "none":
+        return f"none ({record['why']})" if record.get("why") else "none"
+    uid = record.get("bot_uid")
+    return f"{record['tool']} " + (f"as uid {uid}" if uid is not None else "in a user namespace")
 
 
 def game_lines(rows: Iterable[GameRow | tuple[GameRow, str]], number_of: Callable[[GameRow], int], *,
@@ -76,8 +90,9 @@ def game_lines(rows: Iterable[GameRow | tuple[GameRow, str]], number_of: Callabl
         yield line
 
 
-# versions, superseded and machine came last: readers that go by position keep working.
-CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults", "versions", "superseded", "machine")
+# versions, superseded, machine and isolation came last: readers that go by position keep working.
+CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults", "versions", "superseded", "machine",
+              "isolation")
 
 
 def csv_header() -> str:
@@ -88,7 +103,7 @@ def csv_row(line: GameLine) -> str:
     """`bots`, `order`, `points` and `versions` as ";"-separated lists (by seat, except `order`)."""
     return _csv_row((line.number, line.key, ";".join(line.bots), ";".join(line.order),
                      ";".join(map(str, line.points)), line.reason, line.moves, line.fault_text(),
-                     ";".join(line.versions), line.superseded, line.machine))
+                     ";".join(line.versions), line.superseded, line.machine, line.isolation))
 
 
 def json_line(line: GameLine) -> str:

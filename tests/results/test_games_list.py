@@ -5,9 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import socket
 from pathlib import Path
 
-from arena.results.games_list import game_lines
+from arena.results.games_list import game_lines, isolation_text
 from arena.results.rows import GameRow
 from tests.cli_support import invoke
 from tests.bots_support import hostile_bot
@@ -50,6 +51,18 @@ def test_a_game_line_counts_faults_by_seat_and_kind_and_leaves_out_the_referees_
     assert g3.order == ("c", "d", "a") and g3.points == (0, 2, 1) and g3.number == 7
 
 
+def test_a_game_line_says_the_isolation_its_bots_had_in_words():
+    assert isolation_text({"tool": "bubblewrap 0.8.0", "bot_uid": 65534}) == "bubblewrap 0.8.0 as uid 65534"
+    assert isolation_text({"tool": "bubblewrap 0.8.0", "bot_uid": None}) == "bubblewrap 0.8.0 in a user namespace"
+    assert isolation_text({"tool": "none", "why": 'isolation = "off"'}) == 'none (isolation = "off")'
+    assert isolation_text(None) == ""  # a game stored before the isolation was recorded
+    row = GameRow(id=0, key="g1", table=0, deal=0, bots=("a", "b", "c"), finishing_order=(0, 1, 2), points=(2, 1, 0),
+                  extra={"machine": "vm", "isolation": {"tool": "none", "why": "no bwrap"}})
+    (line,) = game_lines([row], lambda row: 1)
+    assert line.machine == "vm" and line.isolation == "none (no bwrap)"
+    assert line.as_dict()["isolation"] == "none (no bwrap)"
+
+
 def test_games_lists_a_tournament_with_its_faults_in_every_format(tmp_path):
     config = tmp_path / "t.toml"
     illegal = hostile_bot("illegal")
@@ -70,6 +83,11 @@ def test_games_lists_a_tournament_with_its_faults_in_every_format(tmp_path):
     assert len(rows) == 6 and {row["key"] for row in rows} == {f"t0000-d0000-s{s:02d}" for s in range(6)}
     assert all(sorted(row["bots"].split(";")) == ["heuristic_bot", "hostile_illegal", "random_bot"] for row in rows)
     assert [row["faults"].endswith("illegal") for row in rows].count(True) == 1
+    # Where each was played and what its bots could reach there, as the run's first line said.
+    from arena.sandbox.isolation import find_isolation
+
+    here = isolation_text(find_isolation("auto").record())
+    assert here and {(row["machine"], row["isolation"]) for row in rows} == {(socket.gethostname(), here)}
 
     lines = invoke("games", str(config), "--format", "json", "--skitgubbe", "hostile_illegal").output.splitlines()
     games = [json.loads(line) for line in lines]

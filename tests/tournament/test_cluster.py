@@ -161,9 +161,11 @@ def test_a_cluster_run_gives_the_standings_of_a_local_run_and_records_the_machin
     assert comparable(config) == comparable(reference)
     assert game_rows(folder / "t.sqlite") == game_rows(reference.parent / "t.sqlite")
     assert_no_load_faults(folder / "t.sqlite")
-    with sqlite3.connect(folder / "t.sqlite") as db:
-        machines = {json.loads(extra)["machine"] for (extra,) in db.execute("SELECT extra FROM games")}
-    assert machines and all("(tcp://127.0.0.1:" in m for m in machines)
+    listed = [json.loads(line) for line in invoke("games", str(config), "--format", "json").output.splitlines()]
+    assert len(listed) == 48 and all("(tcp://127.0.0.1:" in game["machine"] for game in listed)
+    from arena.results.games_list import isolation_text
+
+    assert {game["isolation"] for game in listed} == {isolation_text(find_isolation().record())}
     # The workers' folders hold no bots: each came as a bundle, unpacked in the per-user cache.
     assert not any(p.name == "bot.toml" for p in (cluster.root / "w1").rglob("*"))
 
