@@ -93,7 +93,9 @@ class PipeTransport:
 
     def _exited(self, what: str) -> BotExited:
         rc = self._proc.wait_returncode(0.2)
-        msg = f"{self.name} {what} ({describe_returncode(rc)})"
+        # An exit is what the author needs to hear (the closed pipe is its consequence), worded
+        # as the ZeroMQ transport words it; a pipe closed by a bot still running is said as such.
+        msg = f"{self.name} {what} (still running)" if rc is None else f"{self.name} exited ({describe_returncode(rc)})"
         return BotExited(msg + self._proc.stderr_reason(), returncode=rc)
 
     def send(self, line: str) -> None:

@@ -95,6 +95,20 @@ def test_exit_code_reported(echo: PipeTransport) -> None:
         echo.receive(5.0)
     assert ei.value.exit_code == 7
     assert echo.returncode == 7
+    said = str(ei.value)
+    assert said.endswith(" exited (exit code 7)") and "closed" not in said, said  # the exit, not its closed pipe
+
+
+def test_a_bot_that_closes_its_stdout_and_lives_on_is_said_to_be_still_running() -> None:
+    script = "import os, sys, time; print('ready', flush=True); os.close(1); sys.stdin.readline(); time.sleep(30)"
+    t = PipeTransport.start([sys.executable, "-c", script])
+    try:
+        assert t.receive(5.0) == "ready"
+        with pytest.raises(BotExited) as ei:
+            t.receive(5.0)
+        assert "closed its stdout (still running)" in str(ei.value), str(ei.value)
+    finally:
+        t.close(grace_s=0.2)
 
 
 def test_crash_reports_signal(echo: PipeTransport) -> None:
@@ -102,6 +116,7 @@ def test_crash_reports_signal(echo: PipeTransport) -> None:
     with pytest.raises(BotExited, match="SIGABRT") as ei:
         echo.receive(5.0)
     assert ei.value.signal == 6
+    assert "exited (killed by signal SIGABRT)" in str(ei.value), str(ei.value)
 
 
 def test_send_to_dead_bot_raises_bot_exited(echo: PipeTransport) -> None:
