@@ -92,6 +92,14 @@ def _close_live_guards() -> None:
             pass
 
 
+def _children(pid: int) -> set[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return {int(child) for child in f.read().split()}
+    except (OSError, ValueError):
+        return set()
+
+
 def _threads_of(pids: set[int]) -> int:
     """Processes and threads of `pids`: what the `processes` limit counts (pids.max does too)."""
     total = 0
@@ -124,9 +132,12 @@ class BotGuard:
         self.folder = folder
         self.writable_folder = writable_folder
         self._private_copy: Path | None = None
-        # bubblewrap's own process stays outside the bot, as the PID-namespace keeper does: the
-        # cgroup makes room for it, and the watchdog leaves it out of the count.
-        self._wrapper_tasks = 1 if self.isolation else 0
+        # bubblewrap's own two processes stay outside the bot, as the PID-namespace keeper does:
+        # the cgroup makes room for them, and the watchdog leaves them out of the count. One is
+        # its init, process 1 of the bot's namespace: the bot must not be, since process 1 drops
+        # every signal it has no handler for, its own too (abort() and raise() did nothing, and
+        # a bot that killed itself was called hung, in an author's trial).
+        self._wrapper_tasks = 2 if self.isolation else 0
         global _stale_cleaned
         if use_cgroup and not _stale_cleaned:
             _stale_cleaned = True
@@ -140,7 +151,7 @@ class BotGuard:
         self.preexec = make_preexec(limits, network=network, cgroup=self.cgroup, namespaces=self.isolation is None,
                                     bot_uid=bot_uid, extra=extra_preexec)
         self._proc: Any = None
-        self._outside: int | None = None  # the arena's own process before the bot: keeper or bubblewrap
+        self._outside: set[int] = set()  # the arena's own processes before the bot: keeper, or bubblewrap's two
         _live_guards.add(self)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -180,11 +191,11 @@ class BotGuard:
         self._proc = proc
         if self.isolation is not None:
             proc.signal_in_exit_code = True  # bubblewrap reports a bot killed by signal N as 128 + N
-            self._outside = proc.pid
+            self._outside = {proc.pid}  # and its init, its only child, once forked (_watch)
         else:
             # Known once, now: the keeper unshared before Popen returned (the bot itself cannot have
             # yet), and later a bot could unshare to hide from the count.
-            self._outside = proc.pid if is_keeper(proc.pid) else None
+            self._outside = {proc.pid} if is_keeper(proc.pid) else set()
         self._thread = threading.Thread(target=self._watch, name=f"bot-guard-{proc.pid}", daemon=True)
         self._thread.start()
 
@@ -211,7 +222,9 @@ class BotGuard:
                 if self.cgroup is not None and self.cgroup.fork_refused() > 0:
                     reason = f"more than {limit} processes/threads (fork refused by pids.max)"
                 members = self._members()
-                bots_own = members - {self._outside}
+                if self.isolation is not None and len(self._outside) < 2:
+                    self._outside |= _children(self._proc.pid)  # bubblewrap's init
+                bots_own = members - self._outside
                 tasks = self.cgroup.pids_current() if self.cgroup is not None else None
                 if tasks is None:
                     tasks = _threads_of(bots_own)

@@ -134,7 +134,7 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     the arena is root (default: the unprivileged one). `before`: a command that runs argv in the
     sandbox (the transport's stdio shim)."""
     folder = Path(folder)
-    cmd = [isolation.tool, "--die-with-parent", "--new-session", "--as-pid-1",
+    cmd = [isolation.tool, "--die-with-parent", "--new-session",
            "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not network:
         cmd.append("--unshare-net")

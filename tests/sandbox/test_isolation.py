@@ -168,3 +168,19 @@ def test_a_build_step_writes_its_folder_and_nothing_else(tmp_path):
     assert (folder / "built.txt").read_text() == "built\n"  # a build leaves its outputs in its folder
     assert (folder / "stolen.txt").read_text() == ""  # another bot's file is not there to read
     assert not outside.exists()
+
+
+def test_a_bot_that_aborts_itself_is_recorded_as_killed_by_its_signal_not_as_hung():
+    """A sandboxed bot ran as process 1 of its namespace, which drops every signal it has no
+    handler for, its own too: abort() (a failed C assert) was reported as SIGSEGV, and raise(SIGSEGV)
+    did nothing, so a bot that killed itself was charged timeouts and called hung (an author's
+    trial). Under bubblewrap's own init it dies of the signal it raised, and is said to."""
+    limits = TimeLimits(move_timeout_s=10.0, startup_timeout_s=30.0)
+    manifests = [load_manifest(hostile_bot("self_abort")), load_manifest("random_bot"), load_manifest("random_bot")]
+    with open_table(manifests, BotSettings(limits=limits)) as seats:
+        result = play_match(seats, Rules(), seed=5, games=1, limits=limits)
+    faults = [(f.seat, f.kind.value, f.detail) for f in result.records[0].faults if f.kind.value != "dead"]
+    assert len(faults) == 1, faults
+    seat, kind, detail = faults[0]
+    assert (seat, kind) == (0, "exited"), faults
+    assert "exited (killed by signal SIGABRT); its stderr says: self_abort: assertion failed" in detail, detail

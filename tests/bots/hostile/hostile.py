@@ -166,8 +166,13 @@ def snoop():
     for name in targets.get("env", []):
         say("env", name, name in os.environ, "absent" if name not in os.environ else os.environ[name])
     sys.stderr.write(f"snoop: environ {','.join(sorted(os.environ))}\n")
-    if os.getpid() != 1:  # not in a PID namespace of its own: no sandbox, and a real umount could
-        say("sandbox", os.getpid(), True, "not process 1 of its own namespace: umount and mount not tried")
+    try:  # under bubblewrap the bot is process 2, below bubblewrap's own init
+        with open("/proc/1/cmdline", "rb") as f:
+            below_bubblewrap = os.path.basename(f.read().split(b"\0")[0]) == b"bwrap"
+    except OSError:
+        below_bubblewrap = False
+    if os.getpid() != 1 and not below_bubblewrap:  # no PID namespace of its own: no sandbox, and a real umount could
+        say("sandbox", os.getpid(), True, "not in a PID namespace of its own: umount and mount not tried")
     else:
         refused, why = failed_call(libc.umount2(b"/proc", 2))  # MNT_DETACH
         say("umount", "/proc", not refused, why)
@@ -267,6 +272,10 @@ def main():
                 write_others()
             elif MODE == "escape" and requests == 1:
                 escape()
+            elif MODE == "self_abort" and requests == 1:  # as a failed C assert() does
+                sys.stderr.write("self_abort: assertion failed, aborting\n")
+                sys.stderr.flush()
+                os.abort()
             elif MODE == "snoop" and requests == 2:  # mid-game: the other bots' logs exist by now
                 snoop()
             elif MODE == "noise" and requests == 2:
