@@ -218,7 +218,13 @@ def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer:
             reply = protocol.parse_move_reply(reply_line)
         except protocol.ProtocolError as exc:
             seat.timeouts_in_a_row = 0  # it answered something: broken perhaps, but not hung
-            seat.stray_in_a_row += 1
+            # A `move` naming this request answers it, garbled or not (protocol.md section 9: only
+            # a line that is no move line, or a move for a request that is over, counts towards
+            # flooding); `move 1 2` for request 1 had the bot killed as flooding (an author's trial).
+            if reply_line.startswith(answer_prefix):
+                seat.stray_in_a_row = 0
+            else:
+                seat.stray_in_a_row += 1
             _await_late(seat, request_id)  # a garbled line is no answer: the real one may follow
             # A line that is no attempt at a move at all is most often a debug print: each one
             # costs a move (the real answer after it is then late), so say where such lines go.

@@ -235,6 +235,17 @@ def test_a_bot_that_answers_with_lines_that_are_no_moves_is_killed_as_flooding_a
     assert seats[0].dead_reason == FLOODING_REASON
 
 
+def test_a_move_naming_the_open_request_with_a_garbled_move_is_charged_per_move_but_not_killed():
+    """Flooding is lines that answer no open request (protocol.md section 9). `move 1 2` (a count
+    where the move goes) names the open request: it answers it, badly. It had the bot killed as
+    flooding after three, as if it were noise (a bot author's trial)."""
+    seats = seats_with(lambda n, tokens: f"move {tokens[1]} 2", random_policy(2), random_policy(3))
+    record = play_game(Game.new(Rules(), seed=8, dealer=0), seats)
+    kinds = [f.kind for f in record.faults if f.seat == 0]
+    assert kinds == [FaultKind.MALFORMED] * seats[0].transport.requests and seats[0].alive
+    assert seats[0].transport.requests > FLOODED_AFTER_STRAY
+
+
 def test_a_bot_that_prints_a_line_before_each_answer_is_charged_per_move_but_not_killed():
     """A debug print before every answer: each costs its move (the answer after it comes late and
     is dropped), but the late answer is a well-formed one, so the bot is not taken for a flood."""
