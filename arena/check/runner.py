@@ -208,7 +208,12 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         # Answers that were moves of the bot's own: a bot whose every line was malformed made
         # no move to check, and must not read as one whose moves were all legal.
         own_moves = decisions - sum(kinds[k] for k in (FaultKind.MALFORMED, FaultKind.STALE, FaultKind.ILLEGAL))
-        if f is None and own_moves <= 0 and decisions:
+        # Nothing answered at all: the rows about answers are not tested, rather than passed (an
+        # author read "PASS legal moves" as the part that works, of a bot that never moved).
+        unanswered = "not tested: no answer came from the bot (see the games row)"
+        if not decisions:
+            results.append(CheckResult("legal moves", True, unanswered, skipped=True))
+        elif f is None and own_moves <= 0:
             results.append(CheckResult(
                 "legal moves", False, "no answer was a well-formed move, so no move could be checked",
                 evidence_for(first_fault({FaultKind.MALFORMED, FaultKind.OVERLONG}))))
@@ -231,13 +236,22 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         detail += ", timeouts counted at the limit)" if f is not None else ")"
         if f is not None:
             detail += f"; {kinds[FaultKind.TIMEOUT]} timeout(s): {f.detail}"
-        results.append(CheckResult("answers in time", in_time, detail, () if in_time else evidence_for(f)))
+            if not decisions:  # its hello came (the handshake passed), and then nothing at all
+                detail += ("; no request got any answer, though the hello came: is stdout flushed after "
+                           "every line, not only after hello?")
+        if f is None and not decisions:
+            results.append(CheckResult("answers in time", True, unanswered, skipped=True))
+        else:
+            results.append(CheckResult("answers in time", in_time, detail, () if in_time else evidence_for(f)))
 
         f = first_fault({FaultKind.MALFORMED, FaultKind.OVERLONG})
-        results.append(CheckResult(
-            "well-formed lines", f is None,
-            "every line the bot sent was a well-formed protocol line" if f is None else f"{f.kind.value}: {f.detail}",
-            () if f is None else evidence_for(f)))
+        if f is None and not decisions:
+            results.append(CheckResult("well-formed lines", True, unanswered, skipped=True))
+        else:
+            results.append(CheckResult(
+                "well-formed lines", f is None,
+                "every line the bot sent was a well-formed protocol line" if f is None else f"{f.kind.value}: {f.detail}",
+                () if f is None else evidence_for(f)))
 
         f = first_fault({FaultKind.EXITED, FaultKind.DEAD})
         restarted = f", then started afresh {count(seats[0].restarts, 'time')} for later games" if seats[0].restarts else ""

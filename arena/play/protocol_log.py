@@ -32,17 +32,25 @@ class LoggedTransport:
 
     def send(self, line: str) -> None:
         self._log.write(f"> {line}\n")
-        self.inner.send(line)
+        try:
+            self.inner.send(line)
+        except TransportError as exc:
+            self._noticed(exc)
+            raise
 
     def send_many(self, lines: list[str]) -> None:
         self._log.write("".join(f"> {line}\n" for line in lines))
-        self._send_lines(lines)
+        try:
+            self._send_lines(lines)
+        except TransportError as exc:  # a bot found gone while written to: the log says so, as on a read
+            self._noticed(exc)
+            raise
 
     def receive(self, timeout_s: float) -> str:
         try:
             line = self.inner.receive(timeout_s)
         except TransportError as exc:
-            self._log.write(f"! {type(exc).__name__}: {exc}\n")
+            self._noticed(exc)
             raise
         left = _LOG_BUDGET_LEFT[self._path]
         if left > 0:
@@ -51,6 +59,10 @@ class LoggedTransport:
                             "! the bot's further lines are not logged: it sent more than "
                             f"{self._from_bot_cap} bytes\n")
         return line
+
+    def _noticed(self, exc: TransportError) -> None:
+        """"! what the arena noticed": the message names the bot and what happened."""
+        self._log.write(f"! {exc}\n")
 
     def close(self, grace_s: float = QUIT_GRACE_S) -> None:
         close_transport(self.inner, grace_s)

@@ -192,7 +192,7 @@ class PipeTransport:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotTimeout(f"{self.name} sent no line within {timeout_s:g}s", self._unfinished())
+                raise BotTimeout(f"{self.name} sent no line within {timeout_s:.3g} s", self._unfinished())
             if not poll(min(remaining, _EXIT_CHECK_S) * 1000.0):
                 # No data: if the bot itself is gone (but a grandchild keeps the pipe
                 # open), report the exit now instead of waiting out the deadline.

@@ -234,6 +234,28 @@ def test_check_does_not_pass_legal_moves_when_no_answer_was_a_move(tmp_path):
     assert failed(report)["well-formed lines"].startswith("malformed: ")
 
 
+def test_a_bot_that_flushes_its_hello_but_not_its_moves_is_asked_about_flushing(tmp_path):
+    """The likeliest C mistake (an author's trial): the hello arrives, no move ever does. The
+    rows about answers were passed ("every move was one of the legal moves") for a bot that
+    never moved, and nothing pointed at the missing flush."""
+    folder = python_bot(tmp_path, "unflushed", (
+        "import sys\n"
+        "out = open(1, 'w', buffering=1 << 20)  # a block buffer, as C's stdout on a pipe\n"
+        "for line in sys.stdin:\n"
+        "    t = line.split()\n"
+        "    if t[0] == 'hello': print('hello name=unflushed', file=out, flush=True)\n"
+        "    elif t[0] == 'request': print(f'move {t[1]} {t[3]}', file=out)\n"
+        "    elif t[0] == 'quit': break\n"
+    ))
+    report = check_bot(folder, **{**FAST, "games": 1})
+    rows = {r.name: r for r in report.results}
+    assert rows["handshake"].passed and not report.passed
+    assert "is stdout flushed after every line, not only after hello?" in rows["answers in time"].detail
+    assert not rows["answers in time"].passed
+    for name in ("legal moves", "well-formed lines"):
+        assert rows[name].skipped and rows[name].detail.startswith("not tested: no answer came"), rows[name]
+
+
 STRICT_BOT = """import sys
 KNOWN = {'hello', 'match', 'game', 'event', 'request', 'fault', 'gameover', 'matchover', 'quit'}
 for line in sys.stdin:

@@ -317,6 +317,27 @@ def test_the_protocol_log_keeps_a_capped_share_of_the_bots_lines(tmp_path):
     assert lines[-1].startswith("! the bot's further lines are not logged")
 
 
+def test_the_protocol_log_says_why_a_bot_went_whether_seen_on_a_read_or_a_write(tmp_path):
+    """A bot found gone while the arena wrote to it left a log that ended at the request, with no
+    word of why (an author's trial); and what the arena noticed came as a Python class name."""
+    from arena.play.protocol_log import LoggedTransport
+    from arena.transport import BotExited, BotTimeout
+
+    log = tmp_path / "p.log"
+    bot = ScriptedTransport(lambda n, tokens: None, name="b")
+    logged = LoggedTransport(bot, log)
+    with pytest.raises(BotTimeout):
+        logged.receive(0.5)
+    bot.closed = True  # the process exited: the next write finds it gone
+    with pytest.raises(BotExited):
+        logged.send_many(["event draw 1 -", "request 2 1 draw"])
+    with pytest.raises(BotExited):
+        logged.send("quit")
+    logged.close()
+    assert log.read_text().splitlines() == ["! b: no line within 0.5s", "> event draw 1 -", "> request 2 1 draw",
+                                            "! b: closed", "> quit", "! b: closed"]
+
+
 @pytest.mark.parametrize("draw_timing, bad_answer_at", [("after", 1), ("before", 2)])
 def test_a_fallback_card_that_wins_the_trick_does_not_also_lead_the_next_one(draw_timing, bad_answer_at):
     """R52: one fallback covers the faulting turn only. B's fallback 9♦ beats A's 2♣, so B leads the

@@ -61,7 +61,7 @@ def test_bad_utf8_is_replaced(echo: PipeTransport) -> None:
 def test_silent_bot_times_out(echo: PipeTransport) -> None:
     echo.send("silent")
     t0 = time.monotonic()
-    with pytest.raises(BotTimeout, match="no line within 0.3s"):
+    with pytest.raises(BotTimeout, match="no line within 0.3 s"):
         echo.receive(0.3)
     assert time.monotonic() - t0 < 5.0
     echo.send("again")  # the transport stays usable after a timeout
