@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from arena.game import Event, EventKind, Game, pretty_card
+from arena.play.records import FaultKind
 
 
 def _cards(cards: Sequence[int]) -> str:
@@ -55,12 +56,14 @@ def replay_lines(row, seat: int | None = None, number: int | None = None) -> lis
         lines.append(f"your hand: {_cards(hand)}")
     shown = 0
 
-    def emit() -> None:
+    def emit(number: str = "") -> None:
+        """The events since the last call; the first carries `number` (the move's), the rest line up."""
         nonlocal shown, hand, hands
         new = game.events[shown:]
         shown = len(game.events)
         for event in new:
-            lines.append(describe_event(event, names))
+            lines.append(f"{number:>{_NUMBER_WIDTH}}" + describe_event(event, names))
+            number = ""
             if seat is None and event.kind in (EventKind.DRAW, EventKind.TRUMP) and event.seat is not None:
                 s = event.seat
                 gained = set(game.hands[s]) - hands[s]
@@ -78,10 +81,19 @@ def replay_lines(row, seat: int | None = None, number: int | None = None) -> lis
 
     hand = () if seat is None else hand
     hands = [] if seat is not None else hands
+    # A fault's `move` is the index of the move the arena made in the bot's place: shown there,
+    # numbered as the moves are (from 1), so that "fault ... at move 117" can be found.
+    faults_at: dict[int, list[dict]] = {}
+    for fault in row.faults:
+        faults_at.setdefault(fault["move"], []).append(fault)
     emit()
-    for move in transcript.moves:
+    for index, move in enumerate(transcript.moves):
+        for fault in faults_at.pop(index, ()):
+            lines.append(_fault_note(fault, names, moved_for=True))
         game.apply(move)
-        emit()
+        emit(f"{index + 1}. ")
+    for index in sorted(faults_at):  # the last fault of a forfeited game, past the last move
+        lines.extend(_fault_note(fault, names, moved_for=False) for fault in faults_at[index])
     if transcript.forfeited_seat is not None:
         lines.append(f"{_label(names, transcript.forfeited_seat)} forfeits: {transcript.forfeit_reason or 'fault'}")
         game.forfeit(transcript.forfeited_seat, transcript.forfeit_reason)
@@ -94,9 +106,31 @@ def replay_lines(row, seat: int | None = None, number: int | None = None) -> lis
                  + f" ({outcome.reason.value}); skitgubbe: {names[outcome.skitgubbe]}")
     if row.points:
         lines.append("points: " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(row.points)))
+    made_for: dict[int, list[int]] = {}  # seat -> the moves the arena made for it once it was gone
     for fault in row.faults:
-        lines.append(f"fault: {_label(names, fault['seat'])} {fault['kind']} at move {fault['move']}: {fault['detail']}")
+        if fault["kind"] == DEAD:
+            made_for.setdefault(fault["seat"], []).append(fault["move"] + 1)
+        else:
+            lines.append(f"fault: {_label(names, fault['seat'])} {fault['kind']} at move {fault['move'] + 1}: "
+                         f"{fault['detail']}")
+    for gone, numbers in sorted(made_for.items()):
+        lines.append(f"the arena made {len(numbers)} move{'s' if len(numbers) != 1 else ''} for {_label(names, gone)} "
+                     f"after it was gone (moves {numbers[0]} to {numbers[-1]}; not counted as faults)")
     return lines
+
+
+_NUMBER_WIDTH = 5  # "117. "
+DEAD = FaultKind.DEAD.value  # a move the arena made for a bot already gone
+
+
+def _fault_note(fault: dict, names: Sequence[str], moved_for: bool) -> str:
+    """A fault where it happened. `moved_for`: the arena's move in its place comes next (the
+    fallback policy); under forfeit none does."""
+    who = _label(names, fault["seat"])
+    if fault["kind"] == DEAD:
+        return f"{'':>{_NUMBER_WIDTH}}(the arena moves for {who}, gone)"
+    then = " (the arena moves for it)" if moved_for else ""
+    return f"{'':>{_NUMBER_WIDTH}}! fault: {who} {fault['kind']}: {fault['detail']}{then}"
 
 
 def _card_words(cards: Sequence[int]) -> str:

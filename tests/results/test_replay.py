@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.game import Game, Rules, game_points, pretty_card
-from arena.play.records import GameRecord
+from arena.play.records import Fault, FaultKind, GameRecord
 from arena.results.replay import replay_lines
 from arena.schedule.tables import round_robin
 from arena.play.selfplay import play_random_game
@@ -84,3 +84,29 @@ def test_forfeited_game_replays(tmp_path):
         lines = replay_lines(row, seat)
         assert any("forfeits: timeout" in l for l in lines)
         assert "(forfeit)" in lines[-2]
+
+
+def test_faults_are_shown_at_their_move_numbered_as_the_moves_are(tmp_path):
+    """"fault ... at move 117" could not be found: the moves had no numbers, the faults came
+    after the result, and each move the arena made for a gone bot repeated its crash (an author's
+    trial). Moves are numbered from 1; a fault stands just before the move made in its place."""
+    spec = round_robin(["ann", "bob", "cid"], 3, 1, 9)[0].games[0]
+    g = play_random_game(RULES, spec.seed, spec.dealer)
+    faults = (Fault(1, FaultKind.ILLEGAL, "Kd: you do not hold it (R8)", 4),
+              Fault(2, FaultKind.EXITED, "cid exited (exit code 3)", 6),
+              Fault(2, FaultKind.DEAD, "cid exited (exit code 3)", 9), Fault(2, FaultKind.DEAD, "cid exited (exit code 3)", 12))
+    store = ResultStore(tmp_path / "r.db")
+    store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, RULES), faults,
+                                    ((0.001,),) * 3, len(g.moves)))
+    row = store.get_game(spec.key)
+    store.close()
+    lines = replay_lines(row)
+    illegal = lines.index("     ! fault: seat 1 (bob) illegal: Kd: you do not hold it (R8) (the arena moves for it)")
+    assert lines[illegal + 1].startswith("  5. "), lines[illegal:illegal + 2]
+    exited = next(i for i, line in enumerate(lines) if "! fault: seat 2 (cid) exited" in line)
+    assert lines[exited + 1].startswith("  7. "), lines[exited:exited + 2]
+    assert lines.index("     (the arena moves for seat 2 (cid), gone)") + 1 == next(
+        i for i, line in enumerate(lines) if line.startswith(" 10. "))
+    assert sum("exit code 3" in line for line in lines) == 2  # at the move, and in the list at the end
+    assert "fault: seat 1 (bob) illegal at move 5: Kd: you do not hold it (R8)" in lines
+    assert lines[-1] == "the arena made 2 moves for seat 2 (cid) after it was gone (moves 10 to 13; not counted as faults)"
