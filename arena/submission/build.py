@@ -7,6 +7,7 @@ command, under the same isolation as the bot (arena/sandbox/isolation.py), with 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -62,12 +63,31 @@ def build_bot(manifest: BotManifest, timeout_s: float = 120, isolation: Isolatio
             returncode = None
         finally:
             kill_tree(proc, token)
-        output.seek(0)
-        tail = _tail(output.read()[-65536:])
+            _strip_set_id_bits(manifest.directory)
+        # The tail only: a build that printed gigabytes made the arena read them all (a hostile trial).
+        output.seek(max(0, output.seek(0, os.SEEK_END) - 65536))
+        tail = _tail(output.read())
     if returncode is None:
         raise ManifestError(f"{where}: key 'build': {shown!r} took more than {timeout_s:g} s{tail}")
     if returncode != 0:
         raise ManifestError(f"{where}: key 'build': {shown!r} failed with exit code {returncode}{tail}")
+
+
+def _strip_set_id_bits(folder) -> None:
+    """Take set-user-id and set-group-id bits off every file in the bot's folder, once the build
+    and all it started are gone. A root arena runs the build as the folder's owner, root for a
+    root-owned folder (without capabilities), and an owner may chmod 4755 a file it made: a
+    hostile build left a set-uid-root copy of a program in the organiser's workspace, a way to
+    root for anyone who could reach it (the sandbox mounts the folder nosuid; the host does not)."""
+    for root, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                mode = os.lstat(path).st_mode
+                if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
+                    os.chmod(path, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))
+            except OSError:
+                pass  # gone, or not ours to change
 
 
 def _tail(output: bytes, lines: int = 20) -> str:

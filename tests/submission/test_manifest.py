@@ -208,6 +208,19 @@ def test_build_failure_shows_output_tail(tmp_path: Path) -> None:
     assert str(p) in msg and "'build'" in msg and "exit code 2" in msg and "compiler says no" in msg
 
 
+def test_a_build_leaves_no_set_id_file_in_the_bot_folder(tmp_path: Path) -> None:
+    """A root arena runs the build as the folder's owner: a hostile build made a set-uid-root copy
+    of a program there, a way to root on the organiser's machine."""
+    script = ("import os, shutil, sys; shutil.copy(sys.executable, 'suid'); os.chmod('suid', 0o6755); "
+              "os.makedirs('sub', exist_ok=True); shutil.copy(sys.executable, 'sub/sgid'); os.chmod('sub/sgid', 0o2755); "
+              "print('x' * 300000)")  # more output than the tail it quotes
+    p = write(tmp_path, f'name = "x"\ncommand = ["a"]\nbuild = ["{{python}}", "-c", "{script}"]\n')
+    build_bot(load_manifest(p))
+    for name in ("suid", "sub/sgid"):
+        mode = (p.parent / name).stat().st_mode
+        assert mode & 0o7777 == 0o755, (name, oct(mode))
+
+
 def test_build_program_missing(tmp_path: Path) -> None:
     p = write(tmp_path, 'name = "x"\ncommand = ["a"]\nbuild = ["no-such-compiler-xyz"]\n')
     with pytest.raises(ManifestError, match="not found"):
