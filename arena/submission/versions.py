@@ -9,12 +9,16 @@ import os
 import re
 from pathlib import Path
 
-from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError
+from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
 
 
 # Never part of a bot's content hash.
 HASH_EXCLUDED_NAMES = frozenset({".check.json", ".versions.json", "__pycache__", ".git", "node_modules", ".DS_Store"})
 _VERSION_LINE = re.compile(rb"^\s*version\s*=.*$")
+# A file of a bot folder larger than this is refused: the hash reads every byte, and a sparse
+# file of 1 TB (96 KB on disk) took the arena's memory, then ended it with a traceback.
+MAX_BOT_FILE_BYTES = 1 << 30
+_CHUNK_BYTES = 1 << 20
 
 
 def _gitignore_patterns(directory: Path) -> list[str]:
@@ -27,15 +31,20 @@ def _gitignore_patterns(directory: Path) -> list[str]:
             if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
 
 
-def bot_files(directory: Path) -> list[Path]:
+def bot_files(directory: Path, always: frozenset[str] = frozenset()) -> list[Path]:
     """The bot's source files (relative, sorted): no build outputs listed in its .gitignore,
     no .check.json, __pycache__, .git, node_modules, *.log, and no symlinks followed out of the
     folder. Logs are left out because bots often write one beside themselves while they play,
-    and a tournament refuses to resume once a bot's version changed."""
+    and a tournament refuses to resume once a bot's version changed. bot.toml and `always` (the
+    files its command and build name) are in whatever the rules above say: a bot whose code was
+    in main.log, or whose .gitignore said `*`, changed mid-tournament unnoticed (a hostile trial)."""
     directory = Path(directory)
     patterns = _gitignore_patterns(directory)
+    always = always | {MANIFEST_NAME}
 
     def ignored(rel: str, name: str) -> bool:
+        if rel in always:
+            return False
         return name in HASH_EXCLUDED_NAMES or name.endswith((".pyc", ".log")) or any(
             fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
@@ -63,19 +72,56 @@ def version_and_files(manifest: BotManifest | Path) -> tuple[str, dict[str, str]
     directory = Path(manifest.directory if isinstance(manifest, BotManifest) else manifest)
     digest = hashlib.sha256()
     files = {}
-    for rel in bot_files(directory):
+    for rel in bot_files(directory, _named_files(manifest, directory)):
+        # The file system's bytes for the name: a name that is not UTF-8 raised UnicodeEncodeError.
+        name = os.fsencode(rel.as_posix())
+        shown = name.decode("utf-8", errors="backslashreplace")
+        own = hashlib.sha256()
         try:
-            data = (directory / rel).read_bytes()
+            with open(directory / rel, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size > MAX_BOT_FILE_BYTES:
+                    raise ManifestError(f"{directory / shown}: {size / (1 << 30):.1f} GiB; a bot's files may be "
+                                        f"at most {MAX_BOT_FILE_BYTES >> 30} GiB each (its version is a hash of them all)")
+                if rel.as_posix() == MANIFEST_NAME:
+                    data = b"\n".join(ln for ln in f.read().split(b"\n") if not _VERSION_LINE.match(ln))
+                    chunks, size = [data], len(data)
+                else:
+                    chunks = iter(lambda: f.read(_CHUNK_BYTES), b"")
+                digest.update(len(name).to_bytes(4, "big") + name + size.to_bytes(8, "big"))
+                read = 0
+                for chunk in chunks:
+                    read += len(chunk)
+                    digest.update(chunk)
+                    own.update(chunk)
         except OSError as exc:
-            raise ManifestError(f"{directory / rel}: cannot read ({exc.strerror or exc}); the bot's version "
+            raise ManifestError(f"{directory / shown}: cannot read ({exc.strerror or exc}); the bot's version "
                                 "is a hash of every file in its folder (docs: protocol.md, the manifest)") from None
-        if rel.as_posix() == MANIFEST_NAME:
-            data = b"\n".join(ln for ln in data.split(b"\n") if not _VERSION_LINE.match(ln))
-        name = rel.as_posix().encode()
-        digest.update(len(name).to_bytes(4, "big") + name + len(data).to_bytes(8, "big"))
-        digest.update(data)
-        files[rel.as_posix()] = hashlib.sha256(data).hexdigest()[:12]
+        if read != size:
+            raise ManifestError(f"{directory / shown}: changed while its version was taken; try again")
+        files[shown] = own.hexdigest()[:12]
     return digest.hexdigest()[:12], files
+
+
+def _named_files(manifest: BotManifest | Path, directory: Path) -> frozenset[str]:
+    """The files of the folder that the bot's command and build name (`bot.py`, `main.log`), but
+    not a build's outputs: with a build step, a named file its .gitignore lists (`./bot`) is one,
+    made afresh on every machine, and stays out."""
+    if not isinstance(manifest, BotManifest):
+        try:
+            manifest = read_manifest(directory / MANIFEST_NAME)
+        except (ManifestError, OSError):
+            return frozenset()
+    outputs = _gitignore_patterns(directory) if manifest.build else []
+    named = set()
+    for arg in (*manifest.command, *manifest.build):
+        path = Path(arg)
+        if path.is_absolute() or ".." in path.parts or not (directory / path).is_file():
+            continue
+        rel = path.as_posix()
+        if not any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(path.name, p) for p in outputs):
+            named.add(rel)
+    return frozenset(named)
 
 
 def changed_files(before: dict[str, str], after: dict[str, str]) -> str:

@@ -380,6 +380,42 @@ def test_content_hash_ignores_build_outputs_and_check_record(tmp_path):
     assert content_hash(folder) != before
 
 
+def test_a_bot_cannot_hide_its_code_from_its_version(tmp_path):
+    """A hostile trial changed two bots mid-tournament unnoticed: one kept its code in main.log
+    (logs are not hashed), the other's .gitignore said `*`. The files the command names, and
+    bot.toml, are always in the hash."""
+    folder = tmp_path / "sneak"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "sneak"\nlanguage = "python"\ncommand = ["{python}", "main.log"]\n')
+    (folder / "main.log").write_text("print('hello')\n")
+    (folder / ".gitignore").write_text("*\n")
+    before = content_hash(folder)
+    (folder / "main.log").write_text("import os; os._exit(9)\n")
+    assert content_hash(folder) != before
+    (folder / "bot.toml").write_text('name = "sneak"\nlanguage = "python"\ncommand = ["{python}", "main.log"]\n# x\n')
+    assert content_hash(folder) != before
+
+
+def test_a_file_name_that_is_not_utf8_and_a_huge_file_are_said_not_raised(tmp_path):
+    import os
+
+    from arena.submission.manifest import ManifestError
+    from arena.submission.versions import MAX_BOT_FILE_BYTES
+
+    assert run("bot", "new", "odd", "--lang", "python", "--dir", str(tmp_path)).exit_code == 0
+    folder = tmp_path / "odd"
+    before = content_hash(folder)
+    with open(os.path.join(os.fsencode(folder), b"notes-\xff.txt"), "wb") as f:
+        f.write(b"x")
+    assert content_hash(folder) != before  # hashed by the name's bytes, not a UnicodeEncodeError
+    with open(folder / "data.bin", "wb") as f:
+        f.truncate(MAX_BOT_FILE_BYTES + 1)  # sparse: nothing on disk, 1 GiB and a byte to read
+    with pytest.raises(ManifestError, match=r"data.bin: 1.0 GiB; a bot's files may be at most 1 GiB each"):
+        content_hash(folder)
+    listed = run("bot", "list", "--dir", str(tmp_path))
+    assert listed.exit_code == 0 and "odd" in listed.output
+
+
 def test_manifest_limits_and_version_keys(tmp_path):
     from arena.submission.manifest import ManifestError
     from arena.sandbox.limits import resolve_limits
