@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -36,7 +38,9 @@ def new(
     path: Annotated[Path, typer.Argument(help="Where to write the config: a path (tournaments/mine.toml), or a bare name (mine) for the workspace's tournaments/mine.toml.")],
     bots: Annotated[list[str], typer.Option("--bot", "-b", help="A bot name or manifest path (repeat for each entry).")],
     name: Annotated[Optional[str], typer.Option(help="Tournament name (default: the file's name).")] = None,
-    seed: Annotated[int, typer.Option(help="Tournament seed.")] = 1,
+    seed: Annotated[Optional[int], typer.Option(
+        help="Tournament seed (default: a random one, written in the config). The deals follow from it and the "
+        "bots' names: keep it from the bot authors until the tournament is over.")] = None,
     table_size: Annotated[int, typer.Option(min=2, max=5, help="Bots per table.")] = 3,
     deals: Annotated[int, typer.Option(min=1, help="Deals per table, each played in every seating.")] = 2,
     rule: Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option OPTION=VALUE (repeatable).")] = None,
@@ -74,6 +78,8 @@ def new(
             if tables is not None and challengers is not None:
                 raise UsageError("--tables makes a balanced schedule and --challengers a gauntlet: give one of them")
             schedule = "balanced" if tables is not None else "gauntlet" if challengers is not None else "round_robin"
+        if seed is None:  # a bot that knows the seed can deal every hand itself (a hostile trial did)
+            seed = secrets.randbelow(2**31)
         write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
                      rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout,
                      schedule=schedule, tables=tables, challengers=challengers, database=database)
@@ -174,6 +180,11 @@ def run(
                              "played with"), highlight=False)
     else:
         console.print(escape(f"isolation: {isolation.summary()}"), highlight=False)
+    if "seed" not in config.raw:
+        console.print(f"[yellow]note[/yellow]: {escape(str(config.path))} gives no seed, so the deals use seed 1, which "
+                      "any bot author can know: a bot that knows the seed can deal every hand itself. Set a seed of "
+                      "your own (before the first game: a changed seed is refused) and keep it to yourself until "
+                      "the tournament is over.", highlight=False)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     for manifest in manifests.values():
         build_or_fail(manifest, isolation)

@@ -3,6 +3,8 @@ tournament of it against bundled bots, and a .gitignore for what runs leave behi
 
 from __future__ import annotations
 
+import secrets
+
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +25,7 @@ DEMO_CONFIG = """\
 # Run it:   arena tournament run tournaments/demo.toml
 # Read it:  arena standings tournaments/demo.toml
 name = "demo"
-seed = 1
+seed = {seed}  # chosen at random by `arena init`: the deals follow from it; keep it from bot authors
 bots = [{bots}]
 table_size = 3
 deals = 4
@@ -74,7 +76,7 @@ def init_workspace(folder: Path) -> Workspace:
     (folder / TOURNAMENTS).mkdir()
     demo = folder / TOURNAMENTS / "demo.toml"
     names = ", ".join(f'"{name}"' for name in (STARTER_BOT, *DEMO_OPPONENTS))
-    demo.write_text(DEMO_CONFIG.format(bot=STARTER_BOT, bots=names), encoding="utf-8")
+    demo.write_text(DEMO_CONFIG.format(bot=STARTER_BOT, bots=names, seed=secrets.randbelow(2**31)), encoding="utf-8")
     ignore = folder / ".gitignore"
     present = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
     missing = [line for line in GITIGNORE.splitlines() if line and line not in present]

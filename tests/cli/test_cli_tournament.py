@@ -33,6 +33,26 @@ def test_tournament_new_writes_a_config_that_loads(tmp_path):
     assert again.exit_code != 0 and "exists" in again.output
 
 
+def test_a_seed_nobody_chose_is_random_or_said_to_be_public(tmp_path):
+    """The deals follow from the seed and the bots' names, and the dealing is public code: a bot
+    in a hostile trial dealt every hand of a tournament of seed 1 itself. `tournament new` and
+    `init` write a random seed; a config that gives none is told that seed 1 is known to all."""
+    seeds = set()
+    for name in ("a", "b"):
+        assert invoke("tournament", "new", str(tmp_path / f"{name}.toml"), "-b", "random_bot", "-b", "heuristic_bot",
+                      "-b", "shell_bot").exit_code == 0
+        seeds.add(tomllib.loads((tmp_path / f"{name}.toml").read_text())["seed"])
+    assert len(seeds) == 2
+    assert invoke("init", str(tmp_path / "ws")).exit_code == 0
+    assert tomllib.loads((tmp_path / "ws" / "tournaments" / "demo.toml").read_text())["seed"] != 1
+    bots = 'bots = ["random_bot", "heuristic_bot", "shell_bot"]\ndeals = 1\n'
+    (tmp_path / "open.toml").write_text(bots)
+    (tmp_path / "kept.toml").write_text("seed = 77\n" + bots)
+    said = " ".join(invoke("tournament", "run", str(tmp_path / "open.toml")).output.split())
+    assert "gives no seed, so the deals use seed 1, which any bot author can know" in said, said
+    assert "gives no seed" not in invoke("tournament", "run", str(tmp_path / "kept.toml")).output
+
+
 @pytest.mark.parametrize("args, message", [
     (["--rule", "pickup=sometimes"], "pickup"),
     (["--rule", "nonsense=1"], "nonsense"),
