@@ -31,7 +31,7 @@ def _gitignore_patterns(directory: Path) -> list[str]:
             if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
 
 
-def bot_files(directory: Path, always: frozenset[str] = frozenset()) -> list[Path]:
+def bot_files(directory: Path, always: frozenset[str] | None = None) -> list[Path]:
     """The bot's source files (relative, sorted): no build outputs listed in its .gitignore,
     no .check.json, __pycache__, .git, node_modules, *.log, and no symlinks followed out of the
     folder. Logs are left out because bots often write one beside themselves while they play,
@@ -40,7 +40,8 @@ def bot_files(directory: Path, always: frozenset[str] = frozenset()) -> list[Pat
     in main.log, or whose .gitignore said `*`, changed mid-tournament unnoticed (a hostile trial)."""
     directory = Path(directory)
     patterns = _gitignore_patterns(directory)
-    always = always | {MANIFEST_NAME}
+    # Worked out here unless given, so that every caller (the hash, `bot add`'s copy) has one list.
+    always = (_named_files(directory, directory) if always is None else always) | {MANIFEST_NAME}
 
     def ignored(rel: str, name: str) -> bool:
         if rel in always:

@@ -394,6 +394,9 @@ def test_a_bot_cannot_hide_its_code_from_its_version(tmp_path):
     assert content_hash(folder) != before
     (folder / "bot.toml").write_text('name = "sneak"\nlanguage = "python"\ncommand = ["{python}", "main.log"]\n# x\n')
     assert content_hash(folder) != before
+    from arena.submission.versions import bot_files
+
+    assert [p.as_posix() for p in bot_files(folder)] == ["bot.toml", "main.log"]  # what `bot add` copies too
 
 
 def test_a_file_name_that_is_not_utf8_and_a_huge_file_are_said_not_raised(tmp_path):
@@ -442,14 +445,16 @@ def test_an_unreadable_bot_file_is_named_not_a_traceback(tmp_path, monkeypatch):
     config = tmp_path / "t.toml"
     config.write_text(f'bots = ["random_bot", "heuristic_bot", "{tmp_path / "locked"}"]\ndeals = 1\n')
     assert run("tournament", "run", str(config), "--workers", "1").exit_code == 0  # results to report on
-    real_read_bytes = Path.read_bytes
+    import builtins
 
-    def read_bytes(self):
-        if self == notes:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read_bytes(self)
+    import arena.submission.versions
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    def denying_open(path, *args, **kwargs):
+        if Path(path) == notes:
+            raise PermissionError(13, "Permission denied", str(path))
+        return builtins.open(path, *args, **kwargs)
+
+    monkeypatch.setattr(arena.submission.versions, "open", denying_open, raising=False)  # what the hash opens
     checked = run("bot", "check", str(tmp_path / "locked"))
     assert checked.exit_code != 0 and "notes.txt: cannot read (Permission denied)" in checked.output
     for args in (["tournament", "run", str(config)], ["standings", str(config)], ["replay", str(config), "1"]):
