@@ -244,7 +244,6 @@ class ClusterPool:
         (as many at a time as the cluster has threads; each ended table lets the next go), so that
         Dask puts it on a free worker: all submitted at once, Dask had queued three of four tables
         on one worker of two (0.58 of the local pool's speed in benchmarks/cluster.py)."""
-        distributed = _distributed()
         waiting = list(tables)  # in the runner's order: longest first
         slots = max(1, sum(info.get("nthreads", 1) for info in self.client.scheduler_info()["workers"].values()))
         for _ in range(min(slots, len(waiting))):
@@ -252,7 +251,7 @@ class ClusterPool:
         seen: set[str] = set()
         ended: set[int] = set()  # tables whose task said it is done (a task played again says it twice)
         while len(ended) < len(tables):
-            batch = self._next_batch(distributed)
+            batch = self._next_batch()
             for item in (item for blob in batch for item in pickle.loads(blob)):
                 if item[0] == "done":
                     if item[1] not in ended and waiting:
@@ -280,7 +279,7 @@ class ClusterPool:
                                                _expected(), self._queue.name, self._stop.name, pure=False,
                                                key=f"arena-table-{table.index}-{self._run}")
 
-    def _next_batch(self, distributed) -> list[bytes]:  # noqa: ARG002
+    def _next_batch(self) -> list[bytes]:
         # What the queue holds now, without waiting there: a get that waits and times out is
         # logged on the scheduler as an error, with its traceback, at every quiet poll (26 in a
         # 15 s run with a slow bot, in an organiser's trial). The wait is here instead.
