@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from arena.game import Game, Rules
-from arena.submission.build import build_bot
+from arena.submission.prepared import prepare_bot
 from arena.submission.lookup import list_bots, load_manifest
 try:
     from tests.bots_support import BOTS_DIR, LineBot, request_line, sample_states
@@ -50,7 +50,7 @@ def built() -> set[str]:
         missing = [tool for tool in NEEDS.get(m.name, ()) if shutil.which(tool) is None]
         if missing:
             continue
-        build_bot(m)
+        prepare_bot(m)
         done.add(m.name)
     return done
 

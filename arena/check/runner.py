@@ -23,8 +23,9 @@ from arena.game import Rules, RulesError
 from arena.play.match import rotation, allow_restarts, close_seat, play_match
 from arena.play.records import FaultKind, TimeLimits
 from arena.play.seat import Seat
-from arena.play.startup import BotSettings, connect_bot
-from arena.submission.build import build_bot
+from arena.play.startup import BotSettings, connect_bot, granted, refused_words
+from arena.sandbox.limits import LimitRefused
+from arena.submission.prepared import prepare_bot
 from arena.submission.lookup import load_manifest
 from arena.submission.workspace import BUNDLED_BOTS_DIR
 from arena.submission.manifest import BotManifest, ManifestError
@@ -50,6 +51,7 @@ def check_bot(
     quit_wait_s: float = QUIT_WAIT_S,
     seed: int = 1,
     sandbox_limits: Mapping[str, Any] | None = None,
+    grants: Mapping[str, Mapping[str, Any]] | None = None,
     build: bool = True,
     rule_options: Mapping[str, str] | None = None,
     keep_logs_in: Path | None = None,
@@ -80,33 +82,35 @@ def check_bot(
     results = report.results
     try:
         report.version = content_hash(manifest)
+        given = granted(manifest, BotSettings(sandbox_limits=sandbox_limits, grants=grants))
     except ManifestError as exc:  # a tournament would refuse this bot: say so here first
         results.append(CheckResult("manifest", False, str(exc)))
+        return report
+    except LimitRefused as exc:
+        results.append(CheckResult("manifest", False, refused_words(manifest, exc)))
         return report
     results.append(CheckResult("manifest", True, f"{manifest.path} ({manifest.language or 'language ?'}, "
                                                  f"{manifest.transport})"))
     if build:
+        # As a tournament runs it: its files copied into the build cache and built there, once
+        # per version (arena/submission/prepared.py); the check plays that copy.
         try:
-            build_bot(manifest)
-            results.append(CheckResult("build", True, " ".join(manifest.build) if manifest.build else "nothing to build"))
+            prepared = prepare_bot(manifest, limits=given.limits)
         except ManifestError as exc:
             text = str(exc)
             results.append(CheckResult("build", False, text.splitlines()[0], tuple(text.splitlines()[1:])))
             report.seconds = time.monotonic() - started
             return report
-        # Hashed again after the build, as tournaments and `bot add` hash: a build that adds a
-        # file it does not list in .gitignore (a first Cargo.lock, say) changes the version, and
-        # the check would otherwise report one that nothing else ever sees.
-        try:
-            report.version = content_hash(manifest)
-        except ManifestError as exc:
-            results.append(CheckResult("build", False, f"the build left the bot folder unreadable: {exc}"))
-            return report
+        how = "built now" if prepared.built_now else "built before, from the build cache"
+        results.append(CheckResult("build", True, f"{' '.join(manifest.build)} ({how})" if manifest.build
+                                   else "nothing to build"))
+        report.version = prepared.version
+        manifest = prepared.manifest
 
     limits = TimeLimits(move_timeout_s=move_timeout_s, startup_timeout_s=startup_timeout_s)
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:
         log_dir = Path(tmp)
-        settings = BotSettings(limits=limits, log_dir=log_dir, sandbox_limits=sandbox_limits)
+        settings = BotSettings(limits=limits, log_dir=log_dir, sandbox_limits=sandbox_limits, grants=grants)
         _run(manifest, report, settings, log_dir, games=games, opponents=opponents,
              opponents_dir=opponents_dir, quit_wait_s=quit_wait_s, seed=seed, rules=rules,
              rule_words=_rules_words(rule_options or {}))
@@ -159,8 +163,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
         allow_restarts(seat, manifest, settings, label, on_start=restarted)
 
         for i, name in enumerate(opponents, start=1):
-            opp = load_manifest(name, opponents_dir or BUNDLED_BOTS_DIR)
-            build_bot(opp)
+            opp = prepare_bot(load_manifest(name, opponents_dir or BUNDLED_BOTS_DIR)).manifest
             opp_seat, _ = connect_bot(opp, settings, f"seat{i}-{opp.name}")
             allow_restarts(opp_seat, opp, settings, f"seat{i}-{opp.name}")
             seats.append(opp_seat)

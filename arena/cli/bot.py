@@ -9,8 +9,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.cli.common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail, ignore_interrupts,
-                               parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.cli.common import (GrantOption, MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail,
+                               ignore_interrupts, parse_grants, parse_rule_options, stop_on_sigterm, usable_log_dir)
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
@@ -68,19 +68,21 @@ def _render_report(report) -> None:
 
 
 def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float, bots_dir: Path,
-               rule: list[str] | None = None, log: Path | None = None):
+               rule: list[str] | None = None, log: Path | None = None, grant: list[str] | None = None):
     from arena.check.runner import check_bot
     from arena.game import RulesError
     from arena.submission.registry import save_check
 
     try:
         options = parse_rule_options(rule)
+        grants = parse_grants(grant)
     except UsageError as exc:
         fail(str(exc))
     stop_on_sigterm()  # so that the build and the bots under test are ended, not left behind
     try:
         report = check_bot(bot, games=games, bots_dir=bots_dir, move_timeout_s=move_timeout,
-                           startup_timeout_s=startup_timeout, rule_options=options, keep_logs_in=usable_log_dir(log))
+                           startup_timeout_s=startup_timeout, rule_options=options, keep_logs_in=usable_log_dir(log),
+                           grants=grants)
     except RulesError as exc:
         fail(f"--rule: {exc}")
     except KeyboardInterrupt:  # it ended with exit code 130 and no word
@@ -111,13 +113,14 @@ def check(
     rule: RuleOption = None,
     log: Annotated[Optional[Path], typer.Option(help="Keep the check's protocol lines and bot stderr in this folder.")] = None,
     dir: DirOption = None,
+    grant: GrantOption = None,
 ) -> None:
     """Build the bot and check that it keeps the protocol; exit code 0 only if every check passes.
 
     Checked: the handshake, legal and timely moves, well-formed lines, exit on quit, nothing left running.
     The games use the default rules; check with the options your tournaments use, e.g.
     --rule phase1_mode=all (which widens two fields of the view)."""
-    report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir), rule, log)
+    report = _run_check(bot, games, move_timeout, startup_timeout, _bots_dir(dir), rule, log, grant)
     raise typer.Exit(0 if report.passed else 1)
 
 
@@ -127,6 +130,7 @@ def add(
     games: Games = 6,
     replace: Annotated[bool, typer.Option("--replace", help="Replace a registered bot of the same name.")] = False,
     dir: DirOption = None,
+    grant: GrantOption = None,
 ) -> None:
     """Check the bot, then register it under bots/<name>/ with its content hash as version."""
     from arena.submission.manifest import ManifestError
@@ -141,7 +145,7 @@ def add(
         manifest = load_manifest(folder)
     except ManifestError as exc:
         fail(str(exc))
-    report = _run_check(str(folder), games, 2.0, 10.0, bots_dir)
+    report = _run_check(str(folder), games, 2.0, 10.0, bots_dir, grant=grant)
     if not report.passed:
         console.print("[bold red]not registered:[/bold red] fix the failing checks first", highlight=False)
         raise typer.Exit(1)
@@ -195,12 +199,13 @@ def list_(
     title = f"bots in {folder}" + (f" and the bundled bots ({BUNDLED_BOTS_DIR})" if any(where for _, where in bots) else "")
     table = Table(title=escape(title))
     for col in ("name", "runs", "version", "stored games", "last check"):
-        table.add_column(col, no_wrap=col in ("name", "version"))  # a hash cut in two cannot be compared
+        # A hash cut in two cannot be compared; a path in a refusal folds rather than loses its end.
+        table.add_column(col, no_wrap=col in ("name", "version"), overflow="fold")
     histories = []
     for b, where in bots:
         label = escape(b.name) + (f"\n[dim]{escape(where)}[/dim]" if where else "")
         if b.error:
-            table.add_row(label, "", "", "", f"[red]bad manifest:[/red] {escape(b.error)}")
+            table.add_row(label, "", "", "", f"[red]cannot use:[/red] {escape(b.error)}")
             continue
         current = b.current or b.version
         version = escape(current) if current else "[dim]-[/dim]"
@@ -217,6 +222,8 @@ def list_(
     for name, history, current in histories:
         for n, line in enumerate(_history_lines(history, current)):
             console.print(f"  {escape(name) if n == 0 else '':<16} {line}", highlight=False)
+    if any(b.error for b, _ in bots):  # listed, with the file named in its row: a script must see it too
+        raise typer.Exit(1)
 
 
 def _stored_cell(stored, current: str) -> str:

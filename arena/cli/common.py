@@ -69,21 +69,59 @@ def ignore_interrupts() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def build_or_fail(manifest, isolation=None) -> None:
-    """A bot's build step for a command (under `isolation`, by default where it can be had): a
-    failed build is a clean error, and a Ctrl-C during one says what it stopped (build_bot has
-    killed the build's processes by then). It used to end the command with exit code 130 and no word."""
-    from arena.submission.build import build_bot
+def prepare_or_fail(manifest, settings, isolation=None, config_path=None):
+    """The bot ready to run (arena/submission/prepared.py): what its manifest asks checked against
+    what `settings` grant, then its files copied and built once per version, with a clean error for
+    each way that fails; a Ctrl-C during a build says what it stopped (its processes are killed by
+    then). It used to end the command with exit code 130 and no word."""
+    from arena.play.startup import granted, refused_words
+    from arena.sandbox.limits import LimitRefused
     from arena.submission.manifest import ManifestError
+    from arena.submission.prepared import prepare_bot
 
     try:
-        build_bot(manifest, isolation=isolation)
+        given = granted(manifest, settings)
+    except LimitRefused as exc:
+        fail(refused_words(manifest, exc, config_path))
+    try:
+        return prepare_bot(manifest, isolation=isolation, limits=given.limits)
     except ManifestError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
         ignore_interrupts()  # a second Ctrl-C would cut the message
         fail(f"interrupted during the build of {manifest.name} ({' '.join(manifest.build)}): the build was "
              "stopped, and no game was played", code=130)
+
+
+def parse_grants(pairs: Sequence[str] | None) -> dict[str, dict[str, object]]:
+    """`--grant BOT.KEY=VALUE` pairs into grants by bot name (docs/sandbox.md): a limit's ceiling
+    for that bot (a whole number), zmq_tcp or no_network (true or false)."""
+    from arena.sandbox.limits import grant_problem
+
+    grants: dict[str, dict[str, object]] = {}
+    for pair in pairs or ():
+        left, sep, text = pair.partition("=")
+        name, dot, key = left.strip().rpartition(".")
+        if not sep or not dot or not name or not key:
+            raise UsageError(f"--grant takes BOT.KEY=VALUE, e.g. --grant java_bot.address_space_mb=16384; got {pair!r}")
+        value: object = text.strip()
+        if value in ("true", "false"):
+            value = value == "true"
+        elif str(value).isdigit():
+            value = int(str(value))
+        problem = grant_problem({key: value})
+        if problem:
+            raise UsageError(f"--grant {pair}: {problem[1]}")
+        grants.setdefault(name, {})[key] = value
+    return grants
+
+
+GrantOption = Annotated[
+    Optional[list[str]],
+    typer.Option("--grant", help="Grant a bot more than the default ceilings, BOT.KEY=VALUE (repeatable): a limit "
+                                 "(--grant java_bot.address_space_mb=16384) or a tcp endpoint (--grant b.zmq_tcp=true). "
+                                 "See arena docs sandbox."),
+]
 
 
 def _seconds_within(bounds_s: tuple[float, float]):

@@ -36,11 +36,14 @@ def config_file(given: Path) -> Path:
     return named if named is not None and named.is_file() else given
 
 
-def open_store(config, manifests, versions: dict[str, str], *, create: bool, update: bool = False):
+def open_store(config, manifests, versions: dict[str, str], *, create: bool, update: bool = False,
+               files: dict[str, dict[str, str]] | None = None):
     """The results of `config`: to write (`create`: a run, which holds the run lock) or only to
     read (reports, replays). Returns the store and the config, whose game numbering and list of
     entries (withdrawn bots included) are the stored results' own. A run takes resubmitted and
-    withdrawn bots with `update` (or the config's on_change = "replay"), else says how."""
+    withdrawn bots with `update` (or the config's on_change = "replay"), else says how. `files`:
+    each bot's files' digests, as its prepared version holds them (else read from its folder)."""
+    files = files if files is not None else {}
     from dataclasses import replace
 
     from arena.results.store import ResultStore
@@ -67,7 +70,7 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool, upd
                 # written: a refused run (a renamed bot) once wrote the versions it had planned.
                 after = replace(config, bots=changes.entries, withdrawn=changes.withdrawn)
                 store.check_fits(updated_fingerprint(stored, changes), fingerprint(after, manifests, changes.versions))
-                _take_bot_changes(store, stored, changes, config, manifests, update)
+                _take_bot_changes(store, stored, changes, config, manifests, update, files)
                 config = replace(config, bots=changes.entries, withdrawn=changes.withdrawn)
                 versions = changes.versions
             else:  # the stored games as they are: a withdrawal not yet run is not in them
@@ -78,7 +81,8 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool, upd
         expected = fingerprint(config, manifests, versions)
         if create:
             diff = store.check_fingerprint(expected)
-            store.record_versions([(name, versions[name], _files(manifests[name])) for name in manifests])
+            store.record_versions([(name, versions[name], files.get(name) or _files(manifests[name]))
+                                   for name in manifests])
             for note in _growth_notes(diff, config):
                 err_console.print(escape(f"note: {note}"), highlight=False)
             return store, config
@@ -116,11 +120,11 @@ def open_store(config, manifests, versions: dict[str, str], *, create: bool, upd
     return store, config
 
 
-def _take_bot_changes(store, stored: dict, changes, config, manifests, update: bool) -> None:
+def _take_bot_changes(store, stored: dict, changes, config, manifests, update: bool, files: dict) -> None:
     """Carry out what `changes` says of the stored results: with the organiser's word (`--update`,
     or on_change = "replay") when stored games leave the standings, else fail saying how."""
     if changes.needs_word and not (update or config.on_change == "replay"):
-        text = _refusal(store, changes, config, manifests)
+        text = _refusal(store, changes, config, manifests, files)
         store.close()
         fail(text)
     new = updated_fingerprint(stored, changes)
@@ -141,14 +145,15 @@ def _take_bot_changes(store, stored: dict, changes, config, manifests, update: b
                                  f"{config.path} --superseded only lists them)"), highlight=False)
 
 
-def _refusal(store, changes, config, manifests) -> str:
+def _refusal(store, changes, config, manifests, files: dict) -> str:
     """Why a run stops where bots changed, which files, and the two ways on."""
     parts = []
     for bot, (old, now) in changes.resubmitted.items():
         before = store.version_files(bot, old)
-        files = (changed_files(before, _files(manifests[bot])) if before is not None
+        now_files = files.get(bot) or _files(manifests[bot])
+        words = (changed_files(before, now_files) if before is not None
                  else "the files of the stored version were not recorded (results of an older arena)")
-        parts.append(f"{bot}'s files changed since its games were stored (version {old}, now {now}: {files})")
+        parts.append(f"{bot}'s files changed since its games were stored (version {old}, now {now}: {words})")
     for bot in changes.newly_withdrawn:
         parts.append(f"{bot} is not in the config's bots any more, and has stored games")
     return (f"{config.database}: " + "; ".join(parts) + ". To keep the stored games but count only those "

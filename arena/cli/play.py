@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (MoveTimeout, RuleOption, StartupTimeout, UsageError, build_or_fail, console, err_console, fail,
-                               parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.cli.common import (GrantOption, MoveTimeout, RuleOption, StartupTimeout, UsageError, console, err_console, fail,
+                               parse_grants, parse_rule_options, prepare_or_fail, stop_on_sigterm, usable_log_dir)
 from arena.game import GameError, Rules
 from arena.wording import count
 
@@ -42,6 +42,7 @@ def play(
     log: Annotated[Optional[Path], typer.Option(help="Directory for transcripts, protocol lines and bot stderr.")] = None,
     move_timeout: MoveTimeout = 2.0,
     startup_timeout: StartupTimeout = 10.0,
+    grant: GrantOption = None,
 ) -> None:
     """Play a match at one table and print each game's result, the points and any faults.
 
@@ -64,16 +65,20 @@ def play(
         fail("--deals counts the deals of --duplicate: give --duplicate too, or --games for a match")
     if duplicate and seats == "fixed":
         fail("--duplicate plays every seating: it cannot keep the seats fixed")
-    options = parse_rule_options(rule)
+    try:
+        options = parse_rule_options(rule)
+        grants = parse_grants(grant)
+    except UsageError as exc:
+        fail(str(exc))
     if "num_players" in options and options["num_players"] != str(len(bots)):
         fail(f"--rule num_players={options['num_players']} does not match the {len(bots)} bots named")
     options["num_players"] = str(len(bots))
     rules = _rules_from(options)
     log_dir = usable_log_dir(log)  # before the builds, which may take a while
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
-    manifests = _load_bots(bots)
     limits = TimeLimits(move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
-    settings = BotSettings(limits=limits, log_dir=log_dir)
+    settings = BotSettings(limits=limits, log_dir=log_dir, grants=grants)
+    manifests = _load_bots(bots, settings)
     names = [m.name for m in manifests]
     labels = seat_labels(names)  # a bot named twice: random_bot#0 and random_bot#1, whatever its seat
     rotate = seats == "rotate"
@@ -145,19 +150,21 @@ def _play_duplicate(table, labels, rules, seed: int, deals: int, limits, write_t
     render_standings_table(standings, console, title=f"{count(deals, 'deal')} in every seating")
 
 
-def _load_bots(refs: list[str]):
+def _load_bots(refs: list[str], settings):
+    """Each bot found, what it asks checked against what is granted, and prepared to run."""
     from arena.submission.manifest import ManifestError
     from arena.submission.lookup import load_manifest
 
-    manifests = []
+    found = []
     for ref in refs:
         try:
-            manifest = load_manifest(ref)
+            found.append(load_manifest(ref))
         except ManifestError as exc:
             fail(str(exc))
-        build_or_fail(manifest)
-        manifests.append(manifest)
-    return manifests
+    strangers = [name for name in settings.grants or {} if name not in {m.name for m in found}]
+    if strangers:
+        fail(f"--grant {strangers[0]}...: no bot of this match is named {strangers[0]!r}")
+    return [prepare_or_fail(manifest, settings).manifest for manifest in found]
 
 
 def _rules(pairs: list[str] | None) -> Rules:

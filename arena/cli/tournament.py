@@ -11,9 +11,9 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, build_or_fail, command, console, err_console, fail,
-                               ignore_interrupts, parse_rule_options, stop_on_sigterm, usable_log_dir)
-from arena.cli.open_tournament import bot_versions, open_store, prepare
+from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, command, console, err_console, fail,
+                               ignore_interrupts, parse_rule_options, prepare_or_fail, stop_on_sigterm, usable_log_dir)
+from arena.cli.open_tournament import open_store, prepare
 from arena.cli.reports import refuse_own_file
 from arena.wording import count
 
@@ -106,11 +106,11 @@ def _in_option_terms(message: str, path: Path) -> str:
     return message
 
 
-def _cluster_pool(address: str, manifests, config):
+def _cluster_pool(address: str, manifests, config, versions):
     """The Dask cluster's pool, connected and its workers checked, or a clean error."""
     from arena.tournament.cluster_pool import ClusterError, ClusterPool
 
-    pool = ClusterPool(address, manifests, config)
+    pool = ClusterPool(address, manifests, config, versions)
     try:
         pool.start()
     except ClusterError as exc:
@@ -136,6 +136,7 @@ def run(
                                        "(it reloads itself in a browser; no server needed), the final report at the end.")] = None,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
+    from arena.play.startup import BotSettings
     from arena.report.live import LiveBoard
     from arena.results.rows import StoreError
     from arena.sandbox.isolation import find_isolation
@@ -160,7 +161,10 @@ def run(
     log = usable_log_dir(log) if not address else log  # made only where it will be written (refused below)
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active and not address:  # a cluster's workers: checked there
-        fail(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}")
+        fail(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}. Install it "
+             "with: apt-get install bubblewrap; or, to run every bot with what the arena's user can read, set "
+             f"isolation = \"auto\" in {config.path} (docs/sandbox.md)")
+    _refuse_what_bots_see(config, log, html_page)
     if address and config.sprt:
         fail(f"{config.path}: key 'stop': an SPRT run plays its deals in waves on this machine's workers; "
              "drop --cluster (or the config's `cluster`) for it")
@@ -172,13 +176,7 @@ def run(
         # The logs would be written on the workers' machines, in a folder of this one's name.
         fail(f"--log {log}: a cluster run keeps no protocol or stderr logs (its bots run on the workers' machines); "
              f"drop --log, or {local_instead}")
-    pool = _cluster_pool(address, manifests, config) if address else None
-    # The run's first line: where the tables are played, and what the bots can see there
-    # (docs/sandbox.md), as every stored game records it.
-    if pool is not None:
-        console.print(escape(f"{pool.describe()}; each game records the machine and the isolation it was "
-                             "played with"), highlight=False)
-    else:
+    if not address:  # the run's first line: what the bots can see here (docs/sandbox.md), as every game records it
         console.print(escape(f"isolation: {isolation.summary()}"), highlight=False)
     if "seed" not in config.raw:
         console.print(f"[yellow]note[/yellow]: {escape(str(config.path))} gives no seed, so the deals use seed 1, which "
@@ -186,10 +184,20 @@ def run(
                       "your own (before the first game: a changed seed is refused) and keep it to yourself until "
                       "the tournament is over.", highlight=False)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
-    for manifest in manifests.values():
-        build_or_fail(manifest, isolation)
-    versions = bot_versions(manifests)
-    store, config = open_store(config, manifests, versions, create=True, update=update)
+    settings = BotSettings(sandbox_limits=config.sandbox or None, grants=config.grants)
+    prepared = {name: prepare_or_fail(m, settings, isolation, config.path) for name, m in manifests.items()}
+    _say_grants(manifests, settings, prepared)
+    versions = {name: bot.version for name, bot in prepared.items()}
+    builds = {name: bot.build for name, bot in prepared.items()}
+    sources = manifests  # the bots' own folders, for what the run's messages suggest
+    pool = _cluster_pool(address, manifests, config, versions) if address else None
+    if pool is not None:  # where the tables are played, and what the bots can see on each machine
+        console.print(escape(f"{pool.describe()}; each game records the machine and the isolation it was "
+                             "played with"), highlight=False)
+    else:  # a cluster's workers prepare their own copies, from the bots' files
+        manifests = {name: bot.manifest for name, bot in prepared.items()}
+    store, config = open_store(config, manifests, versions, create=True, update=update,
+                               files={name: bot.files for name, bot in prepared.items()})
     try:  # from here the store is open (its deals perhaps changed): a Ctrl-C gets the stop message
         _note_changed_limits(store, config, manifests, versions)
         tables = build_schedule(config)
@@ -203,10 +211,10 @@ def run(
         with LiveBoard(config, store, console, test_status=status, on_refresh=page) as board:
             if config.sprt:
                 summary, test = run_until_decided(config, manifests, store, tables=tables, on_progress=board.update,
-                                                  workers=workers, log_dir=log, versions=versions)
+                                                  workers=workers, log_dir=log, versions=versions, builds=builds)
             else:
                 summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update,
-                                         log_dir=log, versions=versions, tables=tables, pool=pool)
+                                         log_dir=log, versions=versions, tables=tables, pool=pool, builds=builds)
             ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
     except (KeyboardInterrupt, SystemExit) as exc:
         ignore_interrupts()  # a second Ctrl-C cut the message on how to resume
@@ -240,7 +248,7 @@ def run(
         # The results stand (each such game is a recorded fault), but a bot that never played is
         # a setup problem a script must be able to see, as with `arena play`.
         fail("\n".join(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
-                        f"so its moves there were the referee's. Check it with: {_check_command(manifests, bot)}"
+                        f"so its moves there were the referee's. Check it with: {_check_command(sources, bot)}"
                         for bot, games, reason in start_failures), code=1)
 
 
@@ -272,6 +280,37 @@ class _LivePage:
 
 
 LIVE_PAGE_EVERY_S = 5
+
+
+def _refuse_what_bots_see(config, log: Path | None, html_page: Path | None) -> None:
+    """A tournament's results, config, logs or live page inside a folder every sandbox binds (the
+    arena's venv, /usr) would be read by every bot: a hostile bot listed the results and config of
+    a workspace made inside the venv."""
+    from arena.sandbox.isolation import seen_by_bots
+
+    for what, path in (("its config", config.path), ("its results", config.database), ("--log", log),
+                       ("--html", html_page)):
+        folder = seen_by_bots(path) if path is not None else None
+        if folder is not None:
+            fail(f"{path}: {what} lies in {folder}, which every bot's sandbox can read (the system's files and the "
+                 "arena's own Python are bound into each); move the tournament's folder out of it (docs/sandbox.md)")
+
+
+def _say_grants(manifests, settings, prepared) -> None:
+    """The run's first lines: what a bot asked for beyond the defaults and was granted, and which
+    bots were built now (once per version: later runs take the copy from the build cache)."""
+    from arena.play.startup import granted
+
+    for name, manifest in manifests.items():
+        if manifest.is_service:
+            continue
+        beyond = granted(manifest, settings).beyond_defaults
+        if beyond:
+            console.print(escape(f"granted to {name}: {', '.join(beyond)}"), highlight=False)
+    for name, bot in prepared.items():
+        if bot.built_now and bot.source.build:
+            console.print(escape(f"built {name} version {bot.version} (kept for every later run in the build cache)"),
+                          highlight=False)
 
 
 def _stored_games(store) -> int | None:

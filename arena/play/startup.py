@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -31,30 +31,66 @@ class BotSettings:
     preexec: Callable[[], None] | None = None  # sandbox limits applied in the child (issue: sandbox)
     cpu: int | None = None  # pin the referee and its bots to one core (cheaper wake-ups)
     # Resource limits (arena/sandbox/, docs/sandbox.md). `limits` above is the time limits, so the
-    # sandbox gets its own fields: on by default; the organiser's overrides win over a manifest's [limits].
+    # sandbox gets its own fields: on by default. `sandbox_limits`: the organiser's ceilings for
+    # every bot (a tournament's [sandbox]); `grants`: by bot name, what the organiser grants one bot
+    # beyond them ([grant.NAME], --grant). A bot runs with what its manifest asks, within them.
     sandbox: bool = True
     sandbox_limits: Mapping[str, Any] | None = None
+    grants: Mapping[str, Mapping[str, Any]] | None = None
     # Whether a sandboxed bot sees only its own folder (arena/sandbox/isolation.py): a mode, "auto"
     # where bubblewrap works here or "off" (a tournament with "required" refuses to start without
     # it), or the Isolation a tournament's parent found, so that its records say what was used.
     isolation: Any = "auto"
+    # By bot name: why a bot cannot be started here at all (a cluster worker could not unpack or
+    # build it); its seats are dropped at every start, as a bot that cannot start is.
+    unavailable: Mapping[str, str] | None = None
+
+
+def granted(manifest: BotManifest, settings: BotSettings):
+    """What the organiser grants this bot (arena/sandbox/limits.py `grant`): LimitRefused for what
+    its manifest asks beyond its ceilings. Commands refuse such a bot before any game; here it
+    cannot start."""
+    from arena.sandbox.guard import tcp_asked
+    from arena.sandbox.limits import ceilings_from, grant
+
+    own = (settings.grants or {}).get(manifest.name) or {}
+    return grant(dict(manifest.limits), ceilings_from(settings.sandbox_limits, own),
+                 tcp_asked=tcp_asked(manifest), tcp_granted=bool(own.get("zmq_tcp")))
+
+
+def refused_words(manifest: BotManifest, exc: Any, config_path: Path | None = None) -> str:
+    """A manifest that asks beyond what is granted (a LimitRefused), in one sentence: the file, the
+    key, the asked value, the ceiling, and how the organiser grants it: in the tournament's config,
+    or with --grant for a command without one (docs/sandbox.md)."""
+    key = "zmq_endpoint_kind" if exc.key == "zmq_tcp" else f"limits.{exc.key}"
+    if config_path is None:
+        value = "true" if exc.key == "zmq_tcp" else "false" if exc.key == "no_network" else "VALUE"
+        how = f"to grant it, give --grant {manifest.name}.{exc.key}={value}"
+    elif exc.key == "zmq_tcp":
+        how = f"to grant it, add [grant.{manifest.name}] zmq_tcp = true to {config_path}"
+    else:
+        how = (f"to grant it, raise the ceiling in {config_path}: [sandbox] {exc.key} for every bot, or "
+               f"[grant.{manifest.name}] {exc.key} for this one")
+    return f"{manifest.path}: key {key!r}: {exc}; {how} (docs/sandbox.md)"
 
 
 def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> Transport:
     """Start the bot (sandboxed, unless settings say not) or connect to its service; no line is sent."""
     if not settings.sandbox or manifest.is_service:
         return _start_raw(manifest, settings, label, settings.preexec)
-    from arena.sandbox.guard import BotGuard, SandboxedTransport, network_needed
+    from arena.sandbox.guard import BotGuard, SandboxedTransport
     from arena.sandbox.isolation import Isolation, find_isolation
-    from arena.sandbox.limits import resolve_limits
+    from arena.sandbox.limits import LimitRefused
 
     try:
-        limits = resolve_limits(manifest, settings.sandbox_limits)
-    except ValueError as exc:
-        raise OSError(f"bad sandbox limits: {exc}") from None
+        given = granted(manifest, settings)
+    except LimitRefused as exc:
+        raise OSError(f"{manifest.path}: {exc}") from None
     isolation = settings.isolation if isinstance(settings.isolation, Isolation) else find_isolation(settings.isolation)
-    guard = BotGuard(limits, network=network_needed(manifest), isolation=isolation,
-                     folder=manifest.directory, writable_folder=manifest.writable_folder, extra_preexec=settings.preexec)
+    # A granted tcp endpoint: joined to the arena alone under isolation; without it, the host's.
+    network = not given.limits.no_network or (given.tcp and not isolation.active)
+    guard = BotGuard(given.limits, network=network, isolation=isolation, folder=manifest.directory,
+                     writable_folder=manifest.writable_folder, relay=given.tcp, extra_preexec=settings.preexec)
     try:
         transport = _start_raw(manifest, settings, label, guard.preexec, guard)
     except BaseException:
@@ -68,6 +104,8 @@ def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec
     stderr_log = str(settings.log_dir / f"{label}.stderr.log") if settings.log_dir else None
     common = dict(max_line_bytes=protocol.MAX_BOT_LINE_BYTES, name=manifest.name)
     isolated = guard is not None and guard.isolation is not None
+    if guard is not None and not isolated:
+        manifest = replace(manifest, directory=guard.run_folder())  # a private copy, for a bot that writes there
     started = dict(preexec=preexec, env=guard.environment() if isolated else None,
                    sandbox_argv=guard.wrap if isolated else None, **common)
     if manifest.transport == "zmq":
@@ -88,6 +126,10 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     """Start or connect one bot and send `hello`; the answer is read by `await_hello`.
     Never raises for a bot's fault: a bot that cannot start comes back as a dropped Seat."""
     seat = Seat(name=manifest.name, transport=None)
+    missing = (settings.unavailable or {}).get(manifest.name)
+    if missing:
+        seat.drop(f"cannot start: {missing}", FaultKind.NO_HELLO)
+        return seat
     try:
         transport = open_transport(manifest, settings, label)
     except (TransportError, OSError) as exc:

@@ -55,6 +55,8 @@ class _Cgroup:
             if (path / "memory.max").exists():
                 (path / "memory.max").write_text(str(limits.memory_mb << 20))
                 (path / "memory.swap.max").exists() and (path / "memory.swap.max").write_text("0")
+                # Over its memory the bot ends whole, as the watchdog ends it, not one process of it.
+                (path / "memory.oom.group").exists() and (path / "memory.oom.group").write_text("1")
         except OSError:
             _rmdir_quiet(path)
             return None
@@ -116,6 +118,20 @@ class _Cgroup:
                 if key == "max":
                     return int(value)
         except (OSError, ValueError, TypeError):
+            pass
+        return 0
+
+    def oom_kills(self) -> int:
+        """How many of the bot's processes the kernel ended for going over the memory limit."""
+        if self.mem_dir is None:
+            return 0
+        name = "memory.events" if self.kind == "cgroup v2" else "memory.oom_control"
+        try:
+            for line in (self.mem_dir / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
             pass
         return 0
 

@@ -1,30 +1,30 @@
-"""Resource limits for bot processes (see docs/sandbox.md).
+"""The guard of a running bot (docs/sandbox.md): what it may use, and what happens when it goes over.
 
 Three layers, each best effort, all reported by `describe()`:
 
 1. **rlimits** set in the child before exec (`make_preexec`): address space, CPU seconds, file
-   size, open files, no core dumps, and (only when not root: root ignores it) RLIMIT_NPROC.
-2. **no network**: `unshare(CLONE_NEWNET)` in the child (needs root / CAP_SYS_ADMIN; silently
-   skipped otherwise). Skipped for ZeroMQ bots on tcp endpoints (they need loopback).
-   **own process ids**: `unshare(CLONE_NEWPID)` (same permission), so that a bot cannot signal
-   the arena, its worker or the other bots, and nothing it starts outlives it
-   (arena/sandbox/child.py, `_keep_namespace`).
+   size, open files, no core dumps, and (only when not root: root ignores it) RLIMIT_NPROC; and
+   the seccomp filter that refuses file locks and inotify (arena/sandbox/seccomp.py).
+2. **namespaces**: bubblewrap's sandbox under isolation (arena/sandbox/isolation.py); without it,
+   where permitted, a network and a PID namespace of the arena's own (arena/sandbox/child.py).
 3. **a guard per bot** (`BotGuard`): a cgroup (v2, or v1 `pids` + `memory` hierarchies) with
    pids.max / memory limit when /sys/fs/cgroup is writable, plus a watchdog thread that counts the
-   bot's processes (cgroup counter, else a /proc scan by session/descendants/ARENA_BOT_TOKEN) and
-   their total RSS. Over the limit, it SIGKILLs the whole bot; the referee then sees the bot exit
-   and records an `exited` fault whose detail names the sandbox limit (via `SandboxedTransport`).
+   bot's processes (cgroup counter, else a /proc scan by session/descendants/ARENA_BOT_TOKEN), their
+   total RSS, and the kernel's memory kills. Over a limit, it SIGKILLs the whole bot; the referee
+   then sees the bot exit and records an `exited` fault whose detail names the sandbox limit (via
+   `SandboxedTransport`).
 
-Teardown is unchanged: the transport's close() kills the whole tree (arena/transport/process_tree.py);
-the guard then kills whatever is still in its cgroup and removes the cgroup.
-Stdlib only.
+Closing: the transport's close() kills the whole tree (arena/transport/process_tree.py); the
+guard then kills whatever is still in its cgroup and removes the cgroup.
 """
 
 from __future__ import annotations
 
 import atexit
 import dataclasses
+import logging
 import os
+import shlex
 import signal
 import threading
 import time
@@ -33,18 +33,21 @@ from typing import Any, Callable, Sequence
 
 from arena.sandbox.cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
 from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec
-from arena.sandbox.isolation import (Isolation, bot_environment, check_program, give_to, private_copy,
-                                     readable_by_others, remove_private_copy, sandboxed_command)
+from arena.sandbox.isolation import (COPY_SOURCE, Isolation, bot_environment, check_program, folder_bytes, give_to,
+                                     private_copy, readable_by_others, remove_private_copy, sandboxed_command)
 from arena.sandbox.limits import Limits
-from arena.transport.base import BotUnreachable, lines_sender
-from arena.transport.bot_process import STDIO_SHIM
+from arena.sandbox.relay import relay_prelude
+from arena.transport.base import BotExited, BotUnreachable, lines_sender
+from arena.transport.bot_process import stdio_shim
 
 WATCH_INTERVAL_S = 0.2
+log = logging.getLogger(__name__)
 
 
-def network_needed(manifest: Any) -> bool:
-    """ZeroMQ bots on tcp endpoints need the (loopback) network; ipc and pipes do not."""
-    return getattr(manifest, "transport", "pipe") == "zmq" and getattr(manifest, "zmq_endpoint_kind", "ipc") == "tcp"
+def tcp_asked(manifest: Any) -> bool:
+    """An arena-started ZeroMQ bot that asks for a tcp endpoint (only a grant gives it one)."""
+    return (getattr(manifest, "transport", "pipe") == "zmq" and getattr(manifest, "zmq_endpoint_kind", "ipc") == "tcp"
+            and bool(getattr(manifest, "command", ())))
 
 
 def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = None) -> dict[str, Any]:
@@ -62,10 +65,13 @@ def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = 
         "own_pid_namespace": can_unshare_pid(),
     }
     if limits.no_network and network:
-        info["no_network_skipped"] = "zmq tcp endpoint needs the network"
+        info["no_network_skipped"] = "a tcp endpoint without isolation keeps the host's network"
     elif limits.no_network and not can_unshare_net():
         info["no_network_skipped"] = "unshare(CLONE_NEWNET) not permitted"
     if guard is not None:
+        if guard.relay:
+            info["tcp"] = "a loopback of its own, joined to the arena alone"
+        info["lock_filter"] = "file locks and inotify refused" if guard.lock_filter else "off"
         info["process_limit_by"] = guard.mechanism
         info["memory_limit_by"] = guard.memory_mechanism
         info["isolation"] = guard.isolation.summary() if guard.isolation is not None else "none"
@@ -121,23 +127,25 @@ class BotGuard:
 
     def __init__(self, limits: Limits, *, network: bool = False, use_cgroup: bool = True,
                  isolation: Isolation | None = None, folder: Path | None = None, writable_folder: bool = False,
-                 extra_preexec: Callable[[], Any] | None = None) -> None:
+                 relay: bool = False, lock_filter: bool = True, extra_preexec: Callable[[], Any] | None = None) -> None:
         """`isolation` (active) puts the bot in a sandbox whose working folder is `folder`: read-only,
-        or a private copy when `writable_folder`; `wrap` and `environment` then give its command
-        and environment."""
+        or a private copy in memory when `writable_folder`; `wrap` and `environment` then give its
+        command and environment. `network`: the bot keeps the host's network (an organiser's grant,
+        or a tcp bot without isolation). `relay`: a granted tcp bot under isolation, joined to the
+        arena alone (arena/sandbox/relay.py). `lock_filter`: the seccomp filter of seccomp.py."""
         self.limits = limits
         self.network = network
         self.violation: str | None = None
         self.isolation = isolation if isolation is not None and isolation.active else None
         self.folder = folder
         self.writable_folder = writable_folder
+        self.relay = relay and self.isolation is not None
         self._private_copy: Path | None = None
         # bubblewrap's own two processes stay outside the bot, as the PID-namespace keeper does:
         # the cgroup makes room for them, and the watchdog leaves them out of the count. One is
         # its init, process 1 of the bot's namespace: the bot must not be, since process 1 drops
-        # every signal it has no handler for, its own too (abort() and raise() did nothing, and
-        # a bot that killed itself was called hung, in an author's trial).
-        self._wrapper_tasks = 2 if self.isolation else 0
+        # every signal it has no handler for, its own too. A tcp bot's relay is the sandbox's too.
+        self._wrapper_tasks = (2 + self.relay) if self.isolation else 0
         global _stale_cleaned
         if use_cgroup and not _stale_cleaned:
             _stale_cleaned = True
@@ -149,17 +157,20 @@ class BotGuard:
                                                   else "watchdog (RSS sum)"))
         bot_uid = self.isolation.bot_uid if self.isolation else None
         self.preexec = make_preexec(limits, network=network, cgroup=self.cgroup, namespaces=self.isolation is None,
-                                    bot_uid=bot_uid, extra=extra_preexec)
+                                    bot_uid=bot_uid, extra=extra_preexec, lock_filter=lock_filter)
+        self.lock_filter = lock_filter
         self._proc: Any = None
         self._outside: set[int] = set()  # the arena's own processes before the bot: keeper, or bubblewrap's two
         _live_guards.add(self)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def wrap(self, argv: list[str], writable_paths: Sequence[str] = ()) -> list[str]:
+    def wrap(self, argv: list[str], writable_paths: Sequence[str] = (), *,
+             relay: tuple[str, int] | None = None) -> list[str]:
         """The command that starts the bot: `argv` itself, or `argv` in its sandbox under isolation.
-        `writable_paths` (a ZeroMQ ipc folder) stay writable for it. BotUnreachable if argv's
-        program does not exist, as a start without a sandbox would say."""
+        `writable_paths` (a ZeroMQ ipc folder) stay writable for it; `relay` (a socket in one of
+        them, and the bot's port) starts the tcp relay first. BotUnreachable if argv's program does
+        not exist, as a start without a sandbox would say."""
         if self.isolation is None:
             return argv
         problem = check_program(argv, self.folder)
@@ -167,18 +178,41 @@ class BotGuard:
             raise BotUnreachable(f"cannot start bot {argv[0]!r} in {str(self.folder)!r}: {problem}")
         uid = self.isolation.bot_uid
         source = None
-        # A private copy when the bot may write in its folder, or when the unprivileged user of a
-        # root arena could not read it (a folder of mode 0700, say).
-        if self.writable_folder or (uid is not None and not readable_by_others(self.folder)):
+        if uid is not None and not readable_by_others(self.folder):
+            # The unprivileged user of a root arena could not read it (a folder of mode 0700 run
+            # as it is, not prepared): a copy it can read, made once for this guard.
             if self._private_copy is None:
                 self._private_copy = private_copy(self.folder, uid)
             source = self._private_copy
         if uid is not None:
             for path in writable_paths:
                 give_to(path, uid)
-        return sandboxed_command(self.isolation, argv, self.folder, folder_source=source,
-                                 writable_folder=self.writable_folder, writable_paths=writable_paths,
-                                 network=self.network, tmp_mb=self.limits.file_size_mb, before=STDIO_SHIM)
+        prelude = []
+        copy_mb = 0
+        if self.writable_folder:
+            # A private copy in memory, sized to the folder and file_size_mb more: nothing on the
+            # host's disk, gone with the bot.
+            copy_mb = (folder_bytes(source or self.folder) >> 20) + 1 + self.limits.file_size_mb
+            # Entry by entry (dotglob), not "SRC/.": the folder itself is the sandbox's, whose
+            # times the bot's user may not set.
+            prelude.append(f"shopt -s dotglob nullglob; /bin/cp -a --no-preserve=ownership -- {COPY_SOURCE}/* "
+                           f"{shlex.quote(str(self.folder))}/ && /bin/chmod -R u+w -- {shlex.quote(str(self.folder))}/* "
+                           "|| { echo 'arena: the copy of the bot folder failed' >&2; exit 126; }; shopt -u dotglob nullglob")
+        if relay is not None and self.relay:
+            prelude.append(relay_prelude(*relay))
+        return sandboxed_command(self.isolation, argv, self.folder, folder_source=source, copy_mb=copy_mb,
+                                 writable_paths=writable_paths, network=self.network, tmp_mb=self.limits.file_size_mb,
+                                 before=stdio_shim("\n".join(prelude)))
+
+    def run_folder(self) -> Path | None:
+        """Where the bot starts, outside a sandbox: its folder, or for a bot that writes in it a
+        private copy (made once for this guard, removed with it), so that nothing it writes reaches
+        the next start. Under isolation the sandbox makes that copy itself (`wrap`)."""
+        if self.isolation is None and self.writable_folder and self.folder is not None:
+            if self._private_copy is None:
+                self._private_copy = private_copy(self.folder, None)
+            return self._private_copy
+        return self.folder
 
     def environment(self) -> dict[str, str] | None:
         """The bot's environment under isolation (nothing of the organiser's); None: the arena's own."""
@@ -214,34 +248,12 @@ class BotGuard:
             return set()
 
     def _watch(self) -> None:
-        limit = self.limits.processes
-        mem_limit_pages = (self.limits.memory_mb << 20) // os.sysconf("SC_PAGE_SIZE")
         while not self._stop.wait(WATCH_INTERVAL_S):
             try:
-                reason = None
-                if self.cgroup is not None and self.cgroup.fork_refused() > 0:
-                    reason = f"more than {limit} processes/threads (fork refused by pids.max)"
                 members = self._members()
                 if self.isolation is not None and len(self._outside) < 2:
                     self._outside |= _children(self._proc.pid)  # bubblewrap's init
-                bots_own = members - self._outside
-                tasks = self.cgroup.pids_current() if self.cgroup is not None else None
-                if tasks is None:
-                    tasks = _threads_of(bots_own)
-                else:
-                    tasks -= self._wrapper_tasks
-                if reason is None and tasks > limit:
-                    reason = f"more than {limit} processes ({tasks} seen)"
-                if reason is None and (self.cgroup is None or self.cgroup.mem_dir is None):
-                    rss = 0
-                    for pid in bots_own:
-                        try:
-                            with open(f"/proc/{pid}/statm", "rb") as f:
-                                rss += int(f.read().split()[1])
-                        except (OSError, ValueError, IndexError):
-                            pass
-                    if rss > mem_limit_pages:
-                        reason = f"more than {self.limits.memory_mb} MB resident memory"
+                reason = self._over_a_limit(members - self._outside)
                 if reason is not None:
                     self.violation = f"sandbox: {reason}; the bot was killed"
                     self._kill(members)
@@ -250,8 +262,40 @@ class BotGuard:
                     if self.cgroup is not None:
                         self.cgroup.remove()  # the bot is gone: no cgroup left even if close() never comes
                     return
-            except Exception:  # the watchdog must never die noisily
-                continue
+            except Exception:  # noqa: BLE001 - said, and the watch goes on: a guard that stopped would lift every limit
+                log.warning("the watchdog of bot process %s met an error", getattr(self._proc, "pid", "?"), exc_info=True)
+
+    def _over_a_limit(self, bots_own: set[int]) -> str | None:
+        """Which limit the bot is over, in words, or None."""
+        limit = self.limits.processes
+        if self.cgroup is not None and self.cgroup.fork_refused() > 0:
+            return f"more than {limit} processes/threads (fork refused by pids.max)"
+        memory = self.out_of_memory()
+        if memory:
+            return memory
+        tasks = self.cgroup.pids_current() if self.cgroup is not None else None
+        tasks = _threads_of(bots_own) if tasks is None else tasks - self._wrapper_tasks
+        if tasks > limit:
+            return f"more than {limit} processes ({tasks} seen)"
+        if self.cgroup is None or self.cgroup.mem_dir is None:
+            pages = 0
+            for pid in bots_own:
+                try:
+                    with open(f"/proc/{pid}/statm", "rb") as f:
+                        pages += int(f.read().split()[1])
+                except (OSError, ValueError, IndexError):
+                    pass  # gone since it was listed
+            if pages > (self.limits.memory_mb << 20) // os.sysconf("SC_PAGE_SIZE"):
+                return f"more than {self.limits.memory_mb} MB resident memory"
+        return None
+
+    def out_of_memory(self) -> str | None:
+        """Words for a kill by the kernel's memory limit (the cgroup's), else None: the kernel ends a
+        process of the bot without a word, and the bot's fault must say why."""
+        if self.cgroup is not None and self.cgroup.oom_kills() > 0:
+            return (f"more than {self.limits.memory_mb} MB of memory (the kernel's memory limit ended one of its "
+                    "processes)")
+        return None
 
     def _kill(self, members: set[int]) -> None:
         for _ in range(20):
@@ -291,6 +335,12 @@ class SandboxedTransport:
         self._send_lines = lines_sender(inner)  # once: send_many runs on every move
 
     def _explain(self, exc: Exception) -> Exception:
+        if self.guard.violation is None and isinstance(exc, BotExited):
+            # The exit may be seen before the watchdog's next look: a kill by the memory limit is
+            # asked of the cgroup now, so that the fault says it.
+            memory = self.guard.out_of_memory()
+            if memory:
+                self.guard.violation = f"sandbox: {memory}; the bot was killed"
         if self.guard.violation and self.guard.violation not in str(exc):
             new = type(exc).__new__(type(exc))
             new.__dict__.update(getattr(exc, "__dict__", {}))

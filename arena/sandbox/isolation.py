@@ -45,6 +45,8 @@ ETC_ENTRIES = ("ld.so.cache", "alternatives", "passwd", "group", "nsswitch.conf"
 SYSTEM_LINKS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")  # /bin -> usr/bin on merged-/usr systems
 PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
 PROBE_TIMEOUT_S = 10.0
+# Where a bot with a writable folder finds its own folder, read-only, to copy from at its start.
+COPY_SOURCE = "/run/arena-folder"
 
 
 @dataclass(frozen=True)
@@ -125,14 +127,31 @@ def runtime_paths() -> list[str]:
     return [p for p in paths if os.path.isdir(p)]
 
 
+def seen_by_bots(path: Path | str) -> str | None:
+    """The folder bound into every sandbox (the system's, the arena's Python, the organiser's
+    ARENA_SANDBOX_PATHS) that holds `path`, or None: a tournament's results, config or logs there
+    would be read by every bot (a workspace made inside the arena's venv was)."""
+    real = os.path.realpath(path)
+    bound = ["/usr", *(f"/{name}" for name in SYSTEM_LINKS if not os.path.islink(f"/{name}")),
+             *(entry for pattern in ETC_ENTRIES for entry in glob.glob(f"/etc/{pattern}")), *runtime_paths()]
+    for folder in bound:
+        root = os.path.realpath(folder)
+        if real == root or real.startswith(root.rstrip("/") + "/"):
+            return folder
+    return None
+
+
 def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *, folder_source: Path | None = None,
-                      writable_folder: bool = False, writable_paths: Sequence[str] = (), network: bool = False,
-                      run_as: int | None = None, tmp_mb: int = 64, before: Sequence[str] = ()) -> list[str]:
-    """`argv` to run inside a sandbox whose working folder is `folder`: read-only, or writable
-    (a build; a bot's private copy, bound from `folder_source`). `writable_paths` are bound
-    writable at their own place (a ZeroMQ ipc folder). `run_as`: the uid and gid to run as when
-    the arena is root (default: the unprivileged one). `before`: a command that runs argv in the
-    sandbox (the transport's stdio shim)."""
+                      writable_folder: bool = False, copy_mb: int = 0, writable_paths: Sequence[str] = (),
+                      network: bool = False, run_as: int | None = None, tmp_mb: int = 64,
+                      before: Sequence[str] = ()) -> list[str]:
+    """`argv` to run inside a sandbox whose working folder is `folder` (bound from `folder_source`
+    where that differs): read-only; writable (a build, in the folder the arena prepared for it);
+    or, with `copy_mb`, an empty private folder of that size in memory, with the folder bound
+    read-only at COPY_SOURCE for `before` to copy from (a bot with `writable_folder = true`).
+    `writable_paths` are bound writable at their own place (a ZeroMQ ipc folder). `run_as`: the
+    uid and gid to run as when the arena is root (default: the unprivileged one; never 0).
+    `before`: a command that runs argv in the sandbox (the transport's stdio shim)."""
     folder = Path(folder)
     cmd = [isolation.tool, "--die-with-parent", "--new-session",
            "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
@@ -150,18 +169,29 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     for pattern in ETC_ENTRIES:
         for path in sorted(glob.glob(f"/etc/{pattern}")):
             cmd += ["--ro-bind", path, path]
-    # Sticky and writable by all, as a /tmp is: the bot under root runs as another user than bwrap.
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(tmp_mb << 20), "--tmpfs", "/tmp"]
+    # The kernel's settings read-only (bubblewrap 0.8 leaves /proc/sys as the kernel has it); a
+    # /dev/shm of the sandbox's own, bounded as /tmp is, in a /dev nothing else can be written in
+    # (a bot in a user namespace owns that /dev: it filled /dev/shm with 480 MB of the host's RAM).
+    # /tmp: sticky and writable by all, as a /tmp is: the bot under root runs as another user than bwrap.
+    size = str(tmp_mb << 20)
+    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+            "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+            "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     for path in runtime_paths():  # after the private /tmp, which would hide an arena installed under /tmp
         cmd += ["--ro-bind", path, path]
     source = str(folder_source or folder)
-    cmd += ["--bind" if writable_folder else "--ro-bind", source, str(folder)]
+    if copy_mb:
+        cmd += ["--ro-bind", source, COPY_SOURCE, "--perms", "0777", "--size", str(copy_mb << 20), "--tmpfs", str(folder)]
+    else:
+        cmd += ["--bind" if writable_folder else "--ro-bind", source, str(folder)]
     for path in writable_paths:
         cmd += ["--bind", path, path]
     cmd += ["--chdir", str(folder)]
     cmd += _open_parents(cmd)
     uid = None if isolation.bot_uid is None else (isolation.bot_uid if run_as is None else run_as)
-    if uid is None or uid == 0:
+    if uid == 0:
+        raise ValueError("a sandboxed process never runs as uid 0")
+    if uid is None:
         # The sandbox's own root (where bubblewrap made /etc, /work ... to hold the mounts) is the
         # user's in a user namespace, and root's: read-only then, so that the process may write in
         # /tmp and, where it is so bound, its own folder, nowhere else. Uid 65534 cannot write it
@@ -227,12 +257,32 @@ def _open_parents(cmd: Sequence[str]) -> list[str]:
     return [word for parent in parents for word in ("--chmod", "0755", parent)]
 
 
+def folder_bytes(folder: Path) -> int:
+    """The size of a folder's files (links not followed): what a copy of it takes."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                info = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
+    return total
+
+
 def private_copy(folder: Path, uid: int | None) -> Path:
-    """A fresh copy of a bot folder for a bot that writes into it (`writable_folder = true`), owned
-    by the user the bot runs as; the caller removes it when the bot is gone."""
+    """A fresh copy of a bot folder, its own to write in, owned by the user the bot runs as (a bot
+    that writes in its folder, run without isolation; a folder the unprivileged user could not
+    read); the caller removes it when the bot is gone."""
     root = Path(tempfile.mkdtemp(prefix="arena-bot-folder-"))
     copy = root / "folder"
     shutil.copytree(folder, copy, symlinks=True)
+    for where, dirs, files in os.walk(copy):
+        for name in [*dirs, *files]:
+            path = os.path.join(where, name)
+            if not os.path.islink(path):
+                os.chmod(path, stat.S_IMODE(os.lstat(path).st_mode) | stat.S_IWUSR)
     if uid is not None:
         give_to(copy, uid)
     return copy

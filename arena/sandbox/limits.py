@@ -54,20 +54,94 @@ def first_limit_problem(layer: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def limits_from(*layers: Mapping[str, Any] | None, base: Limits | None = None) -> Limits:
-    """Defaults, then each mapping in order (e.g. the manifest's [limits], then the tournament's)."""
-    result = base or Limits()
-    for layer in layers:
-        if not layer:
+# The most a bot's manifest may ask for, unless the organiser says otherwise (docs/sandbox.md's
+# table): room for a JVM, a Go runtime or a search that uses every core, far below what harms the
+# machine. A bot that asks for nothing runs with the defaults (`Limits()`).
+DEFAULT_CEILINGS = Limits(address_space_mb=8192, cpu_seconds=3600, file_size_mb=128, processes=128, open_files=1024,
+                          memory_mb=4096, no_network=True)
+GRANT_ONLY_KEYS = ("zmq_tcp",)  # what only a grant gives (a tournament's [grant.NAME], --grant): no ceiling of its own
+GRANT_KEYS = LIMIT_KEYS + GRANT_ONLY_KEYS
+
+
+class LimitRefused(ValueError):
+    """A manifest asks for more than its ceiling: `key` (a limit, or zmq_tcp), what it asked, the
+    ceiling; the caller says where the bot asked and how the organiser can grant it."""
+
+    def __init__(self, key: str, asked: Any, ceiling: Any) -> None:
+        self.key, self.asked, self.ceiling = key, asked, ceiling
+        if key == "zmq_tcp":
+            words = ('zmq_endpoint_kind = "tcp" asks for a network endpoint, which only the organiser grants '
+                     "(the bot then gets a loopback of its own, joined to the arena and nothing else)")
+        elif key == "no_network":
+            words = "no_network = false asks for the network, which only the organiser grants"
+        else:
+            words = f"asks for {asked}, above the ceiling of {ceiling}"
+        super().__init__(words)
+
+
+@dataclass(frozen=True)
+class Granted:
+    """What one bot runs with: its limits, whether it gets a tcp endpoint, and what it asked for
+    beyond the defaults and was granted (for the run's first lines)."""
+
+    limits: Limits
+    tcp: bool = False
+    beyond_defaults: tuple[str, ...] = ()
+
+
+def ceilings_from(table: Mapping[str, Any] | None, grant: Mapping[str, Any] | None = None) -> Limits:
+    """The ceilings of one bot: the defaults, then the organiser's table for every bot (a
+    tournament's [sandbox]), then its own grant ([grant.NAME], --grant)."""
+    ceilings = DEFAULT_CEILINGS
+    for layer in (table, grant):
+        if layer:
+            ceilings = dataclasses.replace(ceilings, **{k: v for k, v in layer.items() if k in LIMIT_KEYS})
+    return ceilings
+
+
+def grant(asked: Mapping[str, Any], ceilings: Limits, *, tcp_asked: bool = False, tcp_granted: bool = False) -> Granted:
+    """The limits a bot runs with: each what its manifest asks (`asked`, its [limits] table), else
+    the default, never above its ceiling. LimitRefused for the first key asked beyond: a manifest
+    asks, only the organiser grants."""
+    values = {}
+    beyond = []
+    defaults = Limits()
+    for key in LIMIT_KEYS:
+        ceiling = getattr(ceilings, key)
+        default = getattr(defaults, key)
+        if key == "no_network":
+            want = asked.get(key, True)
+            if not want and ceiling:
+                raise LimitRefused(key, want, ceiling)
+            values[key] = bool(want)
+            if not want:
+                beyond.append("the network")
             continue
-        bad = first_limit_problem(layer)
-        if bad:
-            raise ValueError(f"limit {bad[0]!r}: {bad[1]}")
-        result = dataclasses.replace(result, **layer)
-    return result
+        if key in asked:
+            if asked[key] > ceiling:
+                raise LimitRefused(key, asked[key], ceiling)
+            values[key] = asked[key]
+            if asked[key] > default:
+                beyond.append(f"{key} {asked[key]}")
+        else:
+            values[key] = min(default, ceiling)
+    if tcp_asked and not tcp_granted:
+        raise LimitRefused("zmq_tcp", True, False)
+    if tcp_asked:
+        beyond.append("a tcp endpoint joined to the arena alone")
+    return Granted(Limits(**values), tcp_asked, tuple(beyond))
 
 
-def resolve_limits(manifest: Any = None, config: Mapping[str, Any] | None = None) -> Limits:
-    """The limits for one bot: defaults < manifest `[limits]` < tournament config (organiser wins)."""
-    manifest_limits = dict(getattr(manifest, "limits", ()) or ()) if manifest is not None else None
-    return limits_from(manifest_limits, config)
+def grant_problem(table: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, what is wrong) for the first bad entry of a grant table, or None."""
+    for key, value in table.items():
+        if key in GRANT_ONLY_KEYS:
+            if not isinstance(value, bool):
+                return key, f"expected true or false, got {value!r}"
+            continue
+        if key not in LIMIT_KEYS:
+            return key, f"unknown key; a grant may raise a limit's ceiling ({', '.join(LIMIT_KEYS)}) or give zmq_tcp"
+        problem = limit_problem(key, value)
+        if problem:
+            return key, problem
+    return None

@@ -1,7 +1,9 @@
-"""A bot's build step (the manifest's `build` key): run once in the bot folder before first use.
+"""A bot's build step (the manifest's `build` key), run in the folder the arena prepared for it
+(arena/submission/prepared.py), never in the author's folder.
 
-Apart from arena/submission/manifest.py, which reads and checks manifests: this runs their build
-command, under the same isolation as the bot (arena/sandbox/isolation.py), with its folder writable.
+The build gets what its bot would get (docs/sandbox.md): the same isolation, with its folder
+writable for its outputs; the bot's limits, in a cgroup of its own where one can be made; no
+network; and never uid 0 (a root arena's build runs as the unprivileged user, as its bot does).
 """
 
 from __future__ import annotations
@@ -12,82 +14,106 @@ import subprocess
 import sys
 import tempfile
 import uuid
+from pathlib import Path
 
-from arena.sandbox.isolation import Isolation, bot_environment, check_program, find_isolation, sandboxed_command
+from arena.sandbox.cgroup import _Cgroup
+from arena.sandbox.child import make_preexec
+from arena.sandbox.isolation import UNPRIVILEGED_UID, Isolation, bot_environment, check_program, sandboxed_command
+from arena.sandbox.limits import Limits
 from arena.submission.manifest import PYTHON_PLACEHOLDER, BotManifest, ManifestError
 from arena.transport.process_tree import TOKEN_ENV, kill_tree
 
 BUILD_TMP_MB = 512  # a compiler's temporary files go to the sandbox's private /tmp
+BUILD_TIMEOUT_S = 120
+_OUTPUT_TAIL_BYTES = 65536
 
 
-def build_bot(manifest: BotManifest, timeout_s: float = 120, isolation: Isolation | None = None) -> None:
-    """Run the manifest's build step (if any) in the bot folder; ManifestError with the output tail on failure.
+def build_user(isolation: Isolation) -> int | None:
+    """Who a build runs as, when not the arena's own user: the unprivileged user under a root arena
+    (with or without isolation), None under an ordinary one."""
+    return UNPRIVILEGED_UID if os.getuid() == 0 else None
+
+
+def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limits: Limits | None = None,
+              timeout_s: float = BUILD_TIMEOUT_S, seen_as: Path | None = None, home: Path | None = None) -> None:
+    """Run the manifest's build step in `folder` (which the build may write; under isolation it
+    sees it at `seen_as`, where its bot will run). ManifestError with the output's tail on failure.
 
     The build runs in a session of its own, with its output in a file rather than a pipe: a
     build that leaves a background process behind holds a pipe open, and waiting for the pipe's
     end waited out the whole timeout. Whatever the build leaves running (or a timeout, or a
     Ctrl-C or SIGTERM of the arena) is killed, found as a bot's processes are: by session, group,
     descent, and a token in the environment (a step that calls setsid leaves the group).
-
-    Under isolation (`find_isolation()` unless given) the build sees what its bot would, with the
-    bot folder writable, where it must leave its outputs: when the arena is root, it runs as the
-    folder's owner (uid 65534 could not write an organiser's folder), without capabilities."""
-    if not manifest.build:
-        return
+    `home`: a folder of its own for HOME where the build runs without isolation as another user."""
     args = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in manifest.build]
     where = manifest.path or manifest.directory
     shown = " ".join(manifest.build)
     token = uuid.uuid4().hex
+    limits = limits or Limits()
+    user = build_user(isolation)
     env = {**os.environ, TOKEN_ENV: token}
-    isolation = find_isolation() if isolation is None else isolation
     if isolation.active:
-        problem = check_program(args, manifest.directory)
+        problem = check_program(args, folder)
         if problem:  # said as without a sandbox, not as a failed exec inside one
             raise ManifestError(f"{where}: key 'build': program {args[0]!r} "
                                 + ("not found" if "No such file" in problem else "is not executable") + f" (build {shown!r})")
-        owner = manifest.directory.stat().st_uid if isolation.bot_uid is not None else None
-        args = sandboxed_command(isolation, args, manifest.directory, writable_folder=True, run_as=owner,
-                                 tmp_mb=BUILD_TMP_MB)
+        args = sandboxed_command(isolation, args, seen_as or folder, folder_source=folder, writable_folder=True,
+                                 run_as=user, tmp_mb=BUILD_TMP_MB)
         env = bot_environment({TOKEN_ENV: token})
-    with tempfile.TemporaryFile() as output:
-        try:
-            proc = subprocess.Popen(args, cwd=manifest.directory, stdin=subprocess.DEVNULL, stdout=output,
-                                    stderr=subprocess.STDOUT, start_new_session=True, env=env)
-        except FileNotFoundError:
-            raise ManifestError(f"{where}: key 'build': program {args[0]!r} not found (build {shown!r})") from None
-        except PermissionError:
-            raise ManifestError(f"{where}: key 'build': program {args[0]!r} is not executable") from None
-        try:
-            returncode = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            returncode = None
-        finally:
-            kill_tree(proc, token)
-            _strip_set_id_bits(manifest.directory)
-        # The tail only: a build that printed gigabytes made the arena read them all (a hostile trial).
-        output.seek(max(0, output.seek(0, os.SEEK_END) - 65536))
-        tail = _tail(output.read())
+    elif user is not None and home is not None:
+        env.update(HOME=str(home), TMPDIR=str(home))
+    cgroup = _Cgroup.create(limits)
+    preexec = make_preexec(limits, cgroup=cgroup, namespaces=not isolation.active,
+                           bot_uid=isolation.bot_uid if isolation.active else user,
+                           run_as=None if isolation.active else user)
+    try:
+        with tempfile.TemporaryFile() as output:
+            try:
+                proc = subprocess.Popen(args, cwd=folder, stdin=subprocess.DEVNULL, stdout=output,
+                                        stderr=subprocess.STDOUT, start_new_session=True, env=env, preexec_fn=preexec)
+            except FileNotFoundError:
+                raise ManifestError(f"{where}: key 'build': program {args[0]!r} not found (build {shown!r})") from None
+            except PermissionError:
+                raise ManifestError(f"{where}: key 'build': program {args[0]!r} is not executable") from None
+            try:
+                returncode = proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                returncode = None
+            finally:
+                kill_tree(proc, token)
+                if cgroup is not None:
+                    cgroup.kill_all()
+            # The tail only: a build that printed gigabytes made the arena read them all (a hostile trial).
+            output.seek(max(0, output.seek(0, os.SEEK_END) - _OUTPUT_TAIL_BYTES))
+            tail = _tail(output.read())
+    finally:
+        if cgroup is not None:
+            cgroup.remove()
     if returncode is None:
         raise ManifestError(f"{where}: key 'build': {shown!r} took more than {timeout_s:g} s{tail}")
     if returncode != 0:
         raise ManifestError(f"{where}: key 'build': {shown!r} failed with exit code {returncode}{tail}")
 
 
-def _strip_set_id_bits(folder) -> None:
-    """Take set-user-id and set-group-id bits off every file in the bot's folder, once the build
-    and all it started are gone. A root arena runs the build as the folder's owner, root for a
-    root-owned folder (without capabilities), and an owner may chmod 4755 a file it made: a
-    hostile build left a set-uid-root copy of a program in the organiser's workspace, a way to
-    root for anyone who could reach it (the sandbox mounts the folder nosuid; the host does not)."""
-    for root, _, files in os.walk(folder):
-        for name in files:
+def seal(folder: Path) -> None:
+    """Make a built folder the arena's and read-only, once the build and all it started are gone:
+    every entry owned by the arena's user (a root arena's build ran as another), no file writable,
+    no set-user-id or set-group-id bit (a hostile build once left a set-uid-root program in the
+    organiser's workspace). Links are left as they are, never followed."""
+    uid, gid = os.getuid(), os.getgid()
+    os.lchown(folder, uid, gid)
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
             path = os.path.join(root, name)
-            try:
-                mode = os.lstat(path).st_mode
-                if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
-                    os.chmod(path, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))
-            except OSError:
-                pass  # gone, or not ours to change
+            info = os.lstat(path)
+            if info.st_uid != uid or info.st_gid != gid:
+                os.lchown(path, uid, gid)
+            if stat.S_ISDIR(info.st_mode):
+                os.chmod(path, 0o755)
+            elif stat.S_ISREG(info.st_mode):
+                mode = stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX | 0o222)
+                os.chmod(path, mode | 0o444)
+    os.chmod(folder, 0o755)
 
 
 def _tail(output: bytes, lines: int = 20) -> str:

@@ -12,10 +12,10 @@ import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from arena.submission.folder import FolderError, file_chunks
 from arena.submission.manifest import BotManifest, ManifestError, read_manifest
-from arena.submission.versions import bot_files, content_hash
+from arena.submission.versions import content_hash, entries_of
 from arena.submission.workspace import cache_dir
 
 
@@ -27,26 +27,37 @@ class Bundle:
     data: bytes  # a gzipped tar of the bot's files (arena/submission/versions.bot_files)
 
 
-def pack(manifest: BotManifest) -> Bundle:
-    """The bot's files as hashed for its version (no build outputs, logs or check records)."""
+def pack(manifest: BotManifest, version: str | None = None) -> Bundle:
+    """The bot's files as hashed for its version (no build outputs, logs or check records), read as
+    hostile input (arena/submission/folder.py): files by content, links to its own files as links.
+    With `version` (the one the run prepared), a folder that no longer hashes to it is refused:
+    its author changed it since."""
     folder = manifest.directory
+    entries = entries_of(manifest)
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w:gz") as tar:
-        for relative in bot_files(folder):
-            info = tar.gettarinfo(str(folder / relative), arcname=relative.as_posix())
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            with open(folder / relative, "rb") as handle:
-                tar.addfile(info, handle)
+        for entry in entries:
+            info = tarfile.TarInfo(entry.rel)
+            info.mtime = entry.mtime_ns // 1_000_000_000
+            if entry.kind == "link":
+                info.type, info.linkname, info.mode = tarfile.SYMTYPE, entry.target, 0o777
+                tar.addfile(info)
+                continue
+            data = b"".join(file_chunks(folder / entry.rel))  # at most the folder's own bound
+            info.size, info.mode = len(data), 0o755 if entry.executable else 0o644
+            tar.addfile(info, io.BytesIO(data))
     name = manifest.path.name if manifest.path is not None else "bot.toml"
-    return Bundle(manifest.name, content_hash(manifest), name, out.getvalue())
+    packed = Bundle(manifest.name, content_hash(manifest), name, out.getvalue())
+    if version is not None and packed.version != version:
+        raise FolderError(f"{folder}: its files changed since the run prepared version {version} (now "
+                          f"{packed.version}); run again to play the new version")
+    return packed
 
 
-def unpack(bundle: Bundle, root: Path | None = None, then: Callable[[BotManifest], None] | None = None) -> BotManifest:
-    """The bundle's bot, unpacked under `root` (default: the per-user cache) once per version, and
-    its manifest; `then` (its build step) runs on it under the same lock, so that two workers of one
-    machine neither unpack nor build it at once. ManifestError when the files do not hash to the
-    bundle's version."""
+def unpack(bundle: Bundle, root: Path | None = None) -> BotManifest:
+    """The bundle's bot, unpacked under `root` (default: the per-user cache) once per version (a
+    lock: two workers of one machine unpack it once), and its manifest, to prepare as any bot is
+    (arena/submission/prepared.py). ManifestError when the files do not hash to the bundle's version."""
     root = Path(root) if root is not None else cache_dir().parent / "bundles"
     target = root / f"{bundle.name}-{bundle.version}"
     root.mkdir(parents=True, exist_ok=True)
@@ -63,10 +74,7 @@ def unpack(bundle: Bundle, root: Path | None = None, then: Callable[[BotManifest
                 os.rename(staging, target)
             finally:
                 shutil.rmtree(staging, ignore_errors=True)  # gone already once renamed
-        manifest = read_manifest(target / bundle.manifest_name)
-        if then is not None:
-            then(manifest)
-    return manifest
+        return read_manifest(target / bundle.manifest_name)
 
 
 def _extract(tar: tarfile.TarFile, folder: Path, name: str) -> None:
@@ -76,13 +84,25 @@ def _extract(tar: tarfile.TarFile, folder: Path, name: str) -> None:
     members = tar.getmembers()
     for member in members:
         parts = Path(member.name).parts
-        if not (member.isfile() or member.isdir()) or not parts or Path(member.name).is_absolute() or ".." in parts:
+        if not (member.isfile() or member.isdir() or member.issym()) or not parts \
+                or Path(member.name).is_absolute() or ".." in parts:
             raise ManifestError(f"{name}: the bundle holds {member.name!r}, which is no file of a bot's folder")
+        if member.issym():
+            link_at = folder / member.name
+            pointed = Path(member.linkname)
+            if pointed.is_absolute() or not _within(folder, link_at.parent / pointed):
+                raise ManifestError(f"{name}: the bundle holds a link {member.name!r} out of the bot's folder")
         member.mode &= 0o755  # as the data filter: no set-id bits, no writing by others
     if hasattr(tarfile, "data_filter"):
         tar.extractall(folder, members=members, filter="data")
     else:
         tar.extractall(folder, members=members)
+
+
+def _within(folder: Path, path: Path) -> bool:
+    """`path`, taken word by word (no link followed), stays in `folder`: a link's target checked
+    before anything is written."""
+    return os.path.normpath(path).startswith(os.path.normpath(folder) + os.sep)
 
 
 __all__ = ["Bundle", "pack", "unpack"]

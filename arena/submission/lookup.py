@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from arena.submission.manifest import MANIFEST_NAME, NAME_RE, BotManifest, ManifestError, read_manifest
-from arena.submission.workspace import BUNDLED_BOTS_DIR, lookup_dirs, runnable
+from arena.submission.workspace import BUNDLED_BOTS_DIR, lookup_dirs
 
 
 def resolve_manifest_path(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> Path:
@@ -69,14 +69,9 @@ def _safe_list(bots_dir: Path) -> list[BotManifest]:
 
 
 def load_manifest(ref: str | Path, bots_dir: Path | None = None, base_dir: Path | None = None) -> BotManifest:
-    """Find and load a manifest; ManifestError names the file, the key and what was expected. A
-    bundled bot with a build step comes from its copy in the per-user cache (workspace.runnable)."""
-    manifest = read_manifest(resolve_manifest_path(ref, bots_dir, base_dir))
-    try:
-        return runnable(manifest)
-    except OSError as exc:
-        raise ManifestError(f"{manifest.directory}: cannot copy the bundled bot into the build cache "
-                            f"({exc.strerror or exc})") from None
+    """Find and load a manifest; ManifestError names the file, the key and what was expected. What
+    runs is its prepared copy (arena/submission/prepared.py), made by the command that plays it."""
+    return read_manifest(resolve_manifest_path(ref, bots_dir, base_dir))
 
 
 def list_bots(bots_dir: Path | None = None) -> list[BotManifest]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.sandbox.limits import first_limit_problem  # the optional [limits] table
+from arena.submission.folder import FolderError, ManifestError, inside, read_small
 
 MANIFEST_NAME = "bot.toml"
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
@@ -45,10 +46,6 @@ ALLOWED_KEYS = (
     "server_public_key", "client_secret_key", "build", "description", "version", "limits", "writable_folder",
 )
 VERSION_RE = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
-
-
-class ManifestError(Exception):
-    """A manifest that cannot be used; the message names the file, the key and what was expected."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +107,14 @@ def toml_text(raw: bytes) -> str:
 
 def read_manifest(path: Path) -> BotManifest:
     """Read and validate the manifest file at `path`; ManifestError names the file, the key and
-    what was expected."""
+    what was expected. The folder may be reached through a link (the organiser's), the manifest
+    itself must be a file of it: a bot's bot.toml linked to /dev/zero or /etc/shadow is refused."""
+    path = Path(path)
     try:
-        raw = path.read_bytes()
+        path = path.parent.resolve() / path.name
+        raw = read_small(path)
+    except FolderError:
+        raise
     except OSError as exc:
         raise ManifestError(f"{path}: cannot read the manifest: {exc.strerror or exc}") from None
     try:
@@ -208,7 +210,12 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     keys = {}
     for key in ("server_public_key", "client_secret_key"):
         value = text(key)
-        keys[key] = None if value is None else (directory / Path(value).expanduser()).resolve()
+        if value is not None and (Path(value).is_absolute() or value.startswith("~")
+                                  or not inside(directory, directory / value)):
+            # The arena reads these files itself: a manifest must not point it at the organiser's.
+            raise ManifestError(f"{_where(path, key)}: {value!r} is not a file of the bot's folder; give a path "
+                                "relative to it, such as \"keys/server.key\"")
+        keys[key] = None if value is None else (directory / value).resolve()
     if (keys["server_public_key"] is None) != (keys["client_secret_key"] is None):
         missing = "client_secret_key" if keys["client_secret_key"] is None else "server_public_key"
         raise ManifestError(

@@ -15,17 +15,20 @@ content hash.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from arena.submission.folder import FolderError, copy_entries, read_small, write_small
 from arena.submission.lookup import load_manifest
 from arena.submission.workspace import workspace_bots_dir
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
-from arena.submission.versions import bot_files, content_hash
+from arena.submission.versions import bot_entries, content_hash
 
 CHECK_FILE = ".check.json"
 VERSIONS_FILE = ".versions.json"
@@ -43,18 +46,27 @@ def save_check(directory: Path, report_dict: dict[str, Any]) -> Path:
     data = dict(report_dict)
     data["date"] = _now()
     path = Path(directory) / CHECK_FILE
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    write_small(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
     if data.get("version"):
         note_version(directory, data["version"], {key: data.get(key) for key in ("passed", "date", "rules")})
     return path
 
 
+def _read_record(path: Path) -> Any:
+    """A record the arena keeps in a bot's folder, or None when there is none or it is no JSON.
+    The folder is the author's: a record linked to /dev/zero, a FIFO or a huge one is refused
+    (FolderError), never read."""
+    try:
+        return json.loads(read_small(path))
+    except FolderError:
+        raise
+    except (OSError, ValueError):
+        return None
+
+
 def load_versions(directory: Path) -> list[dict[str, Any]]:
     """The bot's version history, oldest first: {"version", "first_seen", "check"} each."""
-    try:
-        data = json.loads((Path(directory) / VERSIONS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
+    data = _read_record(Path(directory) / VERSIONS_FILE)
     return [entry for entry in data if isinstance(entry, dict) and "version" in entry] if isinstance(data, list) else []
 
 
@@ -72,7 +84,7 @@ def note_version(directory: Path, version: str, check: dict[str, Any] | None = N
         return  # known, and nothing new to say
     if check is not None:
         entry["check"] = check
-    (Path(directory) / VERSIONS_FILE).write_text(json.dumps(history, indent=1) + "\n", encoding="utf-8")
+    write_small(Path(directory) / VERSIONS_FILE, (json.dumps(history, indent=1) + "\n").encode("utf-8"))
 
 
 def _now() -> str:
@@ -80,16 +92,13 @@ def _now() -> str:
 
 
 def load_check(directory: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads((Path(directory) / CHECK_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    data = _read_record(Path(directory) / CHECK_FILE)
     return data if isinstance(data, dict) else None
 
 
 def set_version(manifest_path: Path, version: str) -> None:
     """Write `version = "<hash>"` as a top-level key of bot.toml, keeping every other line."""
-    lines = Path(manifest_path).read_text(encoding="utf-8").splitlines()
+    lines = read_small(Path(manifest_path)).decode("utf-8").splitlines()
     out: list[str] = []
     placed = False
     in_top = True
@@ -107,16 +116,15 @@ def set_version(manifest_path: Path, version: str) -> None:
         out.append(line)
     if not placed:
         out.append(f'version = "{version}"')
-    Path(manifest_path).write_text("\n".join(out) + "\n", encoding="utf-8")
+    write_small(Path(manifest_path), ("\n".join(out) + "\n").encode("utf-8"))
 
 
 def _copy_bot(src: Path, dest: Path) -> None:
-    """Copy the bot's source files (not its build outputs) to dest."""
+    """Copy the bot's source files (not its build outputs) to dest: files by content, links (to its
+    own files) as links, never a link's target."""
+    entries = bot_entries(src)  # before dest exists: a refused folder leaves nothing behind
     dest.mkdir(parents=True)
-    for rel in bot_files(src):
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src / rel, target)
+    copy_entries(src, entries, dest)
 
 
 @dataclass(frozen=True)
@@ -146,13 +154,23 @@ def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool
                 raise RegistryError(
                     f"{dest} already exists (a different folder holds a bot named {source.name!r}); "
                     f"use --replace to register this folder as its new version")
-            shutil.rmtree(dest)
         bots_dir.mkdir(parents=True, exist_ok=True)
-        _copy_bot(src, dest)
+        # Copied aside first: a folder refused half-way (a link out, a FIFO) leaves the registered
+        # version as it was.
+        staging = Path(tempfile.mkdtemp(prefix=f".{source.name}-", dir=bots_dir))
+        try:
+            _copy_bot(src, staging / "bot")
+            for kept in (CHECK_FILE, VERSIONS_FILE):  # what the arena knows of the bot goes with it
+                try:
+                    write_small(staging / "bot" / kept, read_small(src / kept))
+                except FileNotFoundError:
+                    pass
+            if dest.exists():
+                shutil.rmtree(dest)
+            os.rename(staging / "bot", dest)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
         copied = True
-        for kept in (CHECK_FILE, VERSIONS_FILE):  # what the arena knows of the bot goes with it
-            if (src / kept).is_file():
-                shutil.copy2(src / kept, dest / kept)
     else:
         previous = source.version
     version = content_hash(dest)
@@ -191,15 +209,18 @@ def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> l
             continue
         try:
             current = content_hash(m)
-        except ManifestError:
-            current = ""  # shown as unknown; `arena bot check` names the unreadable file
-        if current and remember:
-            try:
-                note_version(m.directory, current)  # first seen now, if it is new
-            except OSError:
-                pass  # a folder we may not write: the list still shows it
-        out.append(ListedBot(m.name, m.language, m.transport, m.version, current, load_check(m.directory),
-                             history=tuple(load_versions(m.directory))))
+            if remember:
+                try:
+                    note_version(m.directory, current)  # first seen now, if it is new
+                except FolderError:
+                    raise
+                except OSError:
+                    pass  # a folder we may not write: the list still shows it
+            listed = ListedBot(m.name, m.language, m.transport, m.version, current, load_check(m.directory),
+                               history=tuple(load_versions(m.directory)))
+        except ManifestError as exc:  # a file of the folder refused: named in the bot's row
+            listed = ListedBot(m.name, m.language, m.transport, m.version, "", None, error=str(exc))
+        out.append(listed)
     return out
 
 

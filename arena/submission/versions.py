@@ -1,5 +1,6 @@
 """A bot's version: a hash of the files in its folder (`content_hash`), so a changed bot is a new
-version and every stored game records the version that played it."""
+version and every stored game records the version that played it. The folder is read as hostile
+input (arena/submission/folder.py): no link followed, no FIFO opened, every read bounded."""
 
 from __future__ import annotations
 
@@ -9,55 +10,65 @@ import os
 import re
 from pathlib import Path
 
+from arena.submission.folder import FolderError, Entry, file_chunks, read_small, scan
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
 
 
-# Never part of a bot's content hash.
-HASH_EXCLUDED_NAMES = frozenset({".check.json", ".versions.json", "__pycache__", ".git", "node_modules", ".DS_Store"})
+# Never part of a bot's content hash, nor of what runs. A bot's packages (node_modules, a vendored
+# folder) are: what runs is the hashed files and what the build makes of them.
+HASH_EXCLUDED_NAMES = frozenset({".check.json", ".versions.json", "__pycache__", ".git", ".DS_Store"})
+GITIGNORE = ".gitignore"
 _VERSION_LINE = re.compile(rb"^\s*version\s*=.*$")
-# A file of a bot folder larger than this is refused: the hash reads every byte, and a sparse
-# file of 1 TB (96 KB on disk) took the arena's memory, then ended it with a traceback.
-MAX_BOT_FILE_BYTES = 1 << 30
-_CHUNK_BYTES = 1 << 20
+# A link is hashed as what it says, under a length with the top bit set, which no file's name
+# has: the hash of a folder of plain files is what it always was.
+_LINK_MARK = 1 << 31
 
 
-def _gitignore_patterns(directory: Path) -> list[str]:
-    """Simple patterns of the bot folder's own .gitignore (no negation, no nesting)."""
+def gitignore_patterns(directory: Path) -> list[str]:
+    """Simple patterns of the bot folder's own .gitignore (no negation, no nesting). A .gitignore
+    that is a link, a FIFO or larger than a megabyte is refused (FolderError)."""
     try:
-        lines = (directory / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        text = read_small(Path(directory) / GITIGNORE).decode("utf-8", errors="replace")
+    except FileNotFoundError:
         return []
-    return [ln.strip().lstrip("/").rstrip("/") for ln in lines
+    except FolderError:
+        raise
+    except OSError:  # a folder we cannot search: said when its files are read
+        return []
+    return [ln.strip().lstrip("/").rstrip("/") for ln in text.splitlines()
             if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
 
 
-def bot_files(directory: Path, always: frozenset[str] | None = None) -> list[Path]:
-    """The bot's source files (relative, sorted): no build outputs listed in its .gitignore,
-    no .check.json, __pycache__, .git, node_modules, *.log, and no symlinks followed out of the
-    folder. Logs are left out because bots often write one beside themselves while they play,
-    and a tournament refuses to resume once a bot's version changed. bot.toml and `always` (the
-    files its command and build name) are in whatever the rules above say: a bot whose code was
-    in main.log, or whose .gitignore said `*`, changed mid-tournament unnoticed (a hostile trial)."""
+def bot_entries(directory: Path, always: frozenset[str] | None = None) -> list[Entry]:
+    """The bot's source files and links (sorted by path), as `scan` reads them: no build outputs
+    listed in its .gitignore, no .check.json, __pycache__, .git, *.log; a link out of
+    the folder, a FIFO or a device refused. Logs are left out because bots often write one beside
+    themselves while they play, and a tournament refuses to resume once a bot's version changed.
+    bot.toml and `always` (the files its command and build name) are in whatever the rules above
+    say: a bot whose code was in main.log, or whose .gitignore said `*`, changed mid-tournament
+    unnoticed (a hostile trial)."""
     directory = Path(directory)
-    patterns = _gitignore_patterns(directory)
-    # Worked out here unless given, so that every caller (the hash, `bot add`'s copy) has one list.
+    patterns = gitignore_patterns(directory)
+    # Worked out here unless given, so that every caller (the hash, a copy, a bundle) has one list.
     always = (_named_files(directory, directory) if always is None else always) | {MANIFEST_NAME}
 
-    def ignored(rel: str, name: str) -> bool:
+    def ignored(rel: str, name: str, is_dir: bool) -> bool:  # noqa: ARG001 - folders and files alike
         if rel in always:
             return False
         return name in HASH_EXCLUDED_NAMES or name.endswith((".pyc", ".log")) or any(
             fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
-    found: list[Path] = []
-    for root, dirs, files in os.walk(directory):
-        rel_root = Path(root).relative_to(directory)
-        dirs[:] = sorted(d for d in dirs if not ignored((rel_root / d).as_posix(), d))
-        for name in files:
-            rel = rel_root / name
-            if not ignored(rel.as_posix(), name) and (Path(root) / name).is_file():
-                found.append(rel)
-    return sorted(found, key=lambda p: p.as_posix())
+    return [entry for entry in scan(directory, ignored) if entry.kind != "dir"]
+
+
+def entries_of(manifest: BotManifest) -> list[Entry]:
+    """`bot_entries` of a manifest's folder, with the files its command and build name."""
+    return bot_entries(manifest.directory, _named_files(manifest, manifest.directory))
+
+
+def bot_files(directory: Path, always: frozenset[str] | None = None) -> list[Path]:
+    """The relative paths of `bot_entries`."""
+    return [Path(entry.rel) for entry in bot_entries(directory, always)]
 
 
 def content_hash(manifest: BotManifest | Path) -> str:
@@ -71,35 +82,38 @@ def version_and_files(manifest: BotManifest | Path) -> tuple[str, dict[str, str]
     sha256), read in one pass: a tournament keeps the digests of every version it saw, so that it
     can name the files that changed when a bot is resubmitted."""
     directory = Path(manifest.directory if isinstance(manifest, BotManifest) else manifest)
+    return hash_entries(directory, bot_entries(directory, _named_files(manifest, directory)))
+
+
+def hash_entries(directory: Path, entries: list[Entry]) -> tuple[str, dict[str, str]]:
+    """The version of `entries` of `directory` (as `version_and_files`), and each one's digest."""
     digest = hashlib.sha256()
     files = {}
-    for rel in bot_files(directory, _named_files(manifest, directory)):
+    for entry in entries:
         # The file system's bytes for the name: a name that is not UTF-8 raised UnicodeEncodeError.
-        name = os.fsencode(rel.as_posix())
+        name = os.fsencode(entry.rel)
         shown = name.decode("utf-8", errors="backslashreplace")
         own = hashlib.sha256()
-        try:
-            with open(directory / rel, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size > MAX_BOT_FILE_BYTES:
-                    raise ManifestError(f"{directory / shown}: {size / (1 << 30):.1f} GiB; a bot's files may be "
-                                        f"at most {MAX_BOT_FILE_BYTES >> 30} GiB each (its version is a hash of them all)")
-                if rel.as_posix() == MANIFEST_NAME:
-                    data = b"\n".join(ln for ln in f.read().split(b"\n") if not _VERSION_LINE.match(ln))
-                    chunks, size = [data], len(data)
-                else:
-                    chunks = iter(lambda: f.read(_CHUNK_BYTES), b"")
-                digest.update(len(name).to_bytes(4, "big") + name + size.to_bytes(8, "big"))
-                read = 0
-                for chunk in chunks:
-                    read += len(chunk)
-                    digest.update(chunk)
-                    own.update(chunk)
-        except OSError as exc:
-            raise ManifestError(f"{directory / shown}: cannot read ({exc.strerror or exc}); the bot's version "
-                                "is a hash of every file in its folder (docs: protocol.md, the manifest)") from None
-        if read != size:
-            raise ManifestError(f"{directory / shown}: changed while its version was taken; try again")
+        if entry.kind == "link":
+            target = os.fsencode(entry.target)
+            digest.update((len(name) | _LINK_MARK).to_bytes(4, "big") + name + len(target).to_bytes(8, "big") + target)
+            own.update(b"link:" + target)
+        elif entry.kind == "file":
+            chunks = file_chunks(directory / entry.rel)
+            size = entry.size
+            if entry.rel == MANIFEST_NAME:
+                data = b"\n".join(ln for ln in b"".join(chunks).split(b"\n") if not _VERSION_LINE.match(ln))
+                chunks, size = iter([data]), len(data)
+            digest.update(len(name).to_bytes(4, "big") + name + size.to_bytes(8, "big"))
+            read = 0
+            for chunk in chunks:
+                read += len(chunk)
+                digest.update(chunk)
+                own.update(chunk)
+            if read != size:
+                raise ManifestError(f"{directory / shown}: changed while its version was taken; try again")
+        else:
+            continue
         files[shown] = own.hexdigest()[:12]
     return digest.hexdigest()[:12], files
 
@@ -113,16 +127,24 @@ def _named_files(manifest: BotManifest | Path, directory: Path) -> frozenset[str
             manifest = read_manifest(directory / MANIFEST_NAME)
         except (ManifestError, OSError):
             return frozenset()
-    outputs = _gitignore_patterns(directory) if manifest.build else []
+    outputs = gitignore_patterns(directory) if manifest.build else []
     named = set()
     for arg in (*manifest.command, *manifest.build):
         path = Path(arg)
-        if path.is_absolute() or ".." in path.parts or not (directory / path).is_file():
+        if path.is_absolute() or ".." in path.parts or not _is_file_here(directory / path):
             continue
         rel = path.as_posix()
         if not any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(path.name, p) for p in outputs):
             named.add(rel)
     return frozenset(named)
+
+
+def _is_file_here(path: Path) -> bool:
+    """A regular file, not a link to one (an overlong or unreadable name is no file)."""
+    try:
+        return os.path.isfile(path) and not os.path.islink(path)
+    except (OSError, ValueError):
+        return False
 
 
 def changed_files(before: dict[str, str], after: dict[str, str]) -> str:

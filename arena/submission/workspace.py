@@ -8,19 +8,16 @@ means the workspace's `bots/NAME` first, then the bundled example bot of that na
 
 The bundled bots are the repository's top-level `bots/` folder: in a checkout (an editable
 install) they are read from there; a wheel carries them as package data in
-`arena/bundled_bots/`. Nothing is ever written into the installed package: a bundled bot with a
-build step is copied, once per version, into a per-user cache and built there.
+`arena/bundled_bots/`. Nothing is ever written into the installed package: every bot runs from a
+copy in the per-user build cache (arena/submission/prepared.py).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
-from arena.submission.manifest import MANIFEST_NAME, BotManifest, read_manifest
-from arena.submission.versions import bot_files, content_hash
+from arena.submission.manifest import MANIFEST_NAME
 
 BOTS = "bots"
 TOURNAMENTS = "tournaments"
@@ -95,28 +92,5 @@ def cache_dir() -> Path:
     return Path(base) / "skitgubbe-arena" / "builds"
 
 
-def runnable(manifest: BotManifest) -> BotManifest:
-    """The manifest to build and run: a bundled bot with a build step, when the bundle is the
-    installed package's, from its copy in the per-user cache (made once per version; its content
-    hash is the bundled one's); any other bot as it is."""
-    if not manifest.build or not _same(manifest.directory.parent, _INSTALLED_BUNDLE):
-        return manifest
-    version = content_hash(manifest)
-    target = cache_dir() / f"{manifest.name}-{version}"
-    if not (target / MANIFEST_NAME).is_file():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        # Copied aside, then renamed into place: two arenas starting at once both end with a whole copy.
-        staging = Path(tempfile.mkdtemp(prefix=f".{manifest.name}-", dir=target.parent))
-        for relative in bot_files(manifest.directory):  # the files hashed: the copy has the same version
-            (staging / relative).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(manifest.directory / relative, staging / relative)
-        try:
-            staging.rename(target)
-        except OSError:  # another arena put its copy there first
-            shutil.rmtree(staging, ignore_errors=True)
-    name = manifest.path.name if manifest.path is not None else MANIFEST_NAME
-    return read_manifest(target / name)
-
-
 __all__ = ["BOTS", "TOURNAMENTS", "BUNDLED_BOTS_DIR", "MANIFEST_NAME", "GUIDES", "guide_path", "is_workspace", "find_workspace", "workspace_or_here",
-           "workspace_bots_dir", "lookup_dirs", "is_bundled", "cache_dir", "runnable"]
+           "workspace_bots_dir", "lookup_dirs", "is_bundled", "cache_dir"]

@@ -22,6 +22,7 @@ local_pool.py): start, games (yielded as they end), stop. The runner does not kn
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import os
 import pickle
@@ -36,7 +37,7 @@ from arena.play.records import GameRecord
 from arena.protocol import PROTOCOL_VERSION
 from arena.schedule.games import GameSpec, TableSpec
 from arena.submission.bundle import pack
-from arena.submission.manifest import BotManifest
+from arena.submission.manifest import BotManifest, ManifestError
 from arena.tournament.cluster_task import (CODE_HASH, bundle_task, code_difference, play_table_task, worker_facts,
                                           worker_isolation)
 from arena.tournament.config import TournamentConfig
@@ -56,6 +57,13 @@ async def _greeted(distributed, address: str, connection_args: dict) -> None:
     """Connect to the scheduler and take its greeting, then hang up."""
     comm = await distributed.comm.connect(address, timeout=CONNECT_TIMEOUT_S, **connection_args)
     await comm.close()
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address.split("%")[0]).is_loopback
+    except ValueError:
+        return False
 
 
 def _said(exc: BaseException) -> str:
@@ -80,9 +88,11 @@ def _distributed():
 class ClusterPool:
     """Plays tables on the Dask cluster whose scheduler is at `address`."""
 
-    def __init__(self, address: str, manifests: dict[str, BotManifest], config: TournamentConfig) -> None:
+    def __init__(self, address: str, manifests: dict[str, BotManifest], config: TournamentConfig,
+                 versions: dict[str, str] | None = None) -> None:
         self.address = address
         self.manifests = manifests
+        self.versions = versions or {}  # as the run prepared them: a bot changed since is refused
         self.config = config
         self.client = None
         self.workers: dict[str, tuple[str, str, str]] = {}
@@ -109,10 +119,18 @@ class ClusterPool:
         connection_args = self._check_security(distributed)
         host = self.address.split("://", 1)[1].rsplit(":", 1)[0].strip("[]")
         try:
-            socket.getaddrinfo(host, None)
+            found = socket.getaddrinfo(host, None)
         except socket.gaierror as exc:  # else Dask retries the name for its whole time limit
             raise ClusterError(f"cannot find the host {host!r} of the Dask scheduler's address {self.address} "
                                f"({exc.strerror})") from None
+        if self.address.startswith("tcp://") and not all(_loopback(info[4][0]) for info in found):
+            # Whoever reaches a plain scheduler can run code on its workers, outside any sandbox
+            # (a hostile bot with a tcp endpoint did): off this machine, only TLS with certificates.
+            raise ClusterError(f"{self.address} is not on this machine, and a plain tcp:// scheduler runs the code of "
+                               "whoever reaches it: use TLS. Start the scheduler and workers with --tls-ca-file, "
+                               "--tls-cert and --tls-key (e.g. `dask scheduler --tls-ca-file ca.pem --tls-cert "
+                               "scheduler.pem --tls-key scheduler-key.pem`), give the arena the same in Dask's "
+                               "configuration (distributed.comm.tls), and its tls:// address (README, Across machines)")
         self._probe(host, int(self.address.rsplit(":", 1)[1]))
         try:
             # Dask waits for the scheduler's greeting with no time limit: a port that takes the
@@ -163,7 +181,10 @@ class ClusterPool:
             # and suggest futures: this is that future, and its files go to the scheduler once.
             warnings.filterwarnings("ignore", message="Sending large graph")
             for name, manifest in self.manifests.items():
-                bundle = pack(manifest)
+                try:
+                    bundle = pack(manifest, self.versions.get(name))
+                except ManifestError as exc:
+                    raise ClusterError(str(exc)) from None
                 futures[name] = self.client.submit(bundle_task, bundle, pure=False,
                                                    key=f"arena-bundle-{name}-{bundle.version}-{self._run}")
         return futures

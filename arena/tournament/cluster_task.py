@@ -13,11 +13,13 @@ import time
 from pathlib import Path
 
 from arena.play.records import TimeLimits
-from arena.play.startup import BotSettings
+from arena.play.startup import BotSettings, granted
 from arena.protocol import PROTOCOL_VERSION
 from arena.sandbox.isolation import find_isolation
 from arena.schedule.games import TableSpec
-from arena.submission.build import build_bot
+from arena.submission.prepared import PreparedBot, prepare_bot
+from arena.submission.manifest import BotManifest, ManifestError
+from arena.sandbox.limits import LimitRefused
 from arena.submission.bundle import Bundle, unpack
 from arena.tournament.config import TournamentConfig
 from arena.tournament.cores import claimed_core
@@ -99,18 +101,24 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
     difference = code_difference(here, expected)
     if difference:
         raise VersionMismatch(f"worker {worker.address} ({here[2]}) {difference}")
-    manifests = {}
-    for name, bundle in bundles.items():
-        try:
-            manifests[name] = _ready(bundle)
-        except Exception as exc:  # noqa: BLE001 - said with the worker and the bot, for the organiser's message
-            raise RuntimeError(f"worker {worker.address} ({here[2]}) could not unpack and build {name}: "
-                               f"{type(exc).__name__}: {exc}") from exc
     isolation = find_isolation(config.isolation)
     if config.isolation == "required" and not isolation.active:
         raise RuntimeError(f"worker {worker.address} ({here[2]}) cannot isolate bots ({isolation.why_not}), and the "
                            'config says isolation = "required"')
-    where = {"machine": f"{here[2]} ({worker.address})", "isolation": isolation.record()}
+    manifests, builds, unavailable = {}, {}, {}
+    for name, bundle in bundles.items():
+        try:
+            bot = _ready(bundle, config, isolation)
+            manifests[name], builds[name] = bot.manifest, bot.build
+        except (ManifestError, LimitRefused) as exc:
+            # The bot's own doing (files refused, a failed build): its games are its faults, the
+            # table's others play; one bot must not stop the tournament.
+            manifests[name] = bundle_manifest_placeholder(bundle)
+            unavailable[name] = f"could not be unpacked and built on worker {worker.address} ({here[2]}): {exc}"
+        except OSError as exc:  # the machine's (a full disk): no game of this table is a result
+            raise RuntimeError(f"worker {worker.address} ({here[2]}) could not unpack and build {name}: "
+                               f"{type(exc).__name__}: {exc}") from exc
+    where = {"machine": f"{here[2]} ({worker.address})", "isolation": isolation.record(), "builds": builds}
     queue, stop = Queue(queue_name), Event(stop_name)
     played = 0
     asked = [time.monotonic()]
@@ -148,7 +156,8 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
     try:
         with claimed_core() as cpu:
             settings = BotSettings(limits=TimeLimits(config.move_timeout_s, config.startup_timeout_s),
-                                   sandbox_limits=config.sandbox or None, isolation=isolation, cpu=cpu)
+                                   sandbox_limits=config.sandbox or None, grants=config.grants, isolation=isolation,
+                                   cpu=cpu, unavailable=unavailable)
             play_table(table, manifests, config, settings, report, keep_going=keep_going)
     finally:
         send()  # what was played is stored, even when the table ends early
@@ -156,16 +165,24 @@ def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: Tourna
     return played
 
 
-_ready_here: dict[tuple[str, str], object] = {}  # (bot, version) -> its manifest, unpacked and built in this process
+_ready_here: dict[tuple[str, str], PreparedBot] = {}  # (bot, version) -> ready in this worker process
 
 
-def _ready(bundle: Bundle):
-    """The bot unpacked and built on this machine: once per version per machine (a lock) and
-    looked up once per worker process."""
+def _ready(bundle: Bundle, config: TournamentConfig, isolation) -> PreparedBot:
+    """The bot unpacked and prepared on this machine (arena/submission/prepared.py): once per
+    version per machine (a lock) and looked up once per worker process."""
     key = (bundle.name, bundle.version)
     if key not in _ready_here:
-        _ready_here[key] = unpack(bundle, then=build_bot)
+        manifest = unpack(bundle)
+        settings = BotSettings(sandbox_limits=config.sandbox or None, grants=config.grants)
+        _ready_here[key] = prepare_bot(manifest, isolation=isolation, limits=granted(manifest, settings).limits)
     return _ready_here[key]
+
+
+def bundle_manifest_placeholder(bundle: Bundle) -> BotManifest:
+    """A manifest that names a bot this worker could not ready: its seats never start
+    (BotSettings.unavailable says why), and nothing of it is read."""
+    return BotManifest(name=bundle.name, directory=Path("/nonexistent"), command=("unavailable",), transport="pipe")
 
 
 __all__ = ["VersionMismatch", "bundle_task", "worker_facts", "worker_isolation", "play_table_task"]

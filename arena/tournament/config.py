@@ -30,8 +30,12 @@
     stop = "sprt"             # a gauntlet of 1 or 2 challengers: deals until the SPRT decides
     sprt_delta1 = 0.1         # (and sprt_delta0 = 0, sprt_alpha = sprt_beta = 0.05): README, Early stopping
 
-    [sandbox]                 # resource limits for every bot (docs/sandbox.md)
-    address_space_mb = 1024
+    [sandbox]                 # the ceilings of every bot's limits: the most its manifest may
+    address_space_mb = 8192   # ask for (docs/sandbox.md)
+
+    [grant.java_bot]          # one bot's own: higher ceilings, a tcp endpoint (docs/sandbox.md)
+    address_space_mb = 16384
+    zmq_tcp = true
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from typing import Any
 from arena.game import GameError, Rules
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.sandbox.isolation import ISOLATION_MODES
-from arena.sandbox.limits import first_limit_problem
+from arena.sandbox.limits import first_limit_problem, grant_problem
 from arena.results.sprt import SprtSettings
 from arena.tournament.stop_config import STOP_KEYS, stop_settings
 from arena.schedule.numbers import PAIRED, GameNumbers
@@ -67,7 +71,8 @@ TOP_KEYS = {
     "challengers": "a whole number of at least 1 (gauntlet schedule): how many of the first bots challenge the others",
     "database": "a path to the SQLite results file", "rules": "a table of rule options",
     "limits": "a table with move_timeout_s and startup_timeout_s",
-    "sandbox": "a table of bot resource limits (docs/sandbox.md)",
+    "sandbox": "a table of the ceilings of bot resource limits (docs/sandbox.md)",
+    "grant": "a table of bots' own grants, [grant.NAME] (docs/sandbox.md)",
     "isolation": "auto, required or off: whether each bot sees only its own folder (docs/sandbox.md)",
     "cluster": "the address of a Dask scheduler, e.g. tcp://scheduler:8786 (README, Across machines)",
     "on_change": "refuse or replay: what a run does when a bot's files changed or a bot was taken out",
@@ -103,7 +108,8 @@ class TournamentConfig:
     database: Path = Path()
     move_timeout_s: float = 2.0
     startup_timeout_s: float = 10.0
-    sandbox: dict[str, Any] = field(default_factory=dict)  # resource limits for every bot (organiser wins)
+    sandbox: dict[str, Any] = field(default_factory=dict)  # the ceilings of every bot's resource limits
+    grants: dict[str, dict[str, Any]] = field(default_factory=dict)  # [grant.NAME]: one bot's own ceilings, zmq_tcp
     isolation: str = "auto"  # each bot sees only its own folder: where possible, "required", or "off"
     cluster: str = ""  # a Dask scheduler's address: its workers play the tables (arena/tournament/cluster_pool.py)
     on_change: str = "refuse"  # a resubmitted or withdrawn bot: "refuse" (say how), or "replay" its tables
@@ -180,6 +186,10 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
         if manifest.name in manifests:
             raise ConfigError(f"{config.path}: key 'bots': the bot {manifest.name!r} is listed twice")
         manifests[manifest.name] = manifest
+    strangers = [name for name in config.grants if name not in manifests]
+    if strangers:
+        raise ConfigError(f"{config.path}: key 'grant.{strangers[0]}': no bot of the tournament is named "
+                          f"{strangers[0]!r} (bots: {', '.join(manifests)})")
     return replace(config, bots=tuple(manifests)), manifests
 
 
@@ -280,6 +290,14 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     bad_limit = first_limit_problem(sandbox)
     if bad_limit:
         raise ConfigError(f"{path}: key 'sandbox.{bad_limit[0]}': {bad_limit[1]}")
+    grants = data.get("grant", {})
+    if not isinstance(grants, dict) or not all(isinstance(table, dict) for table in grants.values()):
+        raise ConfigError(f"{path}: key 'grant': expected tables [grant.NAME], one for each bot granted "
+                          "something (docs/sandbox.md)")
+    for bot, table in grants.items():
+        bad_grant = grant_problem(table)
+        if bad_grant:
+            raise ConfigError(f"{path}: key 'grant.{bot}.{bad_grant[0]}': {bad_grant[1]}")
     database = data.get("database", f"{path.stem}.sqlite")
     if not isinstance(database, str) or not database:
         raise bad("database", database)
@@ -290,7 +308,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
         rules=rules, workers=workers, schedule=schedule, tables=tables, challengers=challengers, database=db_path,
         move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
-        sandbox=dict(sandbox), isolation=isolation, on_change=on_change, cluster=cluster, sprt=sprt, raw=data,
+        sandbox=dict(sandbox), grants={bot: dict(table) for bot, table in grants.items()}, isolation=isolation, on_change=on_change, cluster=cluster, sprt=sprt, raw=data,
     )
 
 

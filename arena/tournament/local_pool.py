@@ -175,7 +175,7 @@ def _worker_main(conn: Connection, manifests: dict[str, BotManifest], config: To
 def _play_table(table: TableSpec, conn: Connection, manifests: dict[str, BotManifest], config: TournamentConfig,
                 limits: TimeLimits, cpu: int | None, log_dir, isolation: Isolation) -> None:
     settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
-                           sandbox_limits=config.sandbox or None, isolation=isolation)
+                           sandbox_limits=config.sandbox or None, grants=config.grants, isolation=isolation)
     play_table(table, manifests, config, settings, lambda spec, record: conn.send(("game", (spec, record))),
                unwinding=_unwinding)
 

@@ -149,17 +149,25 @@ def _changed_keys(prefix: str, old: dict, new: dict) -> list[str]:
 
 
 def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str],
-               isolation: Isolation | None = None) -> dict:
-    """What every stored game records about how it was played: bot versions, the limits in force,
-    and the isolation (who the bots ran as, and what they could see)."""
-    from arena.sandbox.guard import describe, network_needed
-    from arena.sandbox.limits import resolve_limits
+               isolation: Isolation | None = None, builds: dict[str, str] | None = None) -> dict:
+    """What every stored game records about how it was played: bot versions, the digest of what
+    ran for each (its prepared copy, build outputs included: arena/submission/prepared.py), the
+    limits in force, and the isolation (who the bots ran as, and what they could see)."""
+    from arena.sandbox.guard import describe
+    from arena.sandbox.limits import ceilings_from, grant
+    from arena.sandbox.guard import tcp_asked
+
+    def limits_of(m: BotManifest) -> dict:
+        own = config.grants.get(m.name) or {}
+        given = grant(dict(m.limits), ceilings_from(config.sandbox, own), tcp_asked=tcp_asked(m),
+                      tcp_granted=bool(own.get("zmq_tcp")))
+        return describe(given.limits, network=not given.limits.no_network)
 
     return {
         "versions": {name: versions.get(name, "") for name in config.playing},
+        **({"builds": {name: builds.get(name, "") for name in config.playing}} if builds else {}),
         "time_limits": {"move_timeout_s": config.move_timeout_s, "startup_timeout_s": config.startup_timeout_s},
-        "sandbox": {name: describe(resolve_limits(m, config.sandbox or None), network=network_needed(m))
-                    for name, m in manifests.items() if not m.is_service},
+        "sandbox": {name: limits_of(m) for name, m in manifests.items() if not m.is_service},
         "isolation": (isolation or find_isolation(config.isolation)).record(),
         "machine": socket.gethostname(),  # a cluster's games name their worker instead
     }
@@ -185,12 +193,14 @@ def run_tournament(
     versions: dict[str, str] | None = None,
     tables: list[TableSpec] | None = None,
     pool=None,
+    builds: dict[str, str] | None = None,
 ) -> RunSummary:
     """Play every scheduled game that is not yet stored (`tables`: the schedule, if the caller has
     built it already). Returns when all are stored, or raises KeyboardInterrupt (after stopping
     every worker and bot) if interrupted. `pool`: what plays the tables (a started ClusterPool);
     by default the local worker pool. Either has start, games and stop, and the runner uses
-    them alike; a pool's `where` (game key -> machine, isolation) overrides the run's record."""
+    them alike; a pool's `where` (game key -> machine, isolation, builds) overrides the run's record.
+    `builds`: each bot's build digest (its prepared copy), recorded with every game."""
     tables = build_schedule(config) if tables is None else tables
     total = sum(len(t.games) for t in tables)
     done = store.done_keys()
@@ -205,7 +215,7 @@ def run_tournament(
     n_workers = max(1, min(workers or config.workers, len(todo)))
     # Probed once, here: the isolation each stored game records is the one its bots ran under.
     isolation = find_isolation(config.isolation)
-    extra = run_record(config, manifests, versions or {}, isolation)
+    extra = run_record(config, manifests, versions or {}, isolation, builds)
     if pool is None:
         pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
     where = getattr(pool, "where", {})

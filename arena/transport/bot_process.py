@@ -14,16 +14,24 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from arena.transport.base import BotUnreachable
 from arena.transport.process_tree import TOKEN_ENV, kill_tree, pid_alive, signal_tree, tree_members
 from arena.wording import quoted
 
 _TAIL_KEEP = 16384
-# Turns a bot's argv into the command that runs it in its sandbox, given the folders it must be
-# able to write (a ZeroMQ ipc endpoint's): the sandbox layer's, handed down by the play layer.
-SandboxArgv = Callable[[list[str], Sequence[str]], list[str]]
+
+
+class SandboxArgv(Protocol):
+    """Turns a bot's argv into the command that starts it in its sandbox (arena/sandbox/guard.py):
+    `writable_paths` stay writable for it (a ZeroMQ ipc folder); `relay` (a Unix socket's path and
+    a port) joins that socket to the bot's tcp port inside (arena/sandbox/relay.py)."""
+
+    def __call__(self, argv: list[str], writable_paths: Sequence[str] = (), *,
+                 relay: tuple[str, int] | None = None) -> list[str]: ...
+
+
 # A wrapper's own process would hold the bot's stdin and stdout as long as it lives, so a bot
 # that closes its stdout would never be seen to: a wrapped bot is handed its pipes as extra
 # descriptors named in these variables (a wrapper closes extra descriptors in itself), and
@@ -31,10 +39,15 @@ SandboxArgv = Callable[[list[str], Sequence[str]], list[str]]
 STDIN_FD_ENV, STDOUT_FD_ENV = "ARENA_STDIN_FD", "ARENA_STDOUT_FD"
 # bash, not sh: dash takes single-digit descriptors only, and the arena's are often 10 or more.
 # `env -u SHLVL`: bash's exec sets SHLVL again, and nothing of a shell belongs in the bot's environment.
-STDIO_SHIM = ["/bin/bash", "-c",
-              f'eval "exec 0<&${STDIN_FD_ENV} ${STDIN_FD_ENV}<&-"; '
-              f'if [ -n "${{{STDOUT_FD_ENV}:-}}" ]; then eval "exec 1>&${STDOUT_FD_ENV} ${STDOUT_FD_ENV}>&-"; fi; '
-              f'unset {STDIN_FD_ENV} {STDOUT_FD_ENV}; exec /usr/bin/env -u SHLVL "$@"', "arena-stdio"]
+STDIO_SCRIPT = (f'eval "exec 0<&${STDIN_FD_ENV} ${STDIN_FD_ENV}<&-"; '
+                f'if [ -n "${{{STDOUT_FD_ENV}:-}}" ]; then eval "exec 1>&${STDOUT_FD_ENV} ${STDOUT_FD_ENV}>&-"; fi; '
+                f'unset {STDIN_FD_ENV} {STDOUT_FD_ENV}; exec /usr/bin/env -u SHLVL "$@"')
+STDIO_SHIM = ["/bin/bash", "-c", STDIO_SCRIPT, "arena-stdio"]
+
+
+def stdio_shim(prelude: str = "") -> list[str]:
+    """STDIO_SHIM with shell words to run first, inside the sandbox (a folder to copy, a relay)."""
+    return ["/bin/bash", "-c", f"{prelude}\n{STDIO_SCRIPT}" if prelude else STDIO_SCRIPT, "arena-stdio"]
 
 
 def open_log_for_append(path: str | os.PathLike, mode: str, **kwargs: Any):

@@ -1,5 +1,10 @@
 """Folders for ZeroMQ ipc endpoints: one per arena-started bot, locked while in use.
 
+Each is private: an outer folder only the arena's user can enter (mode 0700), holding the lock and
+the socket folder (`SOCKET_FOLDER`) that the bot's sandbox binds writable, given to the user the
+bot runs as. Another process of that user on the host (uid 65534 under a root arena: any program
+running as nobody) cannot reach the socket: the outer folder is not theirs to enter.
+
 Split from arena/transport/zmq.py, which starts the bots and talks to them.
 """
 
@@ -18,12 +23,14 @@ import time
 # arena in another PID namespace (a container sharing /tmp) is alive though its pid is not.
 IPC_FOLDER_PREFIX = "arena-zmq-"
 IPC_LOCK_NAME = ".lock"
+SOCKET_FOLDER = "sock"
 IPC_UNLOCKED_GRACE_S = 60.0  # a folder made but not yet locked is new: left alone this long
 _ipc_locks: dict[str, int] = {}  # folder -> the descriptor holding its lock
 _stale_ipc_removed = False
 
 
 def new_ipc_folder() -> str:
+    """A fresh private folder (mode 0700, locked); its sockets go in `socket_folder` of it."""
     global _stale_ipc_removed
     if not _stale_ipc_removed:
         _stale_ipc_removed = True
@@ -32,7 +39,13 @@ def new_ipc_folder() -> str:
     fd = os.open(os.path.join(folder, IPC_LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     _ipc_locks[folder] = fd
+    os.mkdir(socket_folder(folder), 0o700)
     return folder
+
+
+def socket_folder(folder: str) -> str:
+    """Where a private ipc folder's sockets are: the one part of it a bot's sandbox binds."""
+    return os.path.join(folder, SOCKET_FOLDER)
 
 
 def release_ipc_folder(folder: str) -> None:

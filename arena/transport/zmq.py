@@ -10,6 +10,7 @@ One line = one single-frame message (UTF-8, no newline). Two ways in:
 from __future__ import annotations
 
 import os
+import random
 import socket
 import time
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from arena.transport.base import (
     LineTooLong,
     describe_returncode,
 )
-from arena.transport.ipc_folders import new_ipc_folder, release_ipc_folder
+from arena.transport.ipc_folders import new_ipc_folder, release_ipc_folder, socket_folder
 from arena.transport.zmq_keys import as_key, is_local_endpoint
 
 ENDPOINT_ENV = "ARENA_ZMQ_ENDPOINT"
@@ -115,21 +116,30 @@ class ZmqTransport:
         in argv), and connect a DEALER. The bot's stdout joins its stderr log. `sandbox_argv`
         runs it in its sandbox (arena/sandbox/), with the ipc endpoint's folder writable."""
         tmpdir = None
-        if endpoint_kind == "ipc":
+        relay = None
+        if endpoint_kind not in ("ipc", "tcp"):
+            raise ValueError(f"endpoint_kind must be 'ipc' or 'tcp', not {endpoint_kind!r}")
+        if endpoint_kind == "ipc" or sandbox_argv is not None:
             tmpdir = new_ipc_folder()
-            endpoint = f"ipc://{tmpdir}/bot.sock"
-        elif endpoint_kind == "tcp":
+            sockets = socket_folder(tmpdir)
+        if endpoint_kind == "ipc":
+            endpoint = arena_end = f"ipc://{sockets}/bot.sock"
+        elif sandbox_argv is not None:
+            # A sandboxed tcp bot binds in a network of its own; the relay joins it to a socket of
+            # its ipc folder (arena/sandbox/relay.py), which the arena connects to.
+            port = random.randrange(20000, 60000)
+            endpoint, arena_end = f"tcp://127.0.0.1:{port}", f"ipc://{sockets}/relay.sock"
+            relay = (f"{sockets}/relay.sock", port)
+        else:
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
                 s.bind(("127.0.0.1", 0))  # small race until the bot binds; acceptable locally
-                endpoint = f"tcp://127.0.0.1:{s.getsockname()[1]}"
-        else:
-            raise ValueError(f"endpoint_kind must be 'ipc' or 'tcp', not {endpoint_kind!r}")
+                endpoint = arena_end = f"tcp://127.0.0.1:{s.getsockname()[1]}"
         full_env = dict(os.environ if env is None else env)
         full_env[ENDPOINT_ENV] = endpoint
         command = [a.replace("{endpoint}", endpoint) for a in argv]
         try:
             if sandbox_argv is not None:
-                command = sandbox_argv(command, (tmpdir,) if tmpdir else ())
+                command = sandbox_argv(command, (sockets,) if tmpdir else (), relay=relay)
             proc = BotProcess.start(
                 command, cwd=cwd, env=full_env,
                 stderr_log_path=stderr_log_path, stderr_log_cap_bytes=stderr_log_cap_bytes,
@@ -138,8 +148,8 @@ class ZmqTransport:
             if tmpdir:
                 release_ipc_folder(tmpdir)
             raise
-        sock = cls._dealer(endpoint, max_line_bytes, None)
-        sock.connect(endpoint)
+        sock = cls._dealer(arena_end, max_line_bytes, None)
+        sock.connect(arena_end)
         return cls(sock, endpoint, proc=proc, tmpdir=tmpdir, max_line_bytes=max_line_bytes,
                    send_timeout_s=send_timeout_s, name=name)
 

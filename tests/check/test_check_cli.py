@@ -152,9 +152,10 @@ def test_the_stderr_line_quoted_for_a_crash_is_escaped(tmp_path):
     assert "(exit code 3); its stderr says: \\x1b[31mBoom\\x1b[0m" in detail and "\x1b" not in detail
 
 
-def test_the_version_a_check_reports_is_the_one_after_the_build(tmp_path):
-    # `cargo build` writes a Cargo.lock on its first run: the check reported the version of the
-    # folder before it, which no tournament ever saw (Rust bot-author audit)
+def test_the_version_a_check_reports_is_the_one_every_command_records(tmp_path):
+    # `cargo build` writes a Cargo.lock on its first run: the check reported a version no
+    # tournament ever saw (Rust bot-author audit). A build now writes only in the bot's prepared
+    # copy: the version is the hash of the folder handed in, for the check as for a tournament.
     folder = python_bot(tmp_path, "lock", (
         "import sys\n"
         "for line in sys.stdin:\n"
@@ -165,7 +166,7 @@ def test_the_version_a_check_reports_is_the_one_after_the_build(tmp_path):
     ))
     (folder / "bot.toml").write_text((folder / "bot.toml").read_text() + 'build = ["sh", "-c", "test -f made.lock || echo 1 > made.lock"]\n')
     first = check_bot(folder, **{**FAST, "games": 1})
-    assert first.passed and (folder / "made.lock").exists()
+    assert first.passed and not (folder / "made.lock").exists()
     assert first.version == content_hash(folder) == check_bot(folder, **{**FAST, "games": 1}).version
 
 
@@ -403,7 +404,7 @@ def test_a_file_name_that_is_not_utf8_and_a_huge_file_are_said_not_raised(tmp_pa
     import os
 
     from arena.submission.manifest import ManifestError
-    from arena.submission.versions import MAX_BOT_FILE_BYTES
+    from arena.submission.folder import MAX_FILE_BYTES as MAX_BOT_FILE_BYTES
 
     assert run("bot", "new", "odd", "--lang", "python", "--dir", str(tmp_path)).exit_code == 0
     folder = tmp_path / "odd"
@@ -415,21 +416,23 @@ def test_a_file_name_that_is_not_utf8_and_a_huge_file_are_said_not_raised(tmp_pa
         f.truncate(MAX_BOT_FILE_BYTES + 1)  # sparse: nothing on disk, 1 GiB and a byte to read
     with pytest.raises(ManifestError, match=r"data.bin: 1.0 GiB; a bot's files may be at most 1 GiB each"):
         content_hash(folder)
-    listed = run("bot", "list", "--dir", str(tmp_path))
-    assert listed.exit_code == 0 and "odd" in listed.output
+    listed = run("bot", "list", "--dir", str(tmp_path))  # the bot's row names the file; the exit says so
+    cells = "".join(ch for ch in listed.output if ch.isalnum() or ch in ".:")  # the table wraps its cells
+    assert listed.exit_code == 1 and "data.bin:1.0GiB" in cells, listed.output
 
 
 def test_manifest_limits_and_version_keys(tmp_path):
     from arena.submission.manifest import ManifestError
-    from arena.sandbox.limits import resolve_limits
+    from arena.sandbox.limits import LimitRefused, ceilings_from, grant
 
     folder = tmp_path / "lim"
     folder.mkdir()
     (folder / "bot.toml").write_text('name = "lim"\ncommand = ["x"]\nversion = "abc123"\n\n[limits]\naddress_space_mb = 2048\n')
     m = load_manifest(folder)
     assert m.version == "abc123" and dict(m.limits) == {"address_space_mb": 2048}
-    assert resolve_limits(m).address_space_mb == 2048
-    assert resolve_limits(m, {"address_space_mb": 512}).address_space_mb == 512  # the organiser wins
+    assert grant(dict(m.limits), ceilings_from(None)).limits.address_space_mb == 2048  # asked, within the ceiling
+    with pytest.raises(LimitRefused, match="asks for 2048, above the ceiling of 512"):  # the organiser grants
+        grant(dict(m.limits), ceilings_from({"address_space_mb": 512}))
     (folder / "bot.toml").write_text('name = "lim"\ncommand = ["x"]\n[limits]\nwhatever = 1\n')
     with pytest.raises(ManifestError, match="unknown limit"):
         load_manifest(folder)
@@ -445,16 +448,18 @@ def test_an_unreadable_bot_file_is_named_not_a_traceback(tmp_path, monkeypatch):
     config = tmp_path / "t.toml"
     config.write_text(f'bots = ["random_bot", "heuristic_bot", "{tmp_path / "locked"}"]\ndeals = 1\n')
     assert run("tournament", "run", str(config), "--workers", "1").exit_code == 0  # results to report on
-    import builtins
+    import os
 
-    import arena.submission.versions
+    import arena.submission.folder
+
+    real_open = os.open
 
     def denying_open(path, *args, **kwargs):
         if Path(path) == notes:
             raise PermissionError(13, "Permission denied", str(path))
-        return builtins.open(path, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(arena.submission.versions, "open", denying_open, raising=False)  # what the hash opens
+    monkeypatch.setattr(arena.submission.folder.os, "open", denying_open)  # what the folder's reader opens
     checked = run("bot", "check", str(tmp_path / "locked"))
     assert checked.exit_code != 0 and "notes.txt: cannot read (Permission denied)" in checked.output
     for args in (["tournament", "run", str(config)], ["standings", str(config)], ["replay", str(config), "1"]):

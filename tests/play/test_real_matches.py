@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.game import EndReason, Rules
-from arena.submission.build import build_bot
+from arena.submission.prepared import prepare_bot
 from arena.submission.manifest import BotManifest
 from arena.submission.lookup import load_manifest
 from arena.play.startup import BotSettings
@@ -30,13 +30,11 @@ def bundled(name: str) -> BotManifest:
     missing = [tool for tool in NEEDS.get(name, ()) if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{name} needs {', '.join(missing)}, which this machine lacks")
-    manifest = load_manifest(name)
-    build_bot(manifest)
-    return manifest
+    return prepare_bot(load_manifest(name)).manifest  # as a command runs it: its prepared copy
 
 
-def play(manifests, games=3, seed=11):
-    with open_table(manifests, BotSettings()) as seats:
+def play(manifests, games=3, seed=11, grants=None):
+    with open_table(manifests, BotSettings(grants=grants)) as seats:
         assert all(seat.alive for seat in seats), [seat.dead_reason for seat in seats]
         return play_match(seats, Rules(num_players=len(manifests)), seed, games=games)
 
@@ -51,9 +49,19 @@ def test_each_bundled_bot_plays_a_full_match_without_a_fault(name):
 
 
 def test_zmq_bot_started_by_the_arena_over_tcp_loopback():
+    """Granted by the organiser (docs/sandbox.md): under isolation in a network of its own, joined
+    to the arena by the relay; without isolation on the host's loopback."""
     manifest = dataclasses.replace(bundled("zmq_bot"), zmq_endpoint_kind="tcp")
-    result = play([manifest, bundled("random_bot"), bundled("random_bot")], games=2)
+    result = play([manifest, bundled("random_bot"), bundled("random_bot")], games=2,
+                  grants={"zmq_bot": {"zmq_tcp": True}})
     assert all(r.faults == () for r in result.records)
+
+
+def test_a_tcp_endpoint_the_organiser_did_not_grant_is_refused_at_the_start():
+    manifest = dataclasses.replace(bundled("zmq_bot"), zmq_endpoint_kind="tcp")
+    with open_table([manifest, bundled("random_bot")], BotSettings()) as seats:
+        assert not seats[0].alive and seats[1].alive
+    assert "zmq_endpoint_kind" in seats[0].dead_reason and "only the organiser grants" in seats[0].dead_reason
 
 
 def _free_port() -> int:

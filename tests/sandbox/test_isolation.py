@@ -154,20 +154,23 @@ def test_a_bot_that_asks_for_a_writable_folder_writes_in_a_private_copy_only(tmp
     assert not mine.exists()
 
 
-def test_a_build_step_writes_its_folder_and_nothing_else(tmp_path):
-    from arena.submission.build import build_bot
+def test_a_build_step_writes_its_copy_and_nothing_else(tmp_path):
+    from arena.submission.prepared import prepare_bot
 
     folder = tmp_path / "builder"
     folder.mkdir()
     outside = tmp_path / "outside.txt"
     (folder / "bot.toml").write_text(
         'name = "builder"\ncommand = ["sh", "bot.sh"]\n'
-        'build = ["sh", "-c", "echo built > built.txt; '
+        'build = ["sh", "-c", "echo built > built.txt; id -u > uid.txt; '
         f'cat {BOTS_DIR / "random_bot" / "bot.py"} > stolen.txt 2>/dev/null; echo x > {outside} 2>/dev/null; true"]\n')
-    build_bot(load_manifest(folder), isolation=ISOLATION)
-    assert (folder / "built.txt").read_text() == "built\n"  # a build leaves its outputs in its folder
-    assert (folder / "stolen.txt").read_text() == ""  # another bot's file is not there to read
+    built = prepare_bot(load_manifest(folder), isolation=ISOLATION, cache=tmp_path / "cache").manifest.directory
+    assert (built / "built.txt").read_text() == "built\n"  # a build leaves its outputs in its copy
+    assert not (folder / "built.txt").exists()  # never in the author's folder
+    assert (built / "stolen.txt").read_text() == ""  # another bot's file is not there to read
     assert not outside.exists()
+    if os.getuid() == 0:
+        assert (built / "uid.txt").read_text().strip() == "65534"  # never as root
 
 
 def test_a_bot_that_aborts_itself_is_recorded_as_killed_by_its_signal_not_as_hung():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.submission.build import build_bot
+from arena.submission.prepared import prepare_bot
 from arena.submission.manifest import ALLOWED_KEYS, BotManifest, ManifestError
 from arena.submission.workspace import BUNDLED_BOTS_DIR
 from arena.submission.lookup import list_bots, load_manifest
@@ -186,20 +186,32 @@ def test_list_bots_reports_a_broken_manifest(tmp_path: Path) -> None:
 
 
 # ---- build -----------------------------------------------------------------------------------
+# A build runs in the bot's prepared copy (arena/submission/prepared.py), never in its folder.
 
-def test_build_runs_in_bot_folder(tmp_path: Path) -> None:
+@pytest.fixture
+def build_bot(tmp_path: Path):
+    def build(manifest, **options):
+        return prepare_bot(manifest, cache=tmp_path / "cache", **options)
+    return build
+
+
+def test_build_runs_in_the_prepared_copy_and_leaves_the_bot_folder_as_it_was(tmp_path: Path, build_bot) -> None:
     p = write(tmp_path, 'name = "x"\ncommand = ["./out"]\n'
                         'build = ["{python}", "-c", "open(\'built\', \'w\').write(\'ok\')"]\n')
-    m = load_manifest(p)
-    build_bot(m)
-    assert (p.parent / "built").read_text() == "ok"
+    prepared = build_bot(load_manifest(p))
+    assert (prepared.manifest.directory / "built").read_text() == "ok"
+    assert not (p.parent / "built").exists()
+    assert prepared.manifest.directory != p.parent and prepared.built_now
+    again = build_bot(load_manifest(p))  # once per version
+    assert not again.built_now and again.build == prepared.build and again.version == prepared.version
 
 
-def test_build_without_step_is_a_no_op(tmp_path: Path) -> None:
-    build_bot(load_manifest(write(tmp_path, 'name = "x"\ncommand = ["a"]\n')))
+def test_build_without_step_is_a_copy(tmp_path: Path, build_bot) -> None:
+    prepared = build_bot(load_manifest(write(tmp_path, 'name = "x"\ncommand = ["a"]\n')))
+    assert (prepared.manifest.directory / "bot.toml").is_file() and prepared.build
 
 
-def test_build_failure_shows_output_tail(tmp_path: Path) -> None:
+def test_build_failure_shows_output_tail(tmp_path: Path, build_bot) -> None:
     p = write(tmp_path, 'name = "x"\ncommand = ["a"]\n'
                         'build = ["{python}", "-c", "import sys; print(\'compiler says no\'); sys.exit(2)"]\n')
     with pytest.raises(ManifestError) as e:
@@ -208,26 +220,27 @@ def test_build_failure_shows_output_tail(tmp_path: Path) -> None:
     assert str(p) in msg and "'build'" in msg and "exit code 2" in msg and "compiler says no" in msg
 
 
-def test_a_build_leaves_no_set_id_file_in_the_bot_folder(tmp_path: Path) -> None:
-    """A root arena runs the build as the folder's owner: a hostile build made a set-uid-root copy
+def test_a_build_leaves_no_set_id_or_writable_file_in_what_runs(tmp_path: Path, build_bot) -> None:
+    """A root arena ran the build as the folder's owner: a hostile build made a set-uid-root copy
     of a program there, a way to root on the organiser's machine."""
     script = ("import os, shutil, sys; shutil.copy(sys.executable, 'suid'); os.chmod('suid', 0o6755); "
-              "os.makedirs('sub', exist_ok=True); shutil.copy(sys.executable, 'sub/sgid'); os.chmod('sub/sgid', 0o2755); "
+              "os.makedirs('sub', exist_ok=True); shutil.copy(sys.executable, 'sub/sgid'); os.chmod('sub/sgid', 0o2777); "
               "print('x' * 300000)")  # more output than the tail it quotes
     p = write(tmp_path, f'name = "x"\ncommand = ["a"]\nbuild = ["{{python}}", "-c", "{script}"]\n')
-    build_bot(load_manifest(p))
+    folder = build_bot(load_manifest(p)).manifest.directory
     for name in ("suid", "sub/sgid"):
-        mode = (p.parent / name).stat().st_mode
-        assert mode & 0o7777 == 0o755, (name, oct(mode))
+        info = (folder / name).stat()
+        assert info.st_mode & 0o7777 == 0o555, (name, oct(info.st_mode))
+        assert info.st_uid == os.getuid(), name  # the arena's, whoever the build ran as
 
 
-def test_build_program_missing(tmp_path: Path) -> None:
+def test_build_program_missing(tmp_path: Path, build_bot) -> None:
     p = write(tmp_path, 'name = "x"\ncommand = ["a"]\nbuild = ["no-such-compiler-xyz"]\n')
     with pytest.raises(ManifestError, match="not found"):
         build_bot(load_manifest(p))
 
 
-def test_build_timeout(tmp_path: Path) -> None:
+def test_build_timeout(tmp_path: Path, build_bot) -> None:
     p = write(tmp_path, 'name = "x"\ncommand = ["a"]\nbuild = ["{python}", "-c", "import time; time.sleep(5)"]\n')
     with pytest.raises(ManifestError, match="more than"):
         build_bot(load_manifest(p), timeout_s=0.5)
@@ -252,7 +265,7 @@ def _cmdline(pid: str) -> str:
         return ""
 
 
-def test_build_that_leaves_a_background_process_ends_with_the_build(tmp_path: Path) -> None:
+def test_build_that_leaves_a_background_process_ends_with_the_build(tmp_path: Path, build_bot) -> None:
     # It held the output pipe open, so the build "took more than 120 s" and its child lived on.
     tag = f"{uuid.uuid4().int % 10**6 + 1000}"
     p = write(tmp_path, f'name = "x"\ncommand = ["a"]\nbuild = ["sh", "-c", "sleep {tag} & echo built"]\n')
@@ -262,7 +275,7 @@ def test_build_that_leaves_a_background_process_ends_with_the_build(tmp_path: Pa
     assert _sleepers(f"sleep {tag}") == []
 
 
-def test_build_that_leaves_a_process_in_a_session_of_its_own_ends_with_the_build(tmp_path: Path) -> None:
+def test_build_that_leaves_a_process_in_a_session_of_its_own_ends_with_the_build(tmp_path: Path, build_bot) -> None:
     # setsid leaves the build's process group: killing the group alone left it running. The
     # step waits until its child is in the new session, so the test does not race the kill.
     tag = f"{uuid.uuid4().int % 10**6 + 1000}"
@@ -273,7 +286,7 @@ def test_build_that_leaves_a_process_in_a_session_of_its_own_ends_with_the_build
     assert _sleepers(f"sleep {tag}") == []
 
 
-def test_build_timeout_ends_the_whole_build(tmp_path: Path) -> None:
+def test_build_timeout_ends_the_whole_build(tmp_path: Path, build_bot) -> None:
     tag = f"{uuid.uuid4().int % 10**6 + 1000}"
     p = write(tmp_path, f'name = "x"\ncommand = ["a"]\nbuild = ["sh", "-c", "sleep {tag} & sleep {tag}"]\n')
     with pytest.raises(ManifestError, match="more than 0.5 s"):

@@ -74,20 +74,22 @@ def test_bot_new_writes_into_the_workspace_and_bot_list_says_which_is_which(tmp_
 
 
 def test_a_bundled_bot_with_a_build_step_is_built_in_the_cache_not_in_the_package(tmp_path, monkeypatch):
+    from arena.submission.prepared import prepare_bot
+
     installed = tmp_path / "site-packages" / "arena" / "bundled_bots"
     copy_bot("c_bot", installed / "c_bot")
     monkeypatch.setattr(workspace, "_INSTALLED_BUNDLE", installed)
     monkeypatch.setattr(workspace, "BUNDLED_BOTS_DIR", installed)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     before = sorted(p.name for p in (installed / "c_bot").iterdir())
-    manifest = load_manifest(installed / "c_bot")
-    assert manifest.directory.is_relative_to(tmp_path / "cache" / "skitgubbe-arena" / "builds")
-    assert content_hash(manifest) == content_hash(installed / "c_bot")  # the same version
     result = invoke("play", str(installed / "c_bot"), "random_bot", "random_bot", "--games", "1")
     assert result.exit_code == 0, result.output
-    assert (manifest.directory / "c_bot").is_file()  # built in the cache
+    prepared = prepare_bot(load_manifest(installed / "c_bot"))
+    assert not prepared.built_now  # built once per version, by the play above
+    assert prepared.manifest.directory.is_relative_to(tmp_path / "cache" / "skitgubbe-arena" / "builds")
+    assert prepared.version == content_hash(installed / "c_bot")  # the same version
+    assert (prepared.manifest.directory / "c_bot").is_file()  # built in the cache
     assert sorted(p.name for p in (installed / "c_bot").iterdir()) == before  # nothing written in the package
-    assert load_manifest(installed / "c_bot").directory == manifest.directory  # copied once per version
 
 
 def test_init_makes_a_workspace_whose_demo_runs_and_a_second_init_changes_nothing(tmp_path, monkeypatch):

@@ -322,10 +322,11 @@ def test_ctrl_c_during_a_build_says_what_it_stopped_and_leaves_nothing(tmp_path,
     env = {**os.environ, "ARENA_TEST_MARKER": marker, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-m", "arena", *command], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.monotonic() + 30
-    while not (slow / "building").exists() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 30  # the build runs in the bot's prepared copy: its sleep says it started
+    while not live_processes_with("cmdline", nap) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert (slow / "building").exists(), "the build step never started"
+    assert live_processes_with("cmdline", nap), "the build step never started"
+    assert not (slow / "building").exists()  # never in the author's folder
     proc.send_signal(signal.SIGINT)
     output, _ = proc.communicate(timeout=30)
     said = " ".join(output.split())

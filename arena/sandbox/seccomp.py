@@ -1,0 +1,144 @@
+"""A seccomp filter that closes the covert channels bots could open through files they share
+(docs/sandbox.md, collusion): every sandbox binds the same read-only /usr, and a lock on one of
+its files, or an inotify watch that sees another bot open it, is seen by every bot on the machine.
+Two colluding bots passed a whole hand that way (160 of 186 requests, in a hostile trial).
+
+Locks succeed and lock nothing: flock(2), and fcntl(2)'s F_SETLK, F_SETLKW, their OFD and 64-bit
+forms and F_SETLEASE return 0 without a lock taken, so that no bot's lock is ever there to be seen
+(a JVM prints a warning on stdout, where the protocol runs, when its flock fails; cargo and SQLite
+stop). Asking about locks (F_GETLK) is allowed: there are none. inotify_init and inotify_init1 fail
+with ENOSYS (programs fall back to looking). A process of another architecture than the
+machine's (but 32-bit x86 on x86-64, filtered the same) gets ENOSYS for every call: the filter
+could not tell its calls apart. Everything else is allowed.
+
+A classic BPF program over `struct seccomp_data` (linux/seccomp.h): nr at 0, arch at 4, args
+from 16, eight bytes each (the low half of args[1], fcntl's command, at 24 on little-endian
+machines). Installed in the bot's child just before exec (`install`), so it holds for the
+sandbox's own wrapper and everything the bot starts; builds run without it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import platform
+import struct
+import sys
+
+_LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
+_RET_ALLOW = 0x7FFF0000
+_RET_ERRNO = 0x00050000
+_NO_EFFECT = _RET_ERRNO | 0  # "errno 0": the call returns 0, and nothing was done
+_NOT_HERE = _RET_ERRNO | errno.ENOSYS
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_X32_BIT = 0x40000000
+_ARG1_LOW = 24  # offsetof(struct seccomp_data, args[1]), its low half on a little-endian machine
+
+# fcntl commands that take a lock or a lease (asm-generic/fcntl.h): SETLK, SETLKW, their 64-bit
+# forms on 32-bit ABIs, the open-file-description forms, and F_SETLEASE.
+_LOCK_COMMANDS = (6, 7, 13, 14, 37, 38, 1024)
+
+# arch -> (AUDIT_ARCH value, flock's number, fcntl's numbers, inotify's numbers)
+_ARCHES = {
+    "x86_64": (0xC000003E, 73, (72,), (253, 294)),
+    "i386": (0x40000003, 143, (55, 221), (291, 332)),
+    "aarch64": (0xC00000B7, 32, (25,), (26,)),
+}
+_COMPANION = {"x86_64": "i386"}  # another ABI the same kernel runs, filtered alike
+
+
+def _native() -> str | None:
+    machine = platform.machine()
+    name = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine.lower(), machine)
+    return name if name in _ARCHES and sys.byteorder == "little" else None
+
+
+class _Assembler:
+    """Classic BPF with labels: jumps name where they go, resolved to the one-byte offsets BPF takes."""
+
+    def __init__(self) -> None:
+        self.code: list[tuple[int, object, object, int]] = []
+        self.labels: dict[str, int] = {}
+
+    def label(self, name: str) -> None:
+        self.labels[name] = len(self.code)
+
+    def add(self, code: int, k: int, yes: str | None = None, no: str | None = None) -> None:
+        self.code.append((code, yes, no, k))
+
+    def bytes(self) -> bytes:
+        out = b""
+        for index, (code, yes, no, k) in enumerate(self.code):
+            jt = 0 if yes is None else self.labels[yes] - index - 1  # type: ignore[index]
+            jf = 0 if no is None else self.labels[no] - index - 1  # type: ignore[index]
+            if not (0 <= jt < 256 and 0 <= jf < 256):
+                raise ValueError("seccomp program jump out of range")
+            out += struct.pack("=HBBI", code, jt, jf, k)
+        return out
+
+
+def program() -> bytes | None:
+    """The filter for this machine, as the bytes of a sock_filter array; None where the filter
+    does not know the machine's architecture (then bots run without it: docs/sandbox.md)."""
+    native = _native()
+    if native is None:
+        return None
+    arches = [native, *([_COMPANION[native]] if native in _COMPANION else [])]
+    asm = _Assembler()
+    asm.add(_LD_W_ABS, 4)  # arch
+    for arch in arches:
+        asm.add(_JEQ_K, _ARCHES[arch][0], yes=arch)
+    asm.add(_RET_K, _NOT_HERE)  # an architecture the filter does not read
+    for arch in arches:
+        _, flock, fcntls, inotify = _ARCHES[arch]
+        asm.label(arch)
+        asm.add(_LD_W_ABS, 0)  # the call's number
+        if arch == "x86_64":
+            asm.add(_JSET_K, _X32_BIT, yes="not_here")
+        asm.add(_JEQ_K, flock, yes="no_effect")
+        for number in inotify:
+            asm.add(_JEQ_K, number, yes="not_here")
+        for number in fcntls:
+            asm.add(_JEQ_K, number, yes="fcntl")
+        asm.add(_RET_K, _RET_ALLOW)
+    asm.label("fcntl")
+    asm.add(_LD_W_ABS, _ARG1_LOW)  # its command
+    for command in _LOCK_COMMANDS:
+        asm.add(_JEQ_K, command, yes="no_effect")
+    asm.add(_RET_K, _RET_ALLOW)
+    asm.label("no_effect")
+    asm.add(_RET_K, _NO_EFFECT)
+    asm.label("not_here")
+    asm.add(_RET_K, _NOT_HERE)
+    return asm.bytes()
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def installer():
+    """A function to call in a child just before exec that installs the filter (and sets
+    no_new_privs, which a process without CAP_SYS_ADMIN needs for it); None where there is no
+    filter for this machine. Everything is made here, in the parent: the child only calls prctl."""
+    code = program()
+    if code is None:
+        return None
+    buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    prctl = libc.prctl
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    pointer = ctypes.cast(ctypes.pointer(fprog), ctypes.c_void_p)
+
+    def install() -> None:
+        keep = (buffer, fprog)  # noqa: F841 - alive as long as the closure
+        if prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        if prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, pointer, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+
+    return install
+
+
+__all__ = ["program", "installer"]
