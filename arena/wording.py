@@ -22,3 +22,21 @@ def visible(text: str) -> str:
 def quoted(text: str, limit: int) -> str:
     """A bot's text as a fault or a report quotes it: `visible`, and cut after `limit` characters."""
     return visible(text if len(text) <= limit else text[:limit] + "...")
+
+
+# What a spreadsheet reads as the start of a formula (OWASP, "CSV injection").
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: object) -> object:
+    """A CSV cell as a spreadsheet shows it and never runs it: text that a spreadsheet would take
+    for a formula (a bot named `-2-3`, `=HYPERLINK(...)`) gets a leading `'`; numbers, in text
+    or not (`-0.25`), stay as they are."""
+    if isinstance(cell, str) and cell.startswith(_FORMULA_STARTS):
+        try:
+            number = float(cell)
+        except ValueError:
+            number = float("nan")
+        if number != number or number in (float("inf"), float("-inf")):  # no finite number: text
+            return "'" + cell
+    return cell

@@ -2,12 +2,16 @@
 sandbox (rlimits, cgroup, watchdog) and isolation off, then on (bubblewrap), alternating.
 
 Goal (issue 18): at most 20 ms more per bot start on this machine. Two bots: a shell one-liner
-(the start-up of the sandbox itself shows) and the bundled random_bot (a Python bot).
+(the start-up of the sandbox itself shows) and the bundled random_bot (a Python bot). The seccomp
+filter and the limits are in force in both modes, so the difference is the isolation's own. Then,
+for a granted ZeroMQ bot on tcp, what its relay adds to its start, against the same bot on ipc
+(both isolated): it is paid only by such bots.
 Usage: python benchmarks/sandbox.py [STARTS]   (default 40 of each bot in each mode)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import statistics
 import sys
@@ -24,8 +28,8 @@ from arena.sandbox.isolation import find_isolation  # noqa: E402
 from arena.submission.lookup import load_manifest  # noqa: E402
 
 
-def start_times_ms(manifest, isolation: str, starts: int) -> list[float]:
-    settings = BotSettings(limits=TimeLimits(startup_timeout_s=30.0), isolation=isolation)
+def start_times_ms(manifest, isolation: str, starts: int, grants=None) -> list[float]:
+    settings = BotSettings(limits=TimeLimits(startup_timeout_s=30.0), isolation=isolation, grants=grants)
     times = []
     for i in range(starts):
         started = time.perf_counter()
@@ -61,6 +65,15 @@ def main() -> None:
             print(f"{manifest.name:>10}: start to hello, median of {len(off)}: isolation off "
                   f"{statistics.median(off):6.1f} ms, on {statistics.median(on):6.1f} ms; "
                   f"isolation adds {added:5.1f} ms (means {statistics.mean(off):.1f} / {statistics.mean(on):.1f} ms)")
+        zmq_ipc = load_manifest("zmq_bot")
+        zmq_tcp = dataclasses.replace(zmq_ipc, zmq_endpoint_kind="tcp")
+        ipc, tcp = [], []
+        for _ in range(starts // 5):
+            ipc += start_times_ms(zmq_ipc, "auto", 5)
+            tcp += start_times_ms(zmq_tcp, "auto", 5, grants={"zmq_bot": {"zmq_tcp": True}})
+        print(f"   zmq_bot: start to hello, median of {len(ipc)}, isolated: ipc {statistics.median(ipc):6.1f} ms, "
+              f"tcp through the relay {statistics.median(tcp):6.1f} ms; the relay adds "
+              f"{statistics.median(tcp) - statistics.median(ipc):5.1f} ms (only to bots granted tcp)")
     worst = max(extra)
     print(f"isolation adds at most {worst:.1f} ms per bot start (goal <= 20 ms): {'met' if worst <= 20 else 'NOT met'}")
 

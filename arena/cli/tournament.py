@@ -57,6 +57,10 @@ def new(
         help="The SQLite results file (default: beside the config, named after it).")] = None,
     move_timeout: MoveTimeout = 2.0,
     startup_timeout: StartupTimeout = 10.0,
+    isolation: Annotated[str, typer.Option(
+        help="required (the default: other people's bots each see only their own folder, and the run is refused "
+             "without bubblewrap), auto (isolated where bubblewrap works, else not) or off. See arena docs sandbox.")]
+        = "required",
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
 ) -> None:
     """Write a tournament config from options."""
@@ -82,7 +86,8 @@ def new(
             seed = secrets.randbelow(2**31)
         write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
                      rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout,
-                     schedule=schedule, tables=tables, challengers=challengers, database=database)
+                     schedule=schedule, tables=tables, challengers=challengers, database=database,
+                     isolation=isolation)
     except ConfigError as exc:
         fail(_in_option_terms(str(exc), path))
     except (UsageError, GameError) as exc:
@@ -95,7 +100,8 @@ def new(
 _OPTION_OF_KEY = {"bots": "--bot", "deals": "--deals", "table_size": "--table-size", "seed": "--seed",
                   "name": "--name", "workers": "--workers", "limits.move_timeout_s": "--move-timeout",
                   "limits.startup_timeout_s": "--startup-timeout", "rules": "--rule", "schedule": "--schedule",
-                  "tables": "--tables", "challengers": "--challengers", "database": "--database"}
+                  "tables": "--tables", "challengers": "--challengers", "database": "--database",
+                  "isolation": "--isolation"}
 
 
 def _in_option_terms(message: str, path: Path) -> str:

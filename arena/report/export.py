@@ -12,7 +12,7 @@ from html import escape
 from arena.report.facts import fact_text, flat_facts
 from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
 from arena.results.standings import BotStanding, Standings
-from arena.wording import count
+from arena.wording import count, spreadsheet_safe
 
 def _num(x: float) -> float | None:
     return None if isinstance(x, float) and math.isnan(x) else x
@@ -147,7 +147,7 @@ def to_csv(standings: Standings) -> str:
     the same in every row, as `ranked_by` is: a CSV has no place for a note, and a gauntlet's
     ranks follow points per game."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = _SafeWriter(csv.writer(out, lineterminator="\n"))
     n = max((len(b.places) for b in standings.bots), default=0)
     kinds = sorted(standings.faults_by_kind)
     facts = flat_facts(standings.facts)
@@ -169,6 +169,16 @@ def to_csv(standings: Standings) -> str:
                          _csv_float(f.ci95_low), _csv_float(f.ci95_high), f.deal_sets, f.wins, f.skitgubbe, f.faults, standings.ranked_by, "", "", "",
                          *([""] * (n + len(kinds))), *(["", ""] if test else []), f.why, *facts.values()])
     return out.getvalue()
+
+
+class _SafeWriter:
+    """A csv writer whose text cells are `spreadsheet_safe`: names and reasons come from bots."""
+
+    def __init__(self, writer) -> None:
+        self.writer = writer
+
+    def writerow(self, cells) -> None:
+        self.writer.writerow([spreadsheet_safe(cell) for cell in cells])
 
 
 def fault_matrix(standings: Standings) -> tuple[list[str], list[list]]:

@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Iterator
 
 from arena.play.records import NOT_COUNTED_FAULTS
 from arena.results.rows import GameRow
+from arena.wording import spreadsheet_safe
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,5 +114,5 @@ def json_line(line: GameLine) -> str:
 
 def _csv_row(cells) -> str:
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow(cells)
+    csv.writer(out, lineterminator="\n").writerow([spreadsheet_safe(cell) for cell in cells])
     return out.getvalue()

@@ -91,9 +91,22 @@ def bundle_task(bundle: Bundle) -> Bundle:
 def play_table_task(table: TableSpec, bundles: dict[str, Bundle], config: TournamentConfig, expected: tuple[str, str, str],
                     queue_name: str, stop_name: str) -> int:
     """Play `table` here and put its games on the queue `queue_name` as they end, a pickled list
-    of (spec, record, where) a few times a second: `where` names the machine and the isolation
-    the bots ran under; a last ("done", table index, games) says the table is over. Stops between games
-    once the event `stop_name` is set (the organiser was stopped). Returns the games played."""
+    of (spec, record, where) a few times a second: `where` names the machine, the isolation the
+    bots ran under and their build digests; a last ("done", table index, games) says the table is
+    over. Stops between games once the event `stop_name` is set (the organiser was stopped).
+    Returns the games played. A failure reaches the organiser as a RuntimeError of words: Dask
+    could not send one whose traceback was too deep to pickle (a RecursionError), and the
+    organiser waited for the table for good."""
+    try:
+        return _play_table_here(table, bundles, config, expected, queue_name, stop_name)
+    except VersionMismatch:
+        raise
+    except Exception as exc:  # noqa: BLE001 - said in words the organiser's message quotes
+        raise RuntimeError(str(exc) if type(exc) is RuntimeError else f"{type(exc).__name__}: {exc}") from None
+
+
+def _play_table_here(table: TableSpec, bundles: dict[str, Bundle], config: TournamentConfig,
+                     expected: tuple[str, str, str], queue_name: str, stop_name: str) -> int:
     from distributed import Event, Queue, get_worker
 
     worker = get_worker()

@@ -44,13 +44,22 @@ def _same_by_name(ref: str, found: Path, config_dir: Path) -> bool:
         return False
 
 
+# Said above the keys, where the organiser reads the config.
+ISOLATION_NOTE = {
+    "required": ("# isolation = \"required\": each bot sees only its own folder (bubblewrap), and without it the\n"
+                 "# run is refused (apt-get install bubblewrap). \"auto\" runs bots without it where it is missing,\n"
+                 "# with whatever the arena's user can read: only for bots you trust (docs/sandbox.md).\n"),
+}
+
+
 def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,
                  rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float,
                  schedule: str = "round_robin", tables: int | None = None, challengers: int | None = None,
-                 database: Path | None = None) -> None:
+                 database: Path | None = None, isolation: str = "required") -> None:
     """Write a config (validated first, so what is written always loads). Paths given (bots,
     `database`) start from the current folder; they are written relative to the config's folder,
-    where a config's relative paths start."""
+    where a config's relative paths start. `isolation`: "required" unless asked otherwise: an
+    organiser's tournament runs other people's bots (docs/sandbox.md)."""
     entries = [_entry_for_config(ref, path.parent) for ref in bots]
     data: dict[str, Any] = {"name": name, "seed": seed, "bots": entries, "table_size": table_size, "deals": deals}
     if workers is not None:
@@ -70,10 +79,11 @@ def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_siz
             data[key] = rule_table.pop(key)
     if rule_table:
         data["rules"] = rule_table
+    data["isolation"] = isolation
     data["limits"] = {"move_timeout_s": move_timeout_s, "startup_timeout_s": startup_timeout_s}
     load_entries(config_from_dict(data, path))  # also: every bot exists, none is listed twice
     try:
-        text = tomli_w.dumps(data).encode("utf-8")
+        text = (ISOLATION_NOTE.get(isolation, "") + tomli_w.dumps(data)).encode("utf-8")
     except UnicodeEncodeError:
         raise ConfigError(f"{path}: a name or bot given is not valid UTF-8 text") from None
     # Written whole or not at all: a failed write never leaves an empty or half config behind.

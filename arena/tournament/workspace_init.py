@@ -31,6 +31,9 @@ table_size = 3
 deals = 4
 scoring = "placement"
 fault_policy = "fallback"
+# Your own bot and the bundled ones: isolated where bubblewrap is installed, run without it
+# elsewhere. For other people's bots, use "required" (arena tournament new writes it).
+isolation = "auto"
 
 [limits]
 move_timeout_s = 2.0

@@ -352,6 +352,69 @@ def test_a_table_that_fails_on_a_worker_is_named_with_its_bots_and_the_worker(tm
         made.stop()
 
 
+def test_a_bot_a_worker_cannot_unpack_costs_only_its_own_games(tmp_path):
+    """One bot's hostile folder (a symlink) stopped a whole cluster tournament: 0 of 24 games. Its
+    bundle refused on the worker (as a link out of the folder is), its games are its faults and
+    the other tables play."""
+    preload = tmp_path / "refuse_shell_bot.py"
+    preload.write_text("import arena.tournament.cluster_task as task\n"
+                       "from arena.submission.manifest import ManifestError\n"
+                       "real = getattr(task, '_real_unpack', task.unpack)  # Dask may run a preload twice\n"
+                       "task._real_unpack = real\n"
+                       "def unpack(bundle, *args, **kwargs):\n"
+                       "    if bundle.name == 'shell_bot':\n"
+                       "        raise ManifestError('shell_bot: the bundle holds a link \\'x\\' out of the bot\\'s folder')\n"
+                       "    return real(bundle, *args, **kwargs)\n"
+                       "task.unpack = unpack\n")
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("w", preload=preload)
+        made.wait_for_workers(1)
+        folder = tmp_path / "t"
+        folder.mkdir()
+        config = write_config(folder, "t", deals=1)
+        result = invoke("tournament", "run", str(config), "--cluster", made.address)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 1 and "shell_bot could not start in 18 games" in text, text
+        assert "could not be unpacked and built on worker" in text and "out of the bot's folder" in text, text
+        with sqlite3.connect(folder / "t.sqlite") as db:
+            rows = db.execute("SELECT bots, faults FROM games").fetchall()
+        assert len(rows) == 24  # every game played: shell_bot's tables with the referee moving for it
+        without = [faults for bots, faults in rows if "shell_bot" not in bots]
+        assert without and all("no_hello" not in faults for faults in without), without
+    finally:
+        made.stop()
+
+
+def test_a_table_whose_error_is_too_deep_to_pickle_ends_the_run_instead_of_holding_it(tmp_path):
+    """A RecursionError's traceback could not be pickled: the worker said "Compute Failed", the
+    scheduler never heard, and the organiser waited for the table for good."""
+    preload = tmp_path / "recurse.py"
+    preload.write_text("import arena.tournament.cluster_task as task\n"
+                       "def unpack(*args, **kwargs):\n"
+                       "    return unpack(*args, **kwargs)\n"
+                       "task.unpack = unpack\n")
+    made = Cluster(tmp_path / "cluster")
+    try:
+        made.add_worker("deep", preload=preload)
+        made.wait_for_workers(1)
+        folder = tmp_path / "t"
+        folder.mkdir()
+        started = time.monotonic()
+        result = invoke("tournament", "run", str(write_config(folder, "t")), "--cluster", made.address)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 1 and "failed on the cluster" in text and "RecursionError" in text, text
+        assert time.monotonic() - started < 60
+    finally:
+        made.stop()
+
+
+def test_a_plain_scheduler_off_this_machine_is_refused_for_tls(tmp_path):
+    text = refused_run(tmp_path, "tcp://192.0.2.10:8786")  # TEST-NET-1: never this machine
+    assert "is not on this machine, and a plain tcp:// scheduler runs the code of whoever reaches it: use TLS" in text
+    assert "--tls-ca-file" in text and "tls://" in text, text
+
+
 def test_a_port_that_is_no_scheduler_is_said_in_a_sentence_not_waited_on_for_good(tmp_path):
     """Dask waits for a scheduler's greeting with no time limit: a port that takes connections
     and says nothing (a dashboard's, an unrelated service's) held the command for good."""

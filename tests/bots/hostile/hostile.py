@@ -197,6 +197,77 @@ def snoop():
     sys.stderr.flush()
 
 
+def report(what, target, leaked, detail):
+    sys.stderr.write(f"{MODE}: {what} {target}: {'LEAKED' if leaked else 'blocked'} ({detail})\n")
+    sys.stderr.flush()
+
+
+def kernel():
+    """What a build or a bot must not reach of the machine: its kernel settings, a /dev of its
+    own to write in, more /dev/shm than its bound (480 MB filled the host's RAM once)."""
+    for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/kernel/printk_ratelimit_burst", "/proc/sysrq-trigger"):
+        try:
+            fd = os.open(path, os.O_WRONLY)  # opened, never written: a test must not change the kernel
+            os.close(fd)
+            report("open-for-writing", path, True, "opened")
+        except OSError as exc:
+            report("open-for-writing", path, False, type(exc).__name__)
+    try:
+        with open("/dev/written-by-a-bot", "w") as f:
+            f.write("x")
+        report("write", "/dev", True, "wrote a file")
+    except OSError as exc:
+        report("write", "/dev", False, type(exc).__name__)
+    written = 0
+    try:
+        with open("/dev/shm/fill", "wb") as f:
+            block = b"x" * (16 << 20)
+            while written < (480 << 20):
+                f.write(block)
+                f.flush()
+                written += len(block)
+    except OSError as exc:
+        sys.stderr.write(f"{MODE}: /dev/shm stopped at {written >> 20} MB ({type(exc).__name__})\n")
+    else:
+        sys.stderr.write(f"{MODE}: /dev/shm took {written >> 20} MB\n")
+    try:
+        os.unlink("/dev/shm/fill")
+    except OSError:
+        pass
+    sys.stderr.flush()
+
+
+def memory_child():
+    """A child that takes memory while the bot plays on: the kernel's memory limit ends the child,
+    and the bot's fault must say so (it went unrecorded)."""
+    if os.fork() == 0:
+        chunks = []
+        for _ in range(48):  # up to 1.5 GB
+            chunk = bytearray(32 << 20)
+            chunk[::4096] = b"x" * len(chunk[::4096])
+            chunks.append(chunk)
+        time.sleep(30)
+        os._exit(0)
+    time.sleep(2.0)
+
+
+def lock():
+    """Hold a lock on a file every sandbox shares (the arena's Python): a colluding bot at the
+    same table could see it. Says when it holds it, and what inotify did."""
+    import ctypes
+    import fcntl
+
+    held = open(sys.executable, "rb")
+    fcntl.flock(held, fcntl.LOCK_EX)
+    libc = ctypes.CDLL(None, use_errno=True)
+    result = libc.inotify_init1(0)
+    report("inotify", "init", result >= 0, "a watch could be made" if result >= 0 else os.strerror(ctypes.get_errno()))
+    sys.stderr.write(f"{MODE}: holding a lock on {sys.executable}\n")
+    sys.stderr.flush()
+    time.sleep(2.0)
+    return held
+
+
 def illegal_move(moves):
     for cand in ("pickup", "draw", "chance", "2c", "3c", "4c", "5c", "6c", "7c", "8c", "Kd", "Ks"):
         if cand not in moves:
@@ -278,6 +349,12 @@ def main():
                 os.abort()
             elif MODE == "snoop" and requests == 2:  # mid-game: the other bots' logs exist by now
                 snoop()
+            elif MODE == "kernel" and requests == 1:
+                kernel()
+            elif MODE == "memory_child" and requests == 1:
+                memory_child()
+            elif MODE == "lock" and requests == 1:
+                kept = lock()  # noqa: F841 - held while the bot plays
             elif MODE == "noise" and requests == 2:
                 out("debug: thinking about " + move)
             elif MODE == "late" and requests in (2, 3):
