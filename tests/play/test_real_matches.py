@@ -143,6 +143,26 @@ def _marker_alive(marker: str) -> list[int]:
     return alive
 
 
+def _descendants(pid: int) -> set[int]:
+    """Live (not zombie) processes below `pid`: a sandboxed bot's environment carries no marker of
+    the test's, so the bots are found by descent (bubblewrap's processes and the bots under them)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] not in ("Z", "X"):
+                parents[int(entry)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
 def test_arena_play_stopped_by_a_signal_leaves_no_bot_behind(sig):
     import uuid
@@ -152,14 +172,17 @@ def test_arena_play_stopped_by_a_signal_leaves_no_bot_behind(sig):
     proc = subprocess.Popen([sys.executable, "-m", "arena", "play", "random_bot", "js_bot", "c_bot", "--games", "100000"],
                             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
-    while len(_marker_alive(marker)) < 4 and time.monotonic() < deadline:  # the arena and its 3 bots
+    while len(_descendants(proc.pid)) < 3 and time.monotonic() < deadline:  # the three bots, started
         time.sleep(0.05)
     time.sleep(0.3)
+    bots = _descendants(proc.pid)
+    assert len(bots) >= 3, bots
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode != 0
     assert "Traceback" not in err
     deadline = time.monotonic() + 10
-    while _marker_alive(marker) and time.monotonic() < deadline:
+    while (_marker_alive(marker) or any(os.path.exists(f"/proc/{pid}") for pid in bots)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _marker_alive(marker) == []
+    assert [pid for pid in bots if os.path.exists(f"/proc/{pid}")] == []

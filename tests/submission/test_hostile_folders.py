@@ -166,3 +166,46 @@ def test_a_link_inside_the_folder_is_copied_and_hashed_as_a_link(tmp_path):
     added = invoke("bot", "add", str(folder), "--games", "1", "--dir", str(bots))
     assert added.exit_code == 0, added.output
     assert os.readlink(bots / "mine" / "alias.py") == "bot.py"
+
+
+NON_ROOT = """
+import json, sys
+sys.path.insert(0, {root!r})
+from tests.cli_support import invoke
+results = {{}}
+for name, command in (("check", ["bot", "check", {folder!r}, "--games", "1"]), ("list", ["bot", "list", "--dir", {bots!r}])):
+    result = invoke(*command)
+    results[name] = [result.exit_code, result.output]
+print(json.dumps(results))
+"""
+
+
+@pytest.mark.skipif(os.getuid() != 0 or shutil.which("bwrap") is None,
+                    reason="runs the arena as another user in a user namespace: needs root and bubblewrap")
+def test_a_folder_an_ordinary_arena_cannot_read_is_named_not_a_traceback(tmp_path):
+    """Under an arena that is not root, a bot folder holding a folder it may not enter, or a link
+    into one, gave tracebacks in six commands."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.bots_support import ROOT
+
+    bots = tmp_path / "bots"
+    folder = make_bot(bots / "mine")
+    closed = folder / "closed"
+    closed.mkdir()
+    (closed / "x.py").write_text("x = 1\n")
+    os.chown(closed, 65534, 65534)  # another user's, mode 0700: the arena (uid 1000 below) cannot enter
+    os.chmod(closed, 0o700)
+    os.chmod(tmp_path, 0o755)
+    code = NON_ROOT.format(root=str(ROOT), folder=str(folder), bots=str(bots))
+    done = subprocess.run([shutil.which("bwrap"), "--unshare-user", "--uid", "1000", "--gid", "1000", "--dev-bind", "/",
+                           "/", "--", sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads(done.stdout.strip().splitlines()[-1])
+    for name, (code_, output) in results.items():
+        text = "".join(output.split())
+        assert code_ != 0 and "closed:cannotread(Permissiondenied)" in text.replace("│", ""), (name, output)
+        assert "Traceback" not in output
