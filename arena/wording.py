@@ -4,6 +4,14 @@ Every layer may use it; it imports nothing of the project."""
 
 from __future__ import annotations
 
+import shlex
+
+
+def shell_command(*words: object) -> str:
+    """A command to suggest, quoted for a POSIX shell so it can be pasted as it is (a config path
+    with a space in it broke the pasted resume command)."""
+    return " ".join(shlex.quote(str(w)) for w in words)
+
 
 def count(number: int, noun: str) -> str:
     """'1 game', '2 games', '0 games': English plurals of the nouns we count (all take an s)."""
@@ -17,6 +25,12 @@ def visible(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def visible_lines(text: str) -> str:
+    """Text for a terminal whose lines are kept: each line `visible` (a file name, a build's
+    output or a bot's words in an error may hold escape sequences that would rewrite the screen)."""
+    return "\n".join(visible(line) for line in text.split("\n"))
 
 
 def quoted(text: str, limit: int) -> str:

@@ -112,12 +112,14 @@ class _Cgroup:
 
     def fork_refused(self) -> int:
         """How often a fork/clone was refused because pids.max was reached."""
+        if self.pids_dir is None:
+            return 0
         try:
             for line in (self.pids_dir / "pids.events").read_text().splitlines():
                 key, _, value = line.partition(" ")
                 if key == "max":
                     return int(value)
-        except (OSError, ValueError, TypeError):
+        except (OSError, ValueError):
             pass
         return 0
 

@@ -106,10 +106,8 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
     uid = os.getuid() if bot_uid is None else bot_uid
     if uid != 0 and cgroup is None and hasattr(resource, "RLIMIT_NPROC"):
         # Only where no cgroup counts the bot: a backstop against a fork bomb between two looks of
-        # the watchdog. RLIMIT_NPROC counts every task of the user, other bots' too, so it allows
-        # twice the bot's limit beyond those that exist: set to the limit itself, it refused the
-        # bot's forks before the bot went over its limit, and the guard, which kills a bot once it
-        # is over, never did (hostile-bot audit: no kill in a 2-game match).
+        # the watchdog. It counts every task of the user, other bots' too, hence twice the limit
+        # beyond those that exist: at the limit itself the watchdog, which kills, never acted.
         rl.append((resource.RLIMIT_NPROC, _uid_tasks(uid) + 2 * limits.processes))
     unshare = namespaces and limits.no_network and not network and can_unshare_net()
     own_pids = namespaces and can_unshare_pid()
@@ -121,8 +119,10 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
             extra()
         # The keeper first, so that it stays out of the bot's cgroup and rlimits: it would take
         # one of the bot's `processes` (with processes = 1, every start failed).
-        if own_pids and libc.unshare(CLONE_NEWPID) == 0:
-            _keep_namespace(libc)  # returns only in the process that goes on to exec the bot
+        if own_pids:
+            assert libc is not None  # loaded above whenever own_pids or unshare
+            if libc.unshare(CLONE_NEWPID) == 0:
+                _keep_namespace(libc)  # returns only in the process that goes on to exec the bot
         if cgroup is not None:
             try:
                 cgroup.join_self()
@@ -141,6 +141,7 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
             except (ValueError, OSError, OverflowError):
                 pass
         if unshare:
+            assert libc is not None
             libc.unshare(CLONE_NEWNET)
         if run_as is not None:
             os.setgroups([])
@@ -182,9 +183,8 @@ def is_keeper(pid: int) -> bool:
 def _own_proc(libc) -> None:
     """Give the bot a /proc of its own namespace, in a mount namespace of its own.
 
-    The host's /proc would still list every process: a bot could open another bot's stdout
-    (`/proc/<pid>/fd/1`) and write lines in its name, getting it charged with faults (an audit
-    did). Best effort: if a step is refused the bot still runs, as without namespaces."""
+    Through the host's /proc a bot could open another bot's stdout (`/proc/<pid>/fd/1`) and write
+    lines in its name. Best effort: if a step is refused the bot still runs, as without namespaces."""
     if libc.unshare(CLONE_NEWNS) != 0:
         return
     # Private first, so that the new /proc does not propagate back to the host's mount table.
@@ -229,11 +229,11 @@ def _keep_namespace(libc) -> None:
         except ChildProcessError:
             os._exit(1)
     if os.WIFSIGNALED(status):  # die the same way, so the arena reports the bot's own signal
-        sig = os.WTERMSIG(status)
+        signum = os.WTERMSIG(status)
         try:
-            signal.signal(sig, signal.SIG_DFL)
+            signal.signal(signum, signal.SIG_DFL)
         except (OSError, ValueError):
             pass  # SIGKILL and SIGSTOP cannot be handled, so need no reset: raising here exited 255
-        os.kill(os.getpid(), sig)
-        os._exit(128 + sig)
+        os.kill(os.getpid(), signum)
+        os._exit(128 + signum)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)

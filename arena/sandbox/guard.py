@@ -37,10 +37,12 @@ from arena.sandbox.isolation import (COPY_SOURCE, Isolation, bot_environment, ch
                                      private_copy, readable_by_others, remove_private_copy, sandboxed_command)
 from arena.sandbox.limits import Limits
 from arena.sandbox.relay import relay_prelude
-from arena.transport.base import BotExited, BotUnreachable, lines_sender
+from arena.transport.base import BotExited, BotUnreachable, TransportError, lines_sender
 from arena.transport.bot_process import stdio_shim
 
 WATCH_INTERVAL_S = 0.2
+# A ZeroMQ bot's socket folder lies on the host's disk, where nothing else bounds what it writes.
+WRITABLE_FOLDER_MAX_BYTES = 1 << 20
 log = logging.getLogger(__name__)
 
 
@@ -92,10 +94,7 @@ _stale_cleaned = False  # cgroups left by earlier arenas are removed once per pr
 def _close_live_guards() -> None:
     """atexit: transports closed by close_all() (arena/transport/live_transports.py) bypass SandboxedTransport.close()."""
     for guard in list(_live_guards):
-        try:
-            guard.close()
-        except Exception:
-            pass
+        guard.close()
 
 
 def _children(pid: int) -> set[int]:
@@ -104,6 +103,18 @@ def _children(pid: int) -> set[int]:
             return {int(child) for child in f.read().split()}
     except (OSError, ValueError):
         return set()
+
+
+def _bytes_in(folder: str) -> int:
+    """What the files under `folder` hold (a bot's socket folder: sockets, and nothing else)."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue  # gone since it was listed
+    return total
 
 
 def _threads_of(pids: set[int]) -> int:
@@ -146,6 +157,7 @@ class BotGuard:
         # its init, process 1 of the bot's namespace: the bot must not be, since process 1 drops
         # every signal it has no handler for, its own too. A tcp bot's relay is the sandbox's too.
         self._wrapper_tasks = (2 + self.relay) if self.isolation else 0
+        self._writable: list[str] = []  # folders of the host it may write in (a ZeroMQ socket's): watched
         global _stale_cleaned
         if use_cgroup and not _stale_cleaned:
             _stale_cleaned = True
@@ -173,6 +185,7 @@ class BotGuard:
         not exist, as a start without a sandbox would say."""
         if self.isolation is None:
             return argv
+        assert self.folder is not None  # the sandbox's working folder: a guard under isolation is given one
         problem = check_program(argv, self.folder)
         if problem:
             raise BotUnreachable(f"cannot start bot {argv[0]!r} in {str(self.folder)!r}: {problem}")
@@ -187,6 +200,7 @@ class BotGuard:
         if uid is not None:
             for path in writable_paths:
                 give_to(path, uid)
+        self._writable = list(writable_paths)
         prelude = []
         copy_mb = 0
         if self.writable_folder:
@@ -244,7 +258,7 @@ class BotGuard:
                 return pids
         try:
             return set(self._proc.members())
-        except Exception:
+        except OSError:  # /proc could not be read just now: the next look will
             return set()
 
     def _watch(self) -> None:
@@ -277,6 +291,9 @@ class BotGuard:
         tasks = _threads_of(bots_own) if tasks is None else tasks - self._wrapper_tasks
         if tasks > limit:
             return f"more than {limit} processes ({tasks} seen)"
+        written = sum(_bytes_in(folder) for folder in self._writable)
+        if written > WRITABLE_FOLDER_MAX_BYTES:
+            return f"more than {WRITABLE_FOLDER_MAX_BYTES >> 20} MB written into its socket's folder (only its socket goes there)"
         if self.cgroup is None or self.cgroup.mem_dir is None:
             pages = 0
             for pid in bots_own:
@@ -293,8 +310,7 @@ class BotGuard:
         """Words for a kill by the kernel's memory limit (the cgroup's), else None: the kernel ends a
         process of the bot without a word, and the bot's fault must say why."""
         if self.cgroup is not None and self.cgroup.oom_kills() > 0:
-            return (f"more than {self.limits.memory_mb} MB of memory (the kernel's memory limit ended one of its "
-                    "processes)")
+            return f"more than {self.limits.memory_mb} MB of memory (the kernel's memory limit ended one of its processes)"
         return None
 
     def _kill(self, members: set[int]) -> None:
@@ -334,7 +350,7 @@ class SandboxedTransport:
         self.guard = guard
         self._send_lines = lines_sender(inner)  # once: send_many runs on every move
 
-    def _explain(self, exc: Exception) -> Exception:
+    def _explain(self, exc: TransportError) -> TransportError:
         if self.guard.violation is None and isinstance(exc, BotExited):
             # The exit may be seen before the watchdog's next look: a kill by the memory limit is
             # asked of the cgroup now, so that the fault says it.
@@ -351,37 +367,29 @@ class SandboxedTransport:
     def send(self, line: str) -> None:
         try:
             self.inner.send(line)
-        except Exception as exc:
+        except TransportError as exc:
             raise self._explain(exc) from None
 
     def send_many(self, lines: list[str]) -> None:
         try:
             self._send_lines(lines)
-        except Exception as exc:
+        except TransportError as exc:
             raise self._explain(exc) from None
 
     def receive(self, timeout_s: float) -> str:
         try:
             return self.inner.receive(timeout_s)
-        except Exception as exc:
+        except TransportError as exc:
             raise self._explain(exc) from None
 
-    def close(self, grace_s: float | None = None) -> None:
+    def close(self, grace_s: float = 1.0) -> None:
+        """The bot's tree ended (the inner transport's close), then its cgroup and copy; never raises."""
         try:
-            if grace_s is None:
-                self.inner.close()
-            else:
-                try:
-                    self.inner.close(grace_s=grace_s)
-                except TypeError:
-                    self.inner.close()
-        except Exception:
-            pass
+            self.inner.close(grace_s)
+        except (OSError, TransportError):
+            log.debug("closing %s", getattr(self.inner, "name", "a bot"), exc_info=True)
         finally:
-            try:
-                self.guard.close()
-            except Exception:
-                pass
+            self.guard.close()
 
     def __getattr__(self, name: str):
         return getattr(self.inner, name)

@@ -1,20 +1,28 @@
-"""A seccomp filter that closes the covert channels bots could open through files they share
-(docs/sandbox.md, collusion): every sandbox binds the same read-only /usr, and a lock on one of
-its files, or an inotify watch that sees another bot open it, is seen by every bot on the machine.
-Two colluding bots passed a whole hand that way (160 of 186 requests, in a hostile trial).
+"""A seccomp filter that closes the covert channels bots could open through what the kernel shares
+between them (docs/sandbox.md, collusion): every sandbox binds the same read-only /usr, whose
+files' locks, inotify watches and page-cache residency every bot on the machine can see; and every
+bot of a root arena is uid 65534, whose kernel keyring they all share (and keep, across runs).
+Each was enough for two colluding bots to pass a whole hand.
 
-Locks succeed and lock nothing: flock(2), and fcntl(2)'s F_SETLK, F_SETLKW, their OFD and 64-bit
-forms and F_SETLEASE return 0 without a lock taken, so that no bot's lock is ever there to be seen
-(a JVM prints a warning on stdout, where the protocol runs, when its flock fails; cargo and SQLite
-stop). Asking about locks (F_GETLK) is allowed: there are none. inotify_init and inotify_init1 fail
-with ENOSYS (programs fall back to looking). A process of another architecture than the
-machine's (but 32-bit x86 on x86-64, filtered the same) gets ENOSYS for every call: the filter
-could not tell its calls apart. Everything else is allowed.
+What it does, call by call:
+* succeed and do nothing, so that nothing is there to be seen: flock(2); fcntl(2)'s F_SETLK,
+  F_SETLKW, their OFD and 64-bit forms and F_SETLEASE (F_GETLK then finds no lock); fadvise64 and
+  readahead; madvise's WILLNEED, COLD and PAGEOUT (a JVM prints a warning on stdout, where the
+  protocol runs, when its flock fails; cargo and SQLite stop);
+* fail with ENOSYS, as where they do not exist, which programs are written to meet: inotify_init,
+  inotify_init1, mincore, preadv2 and pwritev2 (their RWF_NOWAIT tells a cached page from one on
+  disk; glibc falls back to preadv), add_key, request_key, keyctl, cachestat, io_uring_setup and
+  process_madvise;
+* everything else is allowed. A process of another architecture than the machine's (but 32-bit x86
+  on x86-64, filtered alike) gets ENOSYS for every call: the filter could not tell its calls apart.
+
+What is left is timing (a page read from the cache is faster than one read from disk, and the
+machine's load is everyone's): docs/sandbox.md says so.
 
 A classic BPF program over `struct seccomp_data` (linux/seccomp.h): nr at 0, arch at 4, args
-from 16, eight bytes each (the low half of args[1], fcntl's command, at 24 on little-endian
-machines). Installed in the bot's child just before exec (`install`), so it holds for the
-sandbox's own wrapper and everything the bot starts; builds run without it.
+from 16, eight bytes each (their low halves at 16 + 8 i on little-endian machines). Installed in
+the bot's child just before exec (`install`), so it holds for the sandbox's own wrapper and
+everything the bot starts; builds run without it.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import errno
 import platform
 import struct
 import sys
+from dataclasses import dataclass
 
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
 _RET_ALLOW = 0x7FFF0000
@@ -38,12 +47,27 @@ _ARG1_LOW = 24  # offsetof(struct seccomp_data, args[1]), its low half on a litt
 # forms on 32-bit ABIs, the open-file-description forms, and F_SETLEASE.
 _LOCK_COMMANDS = (6, 7, 13, 14, 37, 38, 1024)
 
-# arch -> (AUDIT_ARCH value, flock's number, fcntl's numbers, inotify's numbers)
+
+@dataclass(frozen=True)
+class _Calls:
+    """One architecture's numbers of the calls the filter looks at."""
+
+    audit_arch: int
+    no_effect: tuple[int, ...]  # succeed and do nothing: flock, fadvise64 (and fadvise64_64), readahead
+    not_here: tuple[int, ...]  # ENOSYS: inotify, mincore, preadv2/pwritev2, keyrings, cachestat, io_uring, process_madvise
+    fcntl: tuple[int, ...]  # looked at by command (_LOCK_COMMANDS)
+    madvise: int  # looked at by advice (_PAGE_CACHE_ADVICE)
+
+
+_NEWER = (451, 425, 440)  # cachestat, io_uring_setup, process_madvise: one number on every architecture
 _ARCHES = {
-    "x86_64": (0xC000003E, 73, (72,), (253, 294)),
-    "i386": (0x40000003, 143, (55, 221), (291, 332)),
-    "aarch64": (0xC00000B7, 32, (25,), (26,)),
+    "x86_64": _Calls(0xC000003E, (73, 221, 187), (253, 294, 27, 327, 328, 248, 249, 250, *_NEWER), (72,), 28),
+    "i386": _Calls(0x40000003, (143, 250, 272, 225), (291, 332, 218, 378, 379, 286, 287, 288, *_NEWER), (55, 221), 219),
+    "aarch64": _Calls(0xC00000B7, (32, 223, 213), (26, 232, 286, 287, 217, 218, 219, *_NEWER), (25,), 233),
 }
+# madvise's advice that fills or empties the shared page cache of a mapped file: WILLNEED, COLD, PAGEOUT.
+_PAGE_CACHE_ADVICE = (3, 20, 21)
+_ARG2_LOW = 32  # offsetof(struct seccomp_data, args[2])
 _COMPANION = {"x86_64": "i386"}  # another ABI the same kernel runs, filtered alike
 
 
@@ -87,20 +111,27 @@ def program() -> bytes | None:
     asm = _Assembler()
     asm.add(_LD_W_ABS, 4)  # arch
     for arch in arches:
-        asm.add(_JEQ_K, _ARCHES[arch][0], yes=arch)
+        asm.add(_JEQ_K, _ARCHES[arch].audit_arch, yes=arch)
     asm.add(_RET_K, _NOT_HERE)  # an architecture the filter does not read
     for arch in arches:
-        _, flock, fcntls, inotify = _ARCHES[arch]
+        calls = _ARCHES[arch]
         asm.label(arch)
         asm.add(_LD_W_ABS, 0)  # the call's number
         if arch == "x86_64":
             asm.add(_JSET_K, _X32_BIT, yes="not_here")
-        asm.add(_JEQ_K, flock, yes="no_effect")
-        for number in inotify:
+        for number in calls.no_effect:
+            asm.add(_JEQ_K, number, yes="no_effect")
+        for number in calls.not_here:
             asm.add(_JEQ_K, number, yes="not_here")
-        for number in fcntls:
+        for number in calls.fcntl:
             asm.add(_JEQ_K, number, yes="fcntl")
+        asm.add(_JEQ_K, calls.madvise, yes="madvise")
         asm.add(_RET_K, _RET_ALLOW)
+    asm.label("madvise")
+    asm.add(_LD_W_ABS, _ARG2_LOW)  # its advice
+    for advice in _PAGE_CACHE_ADVICE:
+        asm.add(_JEQ_K, advice, yes="no_effect")
+    asm.add(_RET_K, _RET_ALLOW)
     asm.label("fcntl")
     asm.add(_LD_W_ABS, _ARG1_LOW)  # its command
     for command in _LOCK_COMMANDS:

@@ -83,7 +83,7 @@ def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limi
                 kill_tree(proc, token)
                 if cgroup is not None:
                     cgroup.kill_all()
-            # The tail only: a build that printed gigabytes made the arena read them all (a hostile trial).
+            # The tail only: a build may print gigabytes.
             output.seek(max(0, output.seek(0, os.SEEK_END) - _OUTPUT_TAIL_BYTES))
             tail = _tail(output.read())
     finally:

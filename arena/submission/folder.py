@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from arena.errors import ArenaError
 from arena.wording import quoted
 
 # A file of a bot's folder larger than this is refused: its version is a hash of every byte, and
@@ -35,7 +36,7 @@ _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_
 _ONLY = "a bot's folder may hold only files, folders and links to its own files"
 
 
-class ManifestError(Exception):
+class ManifestError(ArenaError):
     """A bot that cannot be used as handed in (its manifest, a file of its folder, its build); the
     message names the file, the key and what was expected."""
 
@@ -175,6 +176,7 @@ def scan(folder: Path | str, ignored: Callable[[str, str, bool], bool] | None = 
     root_real = os.path.realpath(folder)
     found: list[Entry] = []
     total = 0
+    links: dict[tuple[int, int], tuple[int, list[str]]] = {}  # a file's inode -> (its links, its names here)
     pending = [""]
     while pending:
         rel_dir = pending.pop()
@@ -201,6 +203,8 @@ def scan(folder: Path | str, ignored: Callable[[str, str, bool], bool] | None = 
                 found.append(Entry(rel, "dir", mtime_ns=info.st_mtime_ns))
                 pending.append(rel)
             elif stat.S_ISREG(mode):
+                if info.st_nlink > 1:
+                    links.setdefault((info.st_dev, info.st_ino), (info.st_nlink, []))[1].append(rel)
                 total += info.st_size
                 if strict and info.st_size > MAX_FILE_BYTES:
                     raise FolderError(f"{folder / rel}: {_size_words(info.st_size)}; a bot's files may be at most "
@@ -222,6 +226,9 @@ def scan(folder: Path | str, ignored: Callable[[str, str, bool], bool] | None = 
                 raise FolderError(f"{folder / rel}: {kind_of(mode)}; {_ONLY}")
             else:
                 found.append(Entry(rel, "special:" + kind_of(mode)))
+    for nlink, names in links.values() if strict else ():
+        if nlink > len(names):  # more names than the folder holds: another lies outside it
+            raise FolderError(f"{folder / names[0]}: a hard link to a file outside the bot's folder; {_ONLY}")
     return sorted(found, key=lambda entry: entry.rel)
 
 
@@ -249,8 +256,14 @@ def copy_entries(folder: Path, entries: Iterable[Entry], dest: Path) -> None:
             out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                           0o755 if entry.executable else 0o644)
             try:
+                written = 0
                 for chunk in file_chunks(folder / entry.rel):
-                    os.write(out, chunk)
+                    written += len(chunk)
+                    if chunk.count(0) == len(chunk):  # a hole stays a hole: a sparse file must not fill the disk
+                        os.lseek(out, len(chunk), os.SEEK_CUR)
+                    else:
+                        os.write(out, chunk)
+                os.ftruncate(out, written)
             finally:
                 os.close(out)
             os.utime(target, ns=(entry.mtime_ns, entry.mtime_ns), follow_symlinks=False)

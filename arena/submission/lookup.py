@@ -54,10 +54,10 @@ def _resolve_manifest_path(ref: str | Path, folders: list[Path], base_dir: Path 
             return inner
         raise ManifestError(f"{inner}: no {MANIFEST_NAME} in the bot folder {candidate}")
     if NAME_RE.match(text):
-        named = folders[0] / text / MANIFEST_NAME
+        wanted = folders[0] / text / MANIFEST_NAME
         known = ", ".join(sorted({m.name for bots_dir in folders for m in _safe_list(bots_dir)})) or "none"
         where = " or ".join(str(f) for f in folders)
-        raise ManifestError(f"{named}: no bot named {text!r} in {where} (bots there: {known})")
+        raise ManifestError(f"{wanted}: no bot named {text!r} in {where} (bots there: {known})")
     raise ManifestError(f"{candidate}: no such manifest file or bot folder")
 
 

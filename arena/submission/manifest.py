@@ -2,7 +2,7 @@
 manifest is arena/submission/lookup.py; its version, arena/submission/versions.py.
 
 ```toml
-name = "random_bot"                # 1-32 characters of A-Z a-z 0-9 _ . -
+name = "random_bot"                # 1-32 characters of A-Z a-z 0-9 _ . -, not first a dot
 language = "python"                # free text, for people
 command = ["{python}", "bot.py"]   # argv (never a shell string); {python} = the arena's Python
 transport = "pipe"                 # "pipe" (stdin/stdout) or "zmq"
@@ -37,7 +37,8 @@ from arena.sandbox.limits import first_limit_problem  # the optional [limits] ta
 from arena.submission.folder import FolderError, ManifestError, inside, read_small
 
 MANIFEST_NAME = "bot.toml"
-NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+# A name is a folder's name too (`bot add` writes bots/NAME): never ".", "..", or hidden.
+NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,31}$")
 TRANSPORTS = ("pipe", "zmq")
 ENDPOINT_KINDS = ("ipc", "tcp")
 PYTHON_PLACEHOLDER = "{python}"
@@ -123,6 +124,8 @@ def read_manifest(path: Path) -> BotManifest:
         raise ManifestError(f"{path}: invalid TOML: {exc}") from None
     except ValueError as exc:
         raise ManifestError(f"{path}: {exc}") from None
+    except RecursionError:
+        raise ManifestError(f"{path}: invalid TOML: nested too deeply") from None
     return manifest_from_dict(data, path)
 
 
@@ -162,10 +165,11 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
         return tuple(value)
 
     name = text("name", required=True)
+    assert name is not None  # required: text() raised ManifestError had it been missing
     if not NAME_RE.match(name):
         raise ManifestError(
             f"{_where(path, 'name')}: {name!r} is not a valid bot name; expected 1-32 characters "
-            f"of A-Z a-z 0-9 _ . -"
+            f"of A-Z a-z 0-9 _ . -, not starting with a dot"
         )
     transport = text("transport") or "pipe"
     if transport not in TRANSPORTS:

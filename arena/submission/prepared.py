@@ -97,7 +97,7 @@ def _finished(record: Path, target: Path, version: str) -> str | None:
     """The build digest of a copy prepared before, or None when there is none (or half of one)."""
     try:
         data = json.loads(read_small(record))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("version") != version or not target.is_dir():
         return None

@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.submission.folder import FolderError, copy_entries, read_small, write_small
 from arena.submission.lookup import load_manifest
 from arena.submission.workspace import workspace_bots_dir
@@ -36,7 +37,7 @@ _TOP_VERSION = re.compile(r"^\s*version\s*=.*$")
 _TABLE = re.compile(r"^\s*\[")
 
 
-class RegistryError(Exception):
+class RegistryError(ArenaError):
     """A bot that cannot be registered (clear message for the CLI)."""
 
 
@@ -60,14 +61,29 @@ def _read_record(path: Path) -> Any:
         return json.loads(read_small(path))
     except FolderError:
         raise
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # no record, or none the arena wrote: as if none
         return None
+
+
+def _check_record(data: Any) -> dict[str, Any] | None:
+    """A check record as the arena writes them, or None: a hand-made one with other types in its
+    fields (a version that is a table) must not reach the listing."""
+    if not isinstance(data, dict):
+        return None
+    texts = all(isinstance(data.get(key, ""), str) for key in ("version", "date"))
+    rules = data.get("rules") or {}
+    plain_rules = isinstance(rules, dict) and all(isinstance(v, (str, int, float, bool)) for v in rules.values())
+    return data if texts and plain_rules and isinstance(data.get("passed", False), bool) else None
 
 
 def load_versions(directory: Path) -> list[dict[str, Any]]:
     """The bot's version history, oldest first: {"version", "first_seen", "check"} each."""
     data = _read_record(Path(directory) / VERSIONS_FILE)
-    return [entry for entry in data if isinstance(entry, dict) and "version" in entry] if isinstance(data, list) else []
+    if not isinstance(data, list):
+        return []
+    return [{**entry, "check": _check_record(entry.get("check"))} for entry in data
+            if isinstance(entry, dict) and isinstance(entry.get("version"), str)
+            and isinstance(entry.get("first_seen", ""), str)]
 
 
 def note_version(directory: Path, version: str, check: dict[str, Any] | None = None) -> None:
@@ -92,8 +108,7 @@ def _now() -> str:
 
 
 def load_check(directory: Path) -> dict[str, Any] | None:
-    data = _read_record(Path(directory) / CHECK_FILE)
-    return data if isinstance(data, dict) else None
+    return _check_record(_read_record(Path(directory) / CHECK_FILE))
 
 
 def set_version(manifest_path: Path, version: str) -> None:
@@ -142,6 +157,8 @@ def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool
     bots_dir = Path(bots_dir) if bots_dir is not None else workspace_bots_dir()
     src = source.directory.resolve()
     dest = (bots_dir / source.name).resolve()
+    if dest.parent != bots_dir.resolve():  # a name is one folder of bots/, never a way out of it
+        raise RegistryError(f"{source.path}: key 'name': {source.name!r} names no folder of {bots_dir}")
     previous = ""
     copied = False
     if src != dest:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.errors import ArenaError
 from arena.submission.manifest import MANIFEST_NAME, NAME_RE
 
 LANGUAGES = ("python", "c", "js", "shell", "java")
 
 
-class ScaffoldError(Exception):
+class ScaffoldError(ArenaError):
     """Bad name, unknown language, or a folder that already exists."""
 
 
@@ -235,14 +236,15 @@ def manifest_text(name: str, fields: dict[str, object]) -> str:
             lines.append(f"{key} = {_toml_value(fields[key])}")
     lines.append('transport = "pipe"')
     lines.append(f'description = "{name}: plays the first legal move (scaffold from arena bot new)."')
-    if fields.get("limits"):
-        lines += ["", "[limits]"] + [f"{key} = {value}" for key, value in fields["limits"].items()]
+    limits = fields.get("limits")
+    if isinstance(limits, dict) and limits:  # the [limits] table (_files gives it as a dict)
+        lines += ["", "[limits]"] + [f"{key} = {value}" for key, value in limits.items()]
     return "\n".join(lines) + "\n"
 
 
 def validate_name(name: str) -> None:
     if not NAME_RE.match(name or "") or name in (".", ".."):
-        raise ScaffoldError(f"{name!r} is not a valid bot name: use 1-32 characters of A-Z a-z 0-9 _ . -")
+        raise ScaffoldError(f"{name!r} is not a valid bot name: use 1-32 characters of A-Z a-z 0-9 _ . -, not starting with a dot")
 
 
 def new_bot(name: str, lang: str, bots_dir: Path) -> Path:

@@ -9,6 +9,7 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from typing import Callable
 
 from arena.submission.folder import FolderError, Entry, file_chunks, read_small, scan
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
@@ -22,21 +23,37 @@ _VERSION_LINE = re.compile(rb"^\s*version\s*=.*$")
 # A link is hashed as what it says, under a length with the top bit set, which no file's name
 # has: the hash of a folder of plain files is what it always was.
 _LINK_MARK = 1 << 31
+# Every pattern is tried on every file: 40,000 of them kept the arena at the CPU for minutes.
+MAX_GITIGNORE_PATTERNS = 1000
+MAX_PATTERN_CHARS = 256
 
 
 def gitignore_patterns(directory: Path) -> list[str]:
     """Simple patterns of the bot folder's own .gitignore (no negation, no nesting). A .gitignore
-    that is a link, a FIFO or larger than a megabyte is refused (FolderError)."""
+    that is a link, a FIFO, larger than a megabyte, or of more than MAX_GITIGNORE_PATTERNS patterns
+    (or one longer than MAX_PATTERN_CHARS) is refused (FolderError)."""
+    path = Path(directory) / GITIGNORE
     try:
-        text = read_small(Path(directory) / GITIGNORE).decode("utf-8", errors="replace")
+        text = read_small(path).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return []
     except FolderError:
         raise
     except OSError:  # a folder we cannot search: said when its files are read
         return []
-    return [ln.strip().lstrip("/").rstrip("/") for ln in text.splitlines()
-            if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
+    patterns = [ln.strip().lstrip("/").rstrip("/") for ln in text.splitlines()
+                if ln.strip() and not ln.lstrip().startswith(("#", "!"))]
+    if len(patterns) > MAX_GITIGNORE_PATTERNS or any(len(p) > MAX_PATTERN_CHARS for p in patterns):
+        raise FolderError(f"{path}: {len(patterns):,} patterns; a bot's .gitignore may hold at most "
+                          f"{MAX_GITIGNORE_PATTERNS:,}, each at most {MAX_PATTERN_CHARS} characters")
+    return patterns
+
+
+def _matcher(patterns: list[str]) -> Callable[[str], bool]:
+    """One compiled test for all of `patterns` (fnmatch's, each on the whole text)."""
+    if not patterns:
+        return lambda text: False
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns)).match  # type: ignore[return-value]
 
 
 def bot_entries(directory: Path, always: frozenset[str] | None = None) -> list[Entry]:
@@ -45,18 +62,17 @@ def bot_entries(directory: Path, always: frozenset[str] | None = None) -> list[E
     the folder, a FIFO or a device refused. Logs are left out because bots often write one beside
     themselves while they play, and a tournament refuses to resume once a bot's version changed.
     bot.toml and `always` (the files its command and build name) are in whatever the rules above
-    say: a bot whose code was in main.log, or whose .gitignore said `*`, changed mid-tournament
-    unnoticed (a hostile trial)."""
+    say: else a bot whose code is in main.log, or whose .gitignore says `*`, could change
+    mid-tournament unnoticed."""
     directory = Path(directory)
-    patterns = gitignore_patterns(directory)
+    listed = _matcher(gitignore_patterns(directory))
     # Worked out here unless given, so that every caller (the hash, a copy, a bundle) has one list.
     always = (_named_files(directory, directory) if always is None else always) | {MANIFEST_NAME}
 
     def ignored(rel: str, name: str, is_dir: bool) -> bool:  # noqa: ARG001 - folders and files alike
         if rel in always:
             return False
-        return name in HASH_EXCLUDED_NAMES or name.endswith((".pyc", ".log")) or any(
-            fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(name, p) for p in patterns)
+        return name in HASH_EXCLUDED_NAMES or name.endswith((".pyc", ".log")) or bool(listed(rel) or listed(name))
 
     return [entry for entry in scan(directory, ignored) if entry.kind != "dir"]
 
@@ -127,14 +143,14 @@ def _named_files(manifest: BotManifest | Path, directory: Path) -> frozenset[str
             manifest = read_manifest(directory / MANIFEST_NAME)
         except (ManifestError, OSError):
             return frozenset()
-    outputs = gitignore_patterns(directory) if manifest.build else []
+    output = _matcher(gitignore_patterns(directory) if manifest.build else [])
     named = set()
     for arg in (*manifest.command, *manifest.build):
         path = Path(arg)
         if path.is_absolute() or ".." in path.parts or not _is_file_here(directory / path):
             continue
         rel = path.as_posix()
-        if not any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(path.name, p) for p in outputs):
+        if not (output(rel) or output(path.name)):
             named.add(rel)
     return frozenset(named)
 

@@ -64,6 +64,7 @@ def lookup_dirs(bots_dir: Path | None = None, base_dir: Path | None = None) -> l
     """Where a bare bot name is looked up, in order: `bots_dir` when given, else the bots/ of the
     workspace (of `base_dir`, a config's folder, when given; else of the current folder); then the
     bundled bots."""
+    first: Path | None
     if bots_dir is not None:
         first = Path(bots_dir)
     else:

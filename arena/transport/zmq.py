@@ -9,6 +9,8 @@ One line = one single-frame message (UTF-8, no newline). Two ways in:
 
 from __future__ import annotations
 
+import logging
+import math
 import os
 import random
 import socket
@@ -22,7 +24,7 @@ from zmq.utils.monitor import recv_monitor_message
 from arena.transport.bot_process import BotProcess, SandboxArgv
 from arena.transport.live_transports import register, unregister
 from arena.transport.base import (
-    MAX_LINE_BYTES,
+    MAX_BUFFERED_LINE_BYTES,
     BadMessage,
     BotExited,
     BotTimeout,
@@ -30,9 +32,10 @@ from arena.transport.base import (
     LineTooLong,
     describe_returncode,
 )
-from arena.transport.ipc_folders import new_ipc_folder, release_ipc_folder, socket_folder
+from arena.transport.ipc_folders import SocketAdopter, new_ipc_folder, release_ipc_folder, socket_folder
 from arena.transport.zmq_keys import as_key, is_local_endpoint
 
+log = logging.getLogger(__name__)
 ENDPOINT_ENV = "ARENA_ZMQ_ENDPOINT"
 
 _EXIT_CHECK_S = 0.05  # arena-started bots: how often receive() checks the process
@@ -58,14 +61,14 @@ def _context() -> zmq.Context[Any]:
 
 def _drop_above(max_line_bytes: int) -> int:
     """Message size beyond which libzmq drops the peer (a bot's line may take two more: CR LF)."""
-    return max(max_line_bytes + 2, MAX_LINE_BYTES)
+    return max(max_line_bytes + 2, MAX_BUFFERED_LINE_BYTES)
 
 
 class ZmqTransport:
     """One conversation with a bot over a DEALER socket."""
 
     def __init__(self, sock: zmq.Socket[Any], endpoint: str, *, proc: BotProcess | None = None,
-                 tmpdir: str | None = None, max_line_bytes: int = MAX_LINE_BYTES,
+                 tmpdir: str | None = None, max_line_bytes: int = MAX_BUFFERED_LINE_BYTES,
                  send_timeout_s: float = 5.0, name: str | None = None) -> None:
         self._sock = sock
         self.endpoint = endpoint
@@ -75,6 +78,7 @@ class ZmqTransport:
         self.send_timeout_s = send_timeout_s
         self.name = name or (f"bot pid {proc.pid}" if proc else f"service {endpoint}")
         self._closed = False
+        self._adopter: SocketAdopter | None = None  # moves a sandboxed bot's socket out of its reach
         self._ever_connected = False
         self._connected = False
         self._failure: str | None = None
@@ -93,12 +97,12 @@ class ZmqTransport:
     @staticmethod
     def _dealer(endpoint: str, max_line_bytes: int, curve: tuple[bytes, bytes, bytes] | None
                 ) -> zmq.Socket[Any]:
-        sock = _context().socket(zmq.DEALER)
+        sock: zmq.Socket[Any] = _context().socket(zmq.DEALER)
         sock.linger = 0
         sock.setsockopt(zmq.RECONNECT_IVL, 20)  # bots bind a moment after we connect
         sock.setsockopt(zmq.RECONNECT_IVL_MAX, 1000)
         # Bound memory: libzmq drops a peer that sends a bigger message instead of buffering it,
-        # and queues at most RCVHWM messages. Up to MAX_LINE_BYTES a message is still taken in,
+        # and queues at most RCVHWM messages. Up to MAX_BUFFERED_LINE_BYTES a message is still taken in,
         # so that an overlong line is reported as `overlong`, not as a lost connection.
         sock.setsockopt(zmq.MAXMSGSIZE, _drop_above(max_line_bytes))
         sock.setsockopt(zmq.RCVHWM, 100)
@@ -109,7 +113,7 @@ class ZmqTransport:
     @classmethod
     def start(cls, argv: list[str], *, endpoint_kind: str = "ipc", cwd: str | None = None,
               env: dict[str, str] | None = None, stderr_log_path: str | None = None,
-              stderr_log_cap_bytes: int = 1_000_000, max_line_bytes: int = MAX_LINE_BYTES,
+              stderr_log_cap_bytes: int = 1_000_000, max_line_bytes: int = MAX_BUFFERED_LINE_BYTES,
               preexec: Callable[[], Any] | None = None, send_timeout_s: float = 5.0,
               name: str | None = None, sandbox_argv: SandboxArgv | None = None) -> ZmqTransport:
         """Pick a fresh endpoint, start the bot with it ($ARENA_ZMQ_ENDPOINT, "{endpoint}"
@@ -122,14 +126,18 @@ class ZmqTransport:
         if endpoint_kind == "ipc" or sandbox_argv is not None:
             tmpdir = new_ipc_folder()
             sockets = socket_folder(tmpdir)
+        adopter = None
         if endpoint_kind == "ipc":
             endpoint = arena_end = f"ipc://{sockets}/bot.sock"
-        elif sandbox_argv is not None:
+            if sandbox_argv is not None and tmpdir is not None:  # bound where the bot may write; connected where it may not
+                adopter, arena_end = SocketAdopter(tmpdir, "bot.sock"), f"ipc://{tmpdir}/bot.sock"
+        elif sandbox_argv is not None and tmpdir is not None:
             # A sandboxed tcp bot binds in a network of its own; the relay joins it to a socket of
             # its ipc folder (arena/sandbox/relay.py), which the arena connects to.
             port = random.randrange(20000, 60000)
-            endpoint, arena_end = f"tcp://127.0.0.1:{port}", f"ipc://{sockets}/relay.sock"
+            endpoint = f"tcp://127.0.0.1:{port}"
             relay = (f"{sockets}/relay.sock", port)
+            adopter, arena_end = SocketAdopter(tmpdir, "relay.sock"), f"ipc://{tmpdir}/relay.sock"
         else:
             with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
                 s.bind(("127.0.0.1", 0))  # small race until the bot binds; acceptable locally
@@ -148,16 +156,20 @@ class ZmqTransport:
             if tmpdir:
                 release_ipc_folder(tmpdir)
             raise
+        if adopter is not None:
+            adopter.start()
         sock = cls._dealer(arena_end, max_line_bytes, None)
         sock.connect(arena_end)
-        return cls(sock, endpoint, proc=proc, tmpdir=tmpdir, max_line_bytes=max_line_bytes,
-                   send_timeout_s=send_timeout_s, name=name)
+        transport = cls(sock, endpoint, proc=proc, tmpdir=tmpdir, max_line_bytes=max_line_bytes,
+                        send_timeout_s=send_timeout_s, name=name)
+        transport._adopter = adopter
+        return transport
 
     @classmethod
     def connect(cls, endpoint: str, *, server_public_key: str | bytes | None = None,
                 client_public_key: str | bytes | None = None,
                 client_secret_key: str | bytes | None = None, client_cert_path: str | None = None,
-                max_line_bytes: int = MAX_LINE_BYTES, send_timeout_s: float = 5.0,
+                max_line_bytes: int = MAX_BUFFERED_LINE_BYTES, send_timeout_s: float = 5.0,
                 name: str | None = None) -> ZmqTransport:
         """Connect to a running bot service. Keys are Z85 text or zmq.auth certificate file
         paths; client_cert_path (a *.key_secret file) supplies both client keys at once."""
@@ -261,7 +273,7 @@ class ZmqTransport:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise self._stalled(f"could not send within {self.send_timeout_s:.3g} s")
-            if sock.poll(remaining * 1000.0, zmq.POLLOUT):
+            if sock.poll(math.ceil(remaining * 1000.0), zmq.POLLOUT):
                 try:
                     sock.send(data, zmq.NOBLOCK)
                     return
@@ -296,7 +308,7 @@ class ZmqTransport:
             if remaining <= 0:
                 raise self._stalled(f"no reply within {timeout_s:.3g} s")
             wait = remaining if proc is None else min(remaining, _EXIT_CHECK_S)
-            ready = poll(wait * 1000.0)
+            ready = poll(math.ceil(wait * 1000.0))
             if ready:
                 if len(ready) == 1 and ready[0][0] is sock:
                     break  # the common case: a reply, and nothing from the monitor
@@ -329,20 +341,19 @@ class ZmqTransport:
         if self._closed:
             return
         self._closed = True
+        if self._adopter is not None:
+            self._adopter.stop()
         try:
-            try:
-                self._sock.disable_monitor()
-            except zmq.ZMQError:
-                pass
+            self._sock.disable_monitor()
+        except zmq.ZMQError:
+            log.debug("%s: its monitor was gone", self.name)
+        try:
             self._monitor.close(linger=0)
             self._sock.close(linger=0)
-        except Exception:
-            pass
-        try:
-            if self._proc is not None:
-                self._proc.close(grace_s)
-        except Exception:
-            pass
+        except zmq.ZMQError:
+            log.debug("%s: closing its sockets", self.name, exc_info=True)
+        if self._proc is not None:
+            self._proc.close(grace_s)  # never raises: it logs what it met
         if self._tmpdir:
             release_ipc_folder(self._tmpdir)
         unregister(self)

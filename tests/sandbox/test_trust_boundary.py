@@ -181,8 +181,43 @@ def attack_version(folder: str) -> dict:
             "built_now": [first.built_now, second.built_now], "in_folder": (bot / "strategy.py").exists()}
 
 
+def attack_shared_state(folder: str) -> dict:
+    """A bot reaches for what the kernel shares between all bots beyond files: its uid's keyring,
+    the page cache's residency of /usr (colluding bots passed a hand through each)."""
+    logs = Path(folder) / "logs"
+    faults, others = _match(load_manifest(hostile_bot("shared_state")), logs)
+    return {"said": _said(logs, "seat0-hostile_shared_state", "shared_state"), "faults": faults, "others": others}
+
+
+def attack_ipc(folder: str) -> dict:
+    """A ZeroMQ bot on ipc puts a link where its socket goes, to a socket of the host's that the
+    arena must never connect to; another fills its socket's folder, on the host's disk."""
+    host = socket.socket(socket.AF_UNIX)
+    target = os.path.join(folder, "host.sock")
+    host.bind(target)
+    host.listen(8)
+    host.settimeout(0.1)
+    linker = replace(load_manifest(hostile_bot("zmq_reach")), zmq_endpoint_kind="ipc",
+                     command=("{python}", "zmq_reach.py", "{endpoint}", json.dumps({"link_to": target})))
+    filler = replace(load_manifest(hostile_bot("zmq_reach")), zmq_endpoint_kind="ipc",
+                     command=("{python}", "zmq_reach.py", "{endpoint}", json.dumps({"fill_mb": 4, "wait": 1.0})))
+    settings = BotSettings(limits=TimeLimits(move_timeout_s=10.0, startup_timeout_s=3.0), log_dir=Path(folder) / "logs")
+    with open_table([linker, load_manifest("random_bot")], settings) as seats:
+        linked = seats[0].dead_reason
+    reached = 0
+    try:
+        while True:
+            host.accept()[0].close()
+            reached += 1
+    except OSError:
+        pass
+    host.close()
+    faults, others = _match(filler, Path(folder) / "logs-fill")
+    return {"linked": linked, "reached": reached, "faults": faults, "others": others}
+
+
 ATTACKS = {"kernel": attack_kernel, "lock": attack_lock, "memory": attack_memory, "tcp": attack_tcp,
-           "version": attack_version}
+           "version": attack_version, "shared_state": attack_shared_state, "ipc": attack_ipc}
 
 
 # ---------------------------------------------------------------- what each must show
@@ -229,8 +264,23 @@ def assert_version_held(seen: dict) -> None:
     assert not seen["in_folder"]
 
 
+def assert_shared_state_closed(seen: dict) -> None:
+    said = seen["said"]
+    assert {line.split()[1] for line in said} == {"add_key", "keyctl", "preadv2-nowait", "mincore"}, said
+    assert not [line for line in said if "LEAKED" in line], said
+    assert seen["faults"] == [] and seen["others"] == []
+
+
+def assert_ipc_held(seen: dict) -> None:
+    assert seen["reached"] == 0  # the arena never followed the bot's link to the host's socket
+    assert "no hello" in seen["linked"], seen["linked"]
+    faults = seen["faults"]
+    assert faults and faults[0][0] == "exited" and "written into its socket's folder" in faults[0][1], faults
+
+
 CHECKS = {"kernel": assert_kernel_untouched, "lock": assert_lock_unseen, "memory": assert_memory_recorded,
-          "tcp": assert_tcp_contained, "version": assert_version_held}
+          "tcp": assert_tcp_contained, "version": assert_version_held, "shared_state": assert_shared_state_closed,
+          "ipc": assert_ipc_held}
 
 
 @isolated

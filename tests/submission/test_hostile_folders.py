@@ -209,3 +209,77 @@ def test_a_folder_an_ordinary_arena_cannot_read_is_named_not_a_traceback(tmp_pat
         text = "".join(output.split())
         assert code_ != 0 and "closed:cannotread(Permissiondenied)" in text.replace("│", ""), (name, output)
         assert "Traceback" not in output
+
+
+# ---------------------------------------------------------------- from a hostile author's trial
+
+
+def test_a_bot_named_dot_or_dot_dot_is_refused_and_bot_add_writes_only_inside_bots(tmp_path, monkeypatch):
+    """`name = ".."` with `bot add --replace` removed the whole workspace: the name is a folder's."""
+    ws = tmp_path / "ws"
+    (ws / "bots").mkdir(parents=True)
+    (ws / "tournaments").mkdir()
+    keep = ws / "tournaments" / "keep.txt"
+    keep.write_text("the organiser's")
+    monkeypatch.chdir(ws)
+    for name in ("..", ".", "...", ".hidden"):
+        folder = make_bot(tmp_path / f"sub-{len(name)}-{name.strip('.') or 'dots'}", name)
+        added = invoke("bot", "add", str(folder), "--replace", "--games", "1")
+        said = " ".join(added.output.split())
+        assert added.exit_code == 2 and "is not a valid bot name" in said, said
+    assert keep.read_text() == "the organiser's" and (ws / "bots").is_dir()
+
+
+def test_a_gitignore_of_too_many_patterns_is_refused_at_once(tmp_path):
+    folder = make_bot(tmp_path / "mine")
+    (folder / ".gitignore").write_text("\n".join(f"**/x{i:06d}*y*z?[ab]q" for i in range(40_000)) + "\n")
+    with pytest.raises(FolderError, match=r"\.gitignore: 40,000 patterns; a bot's \.gitignore may hold at most 1,000"):
+        content_hash(folder)
+
+
+def test_nesting_too_deep_for_the_parser_is_a_sentence_not_a_traceback(tmp_path):
+    folder = make_bot(tmp_path / "bots" / "mine")
+    deep = "[" * 100_000 + "]" * 100_000
+    (folder / ".check.json").write_text(deep)
+    (folder / ".versions.json").write_text(deep)
+    listed = invoke("bot", "list", "--dir", str(tmp_path / "bots"))
+    assert listed.exit_code == 0 and "mine" in listed.output  # the arena's records, unreadable: as if none
+    (folder / ".check.json").write_text('{"version": {"x": 1}, "passed": true}')  # a hand-made record
+    assert invoke("bot", "list", "--dir", str(tmp_path / "bots")).exit_code == 0
+    (folder / "bot.toml").write_text(f'name = "mine"\ncommand = ["x"]\nx = {deep}\n')
+    checked = invoke("bot", "check", str(folder))
+    assert checked.exit_code == 2 and "nested too deeply" in checked.output, checked.output
+
+
+def test_escape_sequences_in_a_file_name_never_reach_the_terminal(tmp_path):
+    folder = make_bot(tmp_path / "mine")
+    os.mkfifo(folder / "\x1b]2;HACKED\x07\x1b[31mred")
+    checked = invoke("bot", "check", str(folder))
+    assert checked.exit_code != 0 and "\x1b" not in checked.output and "\\x1b]2;HACKED" in checked.output
+
+
+def test_a_hard_link_to_a_file_outside_the_folder_is_refused(tmp_path, outside):
+    folder = make_bot(tmp_path / "mine")
+    os.link(outside, folder / "copy.txt")
+    with pytest.raises(FolderError, match="copy.txt: a hard link to a file outside the bot's folder"):
+        content_hash(folder)
+    os.unlink(folder / "copy.txt")
+    os.link(folder / "bot.py", folder / "alias.py")  # one of its own files: taken
+    assert content_hash(folder)
+
+
+def test_a_sparse_file_stays_sparse_in_the_prepared_copy(tmp_path):
+    from arena.submission.lookup import load_manifest
+    from arena.submission.prepared import prepare_bot
+
+    folder = make_bot(tmp_path / "mine")
+    with open(folder / "weights.bin", "wb") as f:
+        f.truncate(256 << 20)  # 256 MB, nothing on disk
+    copy = prepare_bot(load_manifest(folder), cache=tmp_path / "cache").manifest.directory / "weights.bin"
+    assert copy.stat().st_size == 256 << 20 and copy.stat().st_blocks * 512 < 1 << 20
+
+
+def test_bot_add_says_when_a_name_now_hides_a_bundled_bot(tmp_path):
+    folder = make_bot(tmp_path / "mine", "heuristic_bot")
+    added = invoke("bot", "add", str(folder), "--games", "1", "--dir", str(tmp_path / "bots"))
+    assert added.exit_code == 0 and "heuristic_bot is also a bundled bot" in " ".join(added.output.split())

@@ -268,6 +268,31 @@ def lock():
     return held
 
 
+def shared_state():
+    """What the kernel shares between every bot of a machine beyond files: the keyring of their uid,
+    and the residency of /usr's pages in the page cache (asked without timing)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for what, call in (("add_key", lambda: libc.syscall(248 if os.uname().machine == "x86_64" else 217,
+                                                         b"user", b"hand", b"x", 1, -4)),
+                       ("keyctl", lambda: libc.syscall(250 if os.uname().machine == "x86_64" else 219, 0, 0, 0, 0, 0))):
+        result = call()
+        report(what, "keyring", result >= 0, "it worked" if result >= 0 else os.strerror(ctypes.get_errno()))
+    with open(sys.executable, "rb") as f:
+        try:
+            os.preadv(f.fileno(), [bytearray(16)], 0, os.RWF_NOWAIT)
+            report("preadv2-nowait", sys.executable, True, "it worked")
+        except OSError as exc:
+            report("preadv2-nowait", sys.executable, False, os.strerror(exc.errno))
+    import mmap
+
+    vector = ctypes.create_string_buffer(1)
+    page = mmap.mmap(-1, 4096)  # any mapped page: whether the call answers is what counts
+    result = libc.mincore(ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(page))), 4096, vector)
+    report("mincore", "a page", result == 0, "it worked" if result == 0 else os.strerror(ctypes.get_errno()))
+
+
 def illegal_move(moves):
     for cand in ("pickup", "draw", "chance", "2c", "3c", "4c", "5c", "6c", "7c", "8c", "Kd", "Ks"):
         if cand not in moves:
@@ -353,6 +378,8 @@ def main():
                 kernel()
             elif MODE == "memory_child" and requests == 1:
                 memory_child()
+            elif MODE == "shared_state" and requests == 1:
+                shared_state()
             elif MODE == "lock" and requests == 1:
                 kept = lock()  # noqa: F841 - held while the bot plays
             elif MODE == "noise" and requests == 2:

@@ -1,7 +1,9 @@
-"""A ZeroMQ bot on tcp that tries to reach past the arena: `zmq_reach.py ENDPOINT JSON`, where JSON
-lists host ports to connect to ("connect") and to take ("bind"), as a bot that steals a service's
-seat would. Each attempt is said on stderr as `zmq_reach: WHAT PORT: blocked (why)` or `LEAKED`.
-Plays the first legal move; one conversation; exits after `quit`."""
+"""A ZeroMQ bot that tries to reach past the arena: `zmq_reach.py ENDPOINT JSON`, where JSON lists
+host ports to connect to ("connect") and to take ("bind"), as a bot on tcp that steals a service's
+seat would; or, for a bot on ipc, a host socket to put its own endpoint's name on as a link
+("link_to", instead of binding) and megabytes to write into its socket's folder ("fill_mb").
+Each attempt is said on stderr as `zmq_reach: WHAT PORT: blocked (why)` or `LEAKED`. Plays the
+first legal move; one conversation; exits after `quit`."""
 
 import json
 import socket
@@ -35,6 +37,24 @@ for port in targets.get("bind", []):
     except OSError as exc:
         say("bind", port, False, type(exc).__name__)
 sys.stderr.flush()
+if endpoint.startswith("ipc://") and "fill_mb" in targets:
+    folder = endpoint[len("ipc://"):].rsplit("/", 1)[0]
+    try:
+        with open(f"{folder}/filler", "wb") as f:
+            for _ in range(targets["fill_mb"]):
+                f.write(b"x" * (1 << 20))
+                f.flush()
+        sys.stderr.write(f"zmq_reach: wrote {targets['fill_mb']} MB into {folder}\n")
+    except OSError as exc:
+        sys.stderr.write(f"zmq_reach: fill stopped ({exc})\n")
+if "link_to" in targets:
+    import os
+
+    os.symlink(targets["link_to"], endpoint[len("ipc://"):])
+    sys.stderr.write("zmq_reach: put a link where its socket goes\n")
+    sys.stderr.flush()
+    time.sleep(5)
+    sys.exit(0)
 router = zmq.Context().socket(zmq.ROUTER)
 router.bind(endpoint)
 deadline = time.time() + 120
