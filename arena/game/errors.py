@@ -3,7 +3,8 @@
     GameError
      ├── RulesError    an unknown rule option or a bad value (names it, lists what is allowed)
      ├── ParseError    a card or move text that does not parse
-     └── IllegalMove   a well-formed move that the rules forbid now (cites the rule)
+     ├── IllegalMove   a well-formed move that the rules forbid now (cites the rule)
+     └── GameOver      a move or a seat to act asked of a game that is over
 """
 
 
@@ -21,3 +22,7 @@ class ParseError(GameError):
 
 class IllegalMove(GameError):
     """A move the rules forbid in the current state; the message says why and cites the rule."""
+
+
+class GameOver(GameError):
+    """Asked for what only a game in progress has (the seat to act): the game is over."""

@@ -40,7 +40,7 @@ class Event(NamedTuple):
     kind: EventKind
     seat: int | None = None
     cards: tuple[Card, ...] = ()
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # a field named as tuple.count: the protocol's word for it
 
     def text(self) -> str:
         """Plain tokens: kind, then seat (or -), then cards (or -), e.g. ``take 1 4h,6d``."""

@@ -61,9 +61,10 @@ def run_move(cards: tuple[Card, ...]) -> Move:
 
 # Under ace low a run is a block of consecutive card codes inside one suit, so every
 # such run can be built once: RUNS_FROM[c][k] is the run of k cards starting at card c
-# (RUNS_FROM[c][1] is the single card), up to the suit's king.
+# (RUNS_FROM[c][1] is the single card, and so is [0], which no caller asks for), up to the suit's king.
 RUNS_FROM: tuple[tuple[Move, ...], ...] = tuple(
-    (None,) + tuple(run_move(tuple(range(c, c + k))) if k > 1 else SINGLE_PLAYS[c] for k in range(1, 13 - c % 13 + 1))
+    (SINGLE_PLAYS[c],) + tuple(run_move(tuple(range(c, c + k))) if k > 1 else SINGLE_PLAYS[c]
+                               for k in range(1, 13 - c % 13 + 1))
     for c in range(52)
 )
 
@@ -79,7 +80,8 @@ def format_move(move: Move) -> str:
     """The one-token text form of a move."""
     if move.kind is MoveKind.PLAY:
         return ",".join(format_card(c) for c in move.cards)
-    return move.kind.value
+    word: str = move.kind.value
+    return word
 
 
 _WORDS = {"draw": DRAW, "chance": CHANCE, "pickup": PICKUP}

@@ -101,6 +101,7 @@ def _draw(g: GameState, seat: int) -> None:
 
 def legal(g: GameState) -> list[Move]:
     seat = g.to_act
+    assert seat is not None  # Game.legal_moves/apply call this only while a seat is to act
     before = g.rules.draw_timing is DrawTiming.BEFORE
     if before and not g.drawn:
         return [DRAW, CHANCE]  # only reached when CHANCE is allowed (else the draw was automatic)
@@ -130,9 +131,9 @@ def why_illegal(g: GameState, move: Move) -> str:
     if len(move.cards) != 1:
         return "phase 1 plays exactly one card (R11)"
     c = move.cards[0]
-    if c in g.won[g.to_act]:
+    if c in g.won[g.acting]:
         return "won-pile cards cannot be played in phase 1 (R18)"
-    if g.trump_holder == g.to_act:
+    if g.trump_holder == g.acting:
         # One text whether or not the card named is the trump card: a distinct one would let
         # its holder probe guesses at a card hidden even from him until phase 2 (R9).
         return "that card is not in your hand; the face-down trump card cannot be played in phase 1 (R8, R16, R18)"
@@ -141,6 +142,7 @@ def why_illegal(g: GameState, move: Move) -> str:
 
 def apply(g: GameState, move: Move) -> None:
     seat = g.to_act
+    assert seat is not None  # Game.legal_moves/apply call this only while a seat is to act
     kind = move.kind
     if kind is MoveKind.DRAW:
         _draw(g, seat)
@@ -258,7 +260,7 @@ def fallback(g: GameState) -> Move:
     """R52, phase 1: DRAW if possible, then the lowest hand card (never CHANCE)."""
     if g.rules.draw_timing is DrawTiming.BEFORE and not g.drawn:
         return DRAW
-    hand = g.sorted_hand(g.to_act)
+    hand = g.sorted_hand(g.acting)
     if not hand:
         raise IllegalMove("no fallback: the player to act has no hand card")  # unreachable by R22
     return play(hand[0])

@@ -21,6 +21,7 @@ def start(g: GameState) -> None:
         if g.rules.public_won_piles:
             g.known[seat].update(g.won[seat])
     holder, trump_card = g.trump_holder, g.trump_card
+    assert holder is not None and trump_card is not None  # turned up at the deal (R7)
     g.hands[holder].append(trump_card)  # R29
     g.known[holder].add(trump_card)
     g.trump_suit = SUIT_OF[trump_card]
@@ -127,7 +128,9 @@ def top_card(g: GameState) -> int:
 def legal(g: GameState) -> list[Move]:
     """Documented order: `pickup` first when legal, then units by suit (c, d, h, s),
     within a suit by low card (R2) and then by length."""
-    hand, values, rules = g.hands[g.to_act], g.values, g.rules
+    seat = g.to_act
+    assert seat is not None  # Game.legal_moves/apply call this only while a seat is to act
+    hand, values, rules = g.hands[seat], g.values, g.rules
     seq = rules.allow_sequences
     if not g.table:  # R35: lead any unit
         if values is VALUE_ACE_LOW:
@@ -142,6 +145,7 @@ def legal(g: GameState) -> list[Move]:
         return moves
     top = g.table[-1][-1]
     top_suit, top_value, trump = SUIT_OF[top], values[top], g.trump_suit
+    assert trump is not None  # named when phase 2 began (R29)
     # R38(a): a same-suit unit beats when its low card ranks above the top card, so only
     # same-suit cards above the top card can be part of one.
     above = [c for c in hand if SUIT_OF[c] == top_suit and values[c] > top_value]
@@ -162,7 +166,7 @@ def legal(g: GameState) -> list[Move]:
 
 def why_illegal(g: GameState, move: Move) -> str:
     """A reason citing the rule, for a move not in the legal list."""
-    seat, values = g.to_act, g.values
+    seat, values = g.acting, g.values
     if move.kind in (MoveKind.DRAW, MoveKind.CHANCE):
         return f"{move.kind.value} exists only in phase 1 while the stock lasts (R16)"
     if move.kind is MoveKind.PICKUP:
@@ -198,6 +202,7 @@ def why_illegal(g: GameState, move: Move) -> str:
 
 def apply(g: GameState, move: Move) -> None:
     seat = g.to_act
+    assert seat is not None  # Game.legal_moves/apply call this only while a seat is to act
     g.phase2_actions += 1  # R51: every play and every pick-up counts one
     if move.kind is MoveKind.PICKUP:
         _pickup(g, seat)
@@ -294,6 +299,6 @@ def fallback(g: GameState, legal: list[Move]) -> Move:
     if g.table:
         # Under must_beat_if_able pick-up may be illegal; then the lowest beating unit.
         return legal[0]
-    hand = g.sorted_hand(g.to_act)
+    hand = g.sorted_hand(g.acting)
     non_trump = [c for c in hand if SUIT_OF[c] != g.trump_suit]
     return play((non_trump or hand)[0])

@@ -1,6 +1,6 @@
-"""The rule options of a game (rules.md Part 2) as one frozen, validated value.
+"""The rule options of a game (docs/rules.md, section 9) as one frozen, validated value.
 
-Every option has the default of Part 1. ``Rules.from_options`` takes a mapping of
+Every option has the default of sections 1 to 8. ``Rules.from_options`` takes a mapping of
 option names to values (native TOML values, or strings from a command line) and
 rejects an unknown name or a bad value with a message that lists what is allowed.
 """
@@ -78,7 +78,7 @@ class Phase1Mode(str, Enum):
     ALL = "all"  # docs/rules.md, "Phase 1 with everybody": every player plays to each trick
 
 
-# Options rules.md lists but this engine does not implement yet: name -> the value refused.
+# Options docs/rules.md lists but this engine does not implement yet: name -> the value refused.
 # Sloughing is a play out of turn, which a request/answer protocol cannot offer without asking
 # every other seat after every card (docs/rules.md, section 9).
 NOT_YET_IMPLEMENTED = {"sloughing": True}
@@ -86,7 +86,7 @@ NOT_YET_IMPLEMENTED = {"sloughing": True}
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """All rule options in force for a game or match; defaults are rules.md Part 1."""
+    """All rule options in force for a game or match; defaults are docs/rules.md's sections 1 to 8."""
 
     num_players: int = 3
     ace_high: bool = False

@@ -14,14 +14,16 @@ frozen value, and the same (rules, seed, dealer, moves) always gives the same ga
 from __future__ import annotations
 
 import random
+from typing import Iterable
 
-from arena.game.cards import sort_key_for, values_for
+from arena.game.cards import Card, sort_key_for, values_for
+from arena.game.errors import GameOver
 from arena.game.events import Event, EventKind
 from arena.game.moves import Move
 from arena.game.outcome import EndReason, Outcome, rank_remaining
 from arena.game.rules import Rules
 from arena.game.transcript import Transcript
-from arena.game.view import SeatView, build_view
+from arena.game.view import SeatView
 
 
 class GameState:
@@ -81,6 +83,14 @@ class GameState:
     # ---- queries -----------------------------------------------------------------------------
 
     @property
+    def acting(self) -> int:
+        """The seat to act now; GameOver when no seat is (the game is over)."""
+        seat = self.to_act
+        if seat is None:
+            raise GameOver("no seat is to act: the game is over")
+        return seat
+
+    @property
     def is_over(self) -> bool:
         return self.outcome is not None
 
@@ -135,3 +145,44 @@ class GameState:
     def view(self, seat: int) -> SeatView:
         """What `seat` may know under R8-R10, and nothing more."""
         return build_view(self, seat)
+
+
+def build_view(g: GameState, seat: int) -> SeatView:
+    """What `seat` may know now (R8-R10); its fields are view.py's SeatView."""
+    n = g.n
+    key = sort_key_for(g.values).__getitem__
+
+    def ordered(cards: Iterable[Card]) -> tuple[Card, ...]:
+        return tuple(sorted(cards, key=key)) if cards else ()
+
+    phase = 3 if g.outcome is not None else g.phase
+    in_phase1 = g.phase == 1
+    public_won = g.rules.public_won_piles
+    # map/tuple run in C: this is built once per decision request, so it is on the hot path.
+    return SeatView(
+        seat,
+        n,
+        g.dealer,
+        phase,
+        g.to_act,
+        ordered(g.hands[seat]),
+        tuple(map(len, g.hands)),
+        len(g.stock),
+        g.trump_holder,
+        None if in_phase1 else g.trump_card,
+        tuple(g.duel),
+        tuple(map(tuple, g.won)) if (public_won and in_phase1) else None,
+        tuple(map(len, g.won)) if in_phase1 else (0,) * n,
+        g.leader if in_phase1 else None,
+        g.opponent if in_phase1 else None,
+        tuple(g.trick) if in_phase1 else (),
+        g.drawn if in_phase1 else False,
+        tuple(g.round_seats) if in_phase1 else (),
+        tuple(zip(g.table_owners, g.table)),
+        0 if in_phase1 else g.trick_size,
+        tuple(g.discard),
+        tuple(g.out_order),
+        tuple(map(ordered, g.known)),
+        g.phase2_actions,
+        g.rules.max_phase2_actions,
+    )

@@ -3,13 +3,16 @@
 Hidden, always: other seats' hands (except cards publicly known to be there), the
 stock order, the set-aside cards (R5) and the trump card before phase 2 (R9),
 even from its holder.
+
+`GameState.view` builds one (state.py's `build_view`). What each field is called on the wire, in which order, and how it is written is the protocol's
+(arena/protocol/view.py's VIEW_FIELDS, protocol.md section 6), not this module's.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from arena.game.cards import Card, sort_key_for
+from arena.game.cards import Card
 
 
 class SeatView(NamedTuple):
@@ -47,43 +50,3 @@ class SeatView(NamedTuple):
     @property
     def trump_suit(self) -> int | None:
         return None if self.trump_card is None else self.trump_card // 13
-
-
-def build_view(g, seat: int) -> SeatView:
-    n = g.n
-    key = sort_key_for(g.values).__getitem__
-
-    def ordered(cards) -> tuple[Card, ...]:
-        return tuple(sorted(cards, key=key)) if cards else ()
-
-    phase = 3 if g.outcome is not None else g.phase
-    in_phase1 = g.phase == 1
-    public_won = g.rules.public_won_piles
-    # map/tuple run in C: this is built once per decision request, so it is on the hot path.
-    return SeatView(
-        seat,
-        n,
-        g.dealer,
-        phase,
-        g.to_act,
-        ordered(g.hands[seat]),
-        tuple(map(len, g.hands)),
-        len(g.stock),
-        g.trump_holder,
-        None if in_phase1 else g.trump_card,
-        tuple(g.duel),
-        tuple(map(tuple, g.won)) if (public_won and in_phase1) else None,
-        tuple(map(len, g.won)) if in_phase1 else (0,) * n,
-        g.leader if in_phase1 else None,
-        g.opponent if in_phase1 else None,
-        tuple(g.trick) if in_phase1 else (),
-        g.drawn if in_phase1 else False,
-        tuple(g.round_seats) if in_phase1 else (),
-        tuple(zip(g.table_owners, g.table)),
-        0 if in_phase1 else g.trick_size,
-        tuple(g.discard),
-        tuple(g.out_order),
-        tuple(map(ordered, g.known)),
-        g.phase2_actions,
-        g.rules.max_phase2_actions,
-    )

@@ -13,7 +13,9 @@ from arena.game.rules import Rules
 from arena.game.view import SeatView
 
 PROTOCOL_VERSION = 1
-MAX_BOT_LINE_BYTES = 8192  # §2: the longest line a bot may send, without the newline
+# §2: the longest line a bot may send (no newline), given to its transport as the limit; the
+# transport's own MAX_BUFFERED_LINE_BYTES, higher, only bounds the arena's memory.
+MAX_BOT_LINE_BYTES = 8192
 NAME_MAX = 32
 VALUE_MAX = 64  # §3: version= and author= values
 FAULT_KINDS = ("timeout", "illegal", "malformed", "overlong", "stale", "exited")  # §9

@@ -1,27 +1,28 @@
-"""The referee's request and event lines of one game, written without redoing work (issue 22).
+"""The referee's request and event lines of one game, written without redoing work.
 
 `RequestWriter` writes exactly the bytes of `format_request(id, game.view(seat), legal)` and of
 `format_event` (protocol.md sections 6 and 8), but reads the game's state directly instead of
 building a `SeatView` per request, and does not write again what has not changed: the fields
 fixed for a game or a phase are written once, and a seat's hand, a seat's known cards, the won
-piles and every card list on the table keep their text while they hold. What a seat may see is
-still decided by `arena.game.view.build_view` (R8-R10): each field below mirrors its line there,
-and tests/protocol/test_request_writer.py holds the two equal, request by request, over random
-games under every option that changes the view.
+piles and every card list on the table keep their text while they hold. Its templates are built
+from view.py's `VIEW_FIELDS`, the fields' one table; what a seat may see is still decided by
+`arena.game.state.build_view` (R8-R10): each value written below mirrors its line there, and
+tests/protocol/test_request_writer.py holds the two equal, request by request, over random games
+under every option that changes the view.
 
 One writer serves one game, whose state it reads and never changes.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Collection, Iterable, Sequence
 
 from arena.game.cards import sort_key_for
 from arena.game.events import Event, EventKind
 from arena.game.moves import Move
 from arena.game.state import GameState
 from arena.protocol.text import CARD_TEXT
-from arena.protocol.view import NUMBER_TEXT, card_list_text, seat_text
+from arena.protocol.view import NUMBER_TEXT, VIEW_FIELDS, card_list_text, seat_text
 
 _SEAT_CARD: tuple[tuple[str, ...], ...] = tuple(tuple(f"{s}:{CARD_TEXT[c]}" for c in range(52)) for s in range(16))
 _EVENT_WORD = {kind: kind.value for kind in EventKind}  # an enum's .value is a slow lookup
@@ -31,7 +32,24 @@ _SEAT_TEXT: dict[int | None, str] = {None: "-"} | dict(enumerate(NUMBER_TEXT))
 _NUMBER_TEXT = dict(enumerate(NUMBER_TEXT)).__getitem__
 
 
-class _MoveTexts(dict):
+def _view_template(fixed: dict[str, str]) -> str:
+    """Section 6's fields in VIEW_FIELDS' order: the `fixed` ones with their text, every other one
+    with its `%` placeholder, filled on each request in that order."""
+    assert set(fixed) <= {field.name for field in VIEW_FIELDS}, f"not a view field: {sorted(fixed)}"
+    return " ".join([f"{field.name}={fixed.get(field.name, field.slot)}" for field in VIEW_FIELDS])
+
+
+# What cannot change in a phase is written into its template once, at import: the phase, the
+# fields build_view blanks in it (R9: no trump card in phase 1; phase 2 blanks phase 1's), and, as
+# `{name}` slots that a writer fills when it is made, what is fixed for a game.
+_FIXED_FOR_GAME = {name: "{" + name + "}" for name in ("seat", "players", "dealer", "maxactions")}
+_PHASE1_TEMPLATE = _view_template({**_FIXED_FOR_GAME, "phase": "1", "trump": "-", "tricksize": "0"})
+_PHASE2_TEMPLATE = _view_template({
+    **_FIXED_FOR_GAME, "phase": "2", "won": "-", "wonsizes": "{wonsizes}", "leader": "-", "opponent": "-",
+    "trick": "-", "drawn": "0", "round": "-"})
+
+
+class _MoveTexts(dict[Move, str]):
     """Every move written so far, by move (52 cards, a few hundred runs, 3 words); a move not yet
     written is written on its first lookup, so that `map` can look them up without a Python loop."""
 
@@ -61,22 +79,13 @@ class RequestWriter:
         self._key_of = dict(enumerate(sort_key)).__getitem__
         self._text_of_key = {sort_key[c]: CARD_TEXT[c] for c in range(52)}.__getitem__
         self._public_won = game.rules.public_won_piles
-        dealer = game.dealer
-        # The fields of section 6 in their order, as one template per phase; what cannot change
-        # in the phase (the game's seats and options, the other phase's blanked fields) is
-        # written into the template once.
-        self._phase1 = [
-            f"phase=1 seat={s} players={n} dealer={dealer} hand=%s hands=%s stock=%d trumpholder=%s trump=- "
-            f"duel=%s %s leader=%s opponent=%s trick=%s drawn=%d table=%s tricksize=0 discard=%s out=%s "
-            f"known=%s actions=%d maxactions={game.rules.max_phase2_actions} round=%s"
-            for s in range(n)]
-        self._phase2 = [
-            f"phase=2 seat={s} players={n} dealer={dealer} hand=%s hands=%s stock=%d trumpholder=%s trump=%s "
-            f"duel=%s won=- wonsizes={'/'.join(['0'] * n)} leader=- opponent=- trick=- drawn=0 table=%s "
-            f"tricksize=%d discard=%s out=%s known=%s actions=%d maxactions={game.rules.max_phase2_actions} round=-"
-            for s in range(n)]
+        # One template per phase and seat, the game's fixed fields written in.
+        fixed = {"players": n, "dealer": game.dealer, "maxactions": game.rules.max_phase2_actions,
+                 "wonsizes": "/".join(["0"] * n)}
+        self._phase1 = [_PHASE1_TEMPLATE.format(seat=s, **fixed) for s in range(n)]
+        self._phase2 = [_PHASE2_TEMPLATE.format(seat=s, **fixed) for s in range(n)]
         self._lists: dict[tuple[int, ...], str] = {}  # a card list in its own order -> its text
-        self._seat_lists: dict[tuple, str] = {}  # (separator, *seats or sizes) -> "1,2" / "3/3/3"
+        self._seat_lists: dict[tuple[Any, ...], str] = {}  # (separator, *seats or sizes) -> "1,2" / "3/3/3"
         self._discard_cards: list[int] = []
         self._discard_text = "-"
         # The text each costly field was last written with, and the value it was written from.
@@ -84,9 +93,10 @@ class RequestWriter:
         self._known_sets: list[set[int]] = [set() for _ in range(n)]
         self._known_texts = ["-"] * n
         self._known_text = "/".join(["-"] * n)
-        self._won: list[list[int]] = []
+        self._won_piles: list[list[int]] = []
         self._won_text = ""
-        self._duel: list = [None]
+        self._won_sizes_text = ""
+        self._duel: list[Any] = [None]  # never a duel: the first request writes it
         self._duel_text = ""
 
     def request(self, request_id: int | str, legal: Sequence[Move]) -> str:
@@ -97,45 +107,48 @@ class RequestWriter:
     def _view_fields(self) -> str:
         g = self._game
         seat = g.to_act
+        assert seat is not None  # a request goes to the seat to act
         if g.duel != self._duel:
             self._duel = list(g.duel)
             self._duel_text = ",".join([_SEAT_CARD[s][c] for s, c in g.duel]) or "-"
         seats = _SEAT_TEXT
         known = self._known()  # first: a hand is often exactly its known cards, written there
+        # The template's placeholders, in VIEW_FIELDS' order (the fields a phase fixes are left out).
         if g.phase == 1:
             trick = g.trick
             return self._phase1[seat] % (
-                self._hand(seat),
-                "/".join(map(_NUMBER_TEXT, map(len, g.hands))),
-                len(g.stock),
-                seats[g.trump_holder],  # R9: who holds the trump card is public, the card is not
-                self._duel_text,
-                self._won_fields(),
-                seats[g.leader],
-                seats[g.opponent],
+                self._hand(seat),  # hand
+                "/".join(map(_NUMBER_TEXT, map(len, g.hands))),  # hands
+                len(g.stock),  # stock
+                seats[g.trump_holder],  # trumpholder. R9: who holds the trump card is public, the card is not
+                self._duel_text,  # duel
+                self._won(),  # won
+                self._won_sizes_text,  # wonsizes, brought up to date by _won() just before
+                seats[g.leader],  # leader
+                seats[g.opponent],  # opponent
                 ",".join([_SEAT_CARD[s][c] + ":c" if blind else _SEAT_CARD[s][c] for s, c, blind in trick])
-                if trick else "-",
-                g.drawn,
-                self._table() if g.table else "-",
-                self._discard(),
-                self._sizes(g.out_order, ",") if g.out_order else "-",
-                known,
-                g.phase2_actions,
-                self._sizes(g.round_seats, ",") if g.round_seats else "-",
+                if trick else "-",  # trick
+                g.drawn,  # drawn
+                self._table() if g.table else "-",  # table
+                self._discard(),  # discard
+                self._sizes(g.out_order, ",") if g.out_order else "-",  # out
+                known,  # known
+                g.phase2_actions,  # actions
+                self._sizes(g.round_seats, ",") if g.round_seats else "-",  # round
             )
         return self._phase2[seat] % (
-            self._hand(seat),
-            "/".join(map(_NUMBER_TEXT, map(len, g.hands))),
-            len(g.stock),
-            seats[g.trump_holder],
-            "-" if g.trump_card is None else CARD_TEXT[g.trump_card],
-            self._duel_text,
-            self._table() if g.table else "-",
-            g.trick_size,
-            self._discard(),
-            self._sizes(g.out_order, ",") if g.out_order else "-",
-            known,
-            g.phase2_actions,
+            self._hand(seat),  # hand
+            "/".join(map(_NUMBER_TEXT, map(len, g.hands))),  # hands
+            len(g.stock),  # stock
+            seats[g.trump_holder],  # trumpholder
+            "-" if g.trump_card is None else CARD_TEXT[g.trump_card],  # trump
+            self._duel_text,  # duel
+            self._table() if g.table else "-",  # table
+            g.trick_size,  # tricksize
+            self._discard(),  # discard
+            self._sizes(g.out_order, ",") if g.out_order else "-",  # out
+            known,  # known
+            g.phase2_actions,  # actions
         )
 
     # ---- the fields that are costly to write, each kept while its value holds ----------------
@@ -154,7 +167,7 @@ class RequestWriter:
             self._hands[seat] = (hand.copy(), text)
         return text
 
-    def _sorted_cards(self, cards) -> str:
+    def _sorted_cards(self, cards: Collection[int]) -> str:
         # map() over C methods keeps the loop out of the interpreter: the hands and the known
         # cards are the two longest lists written on every request.
         if not cards:
@@ -174,13 +187,14 @@ class RequestWriter:
             self._known_text = "/".join(texts)
         return self._known_text
 
-    def _won_fields(self) -> str:
-        """`won=` and `wonsizes=`, in phase 1 (build_view blanks them in phase 2)."""
+    def _won(self) -> str:
+        """`won=`, in phase 1 (build_view blanks it in phase 2), and `wonsizes=` with it, in
+        `_won_sizes_text`: both change only when a trick is won."""
         won = self._game.won
-        if won != self._won:
-            self._won = [pile.copy() for pile in won]
-            piles = "/".join([self._cards(p) for p in won]) if self._public_won else "-"
-            self._won_text = f"won={piles} wonsizes={self._sizes(map(len, won), '/')}"
+        if won != self._won_piles:
+            self._won_piles = [pile.copy() for pile in won]
+            self._won_text = "/".join([self._cards(p) for p in won]) if self._public_won else "-"
+            self._won_sizes_text = self._sizes(map(len, won), "/")
         return self._won_text
 
     def _discard(self) -> str:
@@ -208,7 +222,7 @@ class RequestWriter:
             text = self._lists[key] = card_list_text(key)
         return text
 
-    def _sizes(self, numbers, sep: str) -> str:
+    def _sizes(self, numbers: Iterable[int], sep: str) -> str:
         """Seats or sizes joined by `sep` ("-" for none), kept for the game: the few sizes and
         seat lists of a game repeat (the hands' sizes, which seldom do, are written each time)."""
         key = (sep, *numbers)
@@ -228,7 +242,7 @@ class RequestWriter:
         return list(map(_EVENT_LINES.__getitem__, events))
 
 
-class _EventLines(dict):
+class _EventLines(dict[Event, str]):
     """The lines of events of at most one card, kept once written: draws, plays, leads, a few
     thousand kinds in all, met in every game. An event of more cards (a discarded trick, a
     pickup) is written on each lookup and not kept."""

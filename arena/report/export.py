@@ -9,19 +9,17 @@ import math
 import re
 from html import escape
 
+from arena.report.columns import HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
 from arena.report.facts import fact_text, flat_facts
-from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
-from arena.results.standings import BotStanding, Standings
+from arena.results.ratings import RATING_NOTE
+from arena.results.standings import Standings
 from arena.wording import count, spreadsheet_safe
 
 def _num(x: float) -> float | None:
     return None if isinstance(x, float) and math.isnan(x) else x
 
 
-def _ci_text(b: BotStanding) -> str:
-    if math.isnan(b.ci95_low):
-        return f"{b.points_per_game:.2f} ± n/a"
-    return f"{b.points_per_game:.2f} ± {b.ci95_half_width:.2f}"
+_ci_text = per_game_text  # the name the HTML report knows
 
 
 # What Markdown would act on in a name: a link or image ([...]), emphasis (*, and _ that is not
@@ -38,15 +36,17 @@ def _md_cell(text: object) -> str:
     return _MD_ACTIVE.sub(lambda m: "\\" + m.group(0), safe).replace("|", "\\|")
 
 
+def _md_table(columns, rows) -> list[str]:
+    """A Markdown table of `rows` (BotStandings, or versions out of the standings) in `columns`."""
+    return ["| " + " | ".join(c.header for c in columns) + " |",
+            "|" + "|".join("---:" if c.numeric else "---" for c in columns) + "|",
+            *("| " + " | ".join(_md_cell(c.cell(row)) for c in columns) + " |" for row in rows)]
+
+
 def to_markdown(standings: Standings, title: str = "Standings") -> str:
     facts = [f"- {key}: {_md_cell(fact_text(value))}" for key, value in standings.facts.items()]
     lines = [f"# {_md_cell(title)}", "", *facts, *([""] if facts else []),
-             f"{count(standings.games, 'game')}{_ranking_note(standings)}.", "",
-             "| # | bot | version | games | points | per game | wins | skitgubbe | faults | rating | ordinal |",
-             "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for b in standings.bots:
-        lines.append(f"| {b.rank} | {_md_cell(b.bot)} | {b.version} | {b.games} | {b.points} | {_ci_text(b)} | {b.wins} "
-                     f"| {b.skitgubbe} | {b.faults} | {format_rating(b.mu, b.sigma)} | {format_ordinal(b.ordinal)} |")
+             f"{count(standings.games, 'game')}{_ranking_note(standings)}.", "", *_md_table(STANDINGS_COLUMNS, standings.bots)]
     lines += ["", PER_GAME_NOTE + ".", "", RATING_NOTE + "."]
     if standings.test is not None:
         lines += ["", f"**Early stopping (SPRT):** {_md_cell(standings.test.sentence())}."]
@@ -71,11 +71,7 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
         lines += ["", "## Faults by kind", "", "| bot | " + " | ".join(kinds) + " | total |", "|---|" + "---:|" * (len(kinds) + 1)]
         lines += ["| " + " | ".join(_md_cell(str(cell)) for cell in r) + " |" for r in rows]
     if standings.history:
-        lines += ["", "## Out of the standings", "", HISTORY_NOTE, "",
-                  "| bot | version | why | games | points | per game | wins | skitgubbe | faults |",
-                  "|---|---|---|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| {_md_cell(f.bot)} | {f.version} | {f.why} | {f.games} | {f.points} | {_ci_text(f)} | {f.wins} | "
-                  f"{f.skitgubbe} | {f.faults} |" for f in standings.history]
+        lines += ["", "## Out of the standings", "", HISTORY_NOTE, "", *_md_table(HISTORY_COLUMNS, standings.history)]
     return "\n".join(lines) + "\n"
 
 

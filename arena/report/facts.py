@@ -31,7 +31,7 @@ def tournament_facts(config, first_game_at: float | None, last_game_at: float | 
         "seed": config.seed,
         "schedule": config.schedule,
         # One value per fact (a CSV cell each): what only some schedules have is left empty.
-        "challengers": config.challenger_count if config.schedule == "gauntlet" else "",
+        "challengers": config.challenger_count if config.kind.takes_challengers else "",
         "tables": config.table_count(),
         "table_size": config.table_size,
         "deals": config.deals,  # at most, under stop = "sprt"

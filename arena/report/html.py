@@ -12,9 +12,10 @@ import math
 import zlib
 from html import escape
 
+from arena.report.columns import BOT, FAULTS, HISTORY_COLUMNS, STANDINGS_COLUMNS
 from arena.report.export import HISTORY_NOTE, PER_GAME_NOTE, _ci_text, _ranking_note, fault_matrix, place_name
 from arena.report.facts import fact_text
-from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
+from arena.results.ratings import RATING_NOTE
 from arena.results.standings import Standings
 from arena.wording import count
 
@@ -143,7 +144,7 @@ def interval_chart(standings: Standings, colours: dict[str, str], width: int = W
 def cumulative_chart(standings: Standings, colours: dict[str, str], width: int = WIDE_PX) -> str:
     """Cumulative points of each bot after each game, in game-number order (the legend is the
     page's, under the chart, where a phone can read it)."""
-    timeline = [(0, {})] + list(standings.timeline)
+    timeline: list[tuple[int, dict[str, int]]] = [(0, {})] + list(standings.timeline)
     names = [b.bot for b in standings.bots if b.games]
     if not names:
         return "<p>No game yet.</p>"
@@ -201,6 +202,21 @@ def _num(value: object, fault: bool = False) -> str:
     return f'<td class="num{" fault" if fault else ""}">{value}</td>'
 
 
+def _row(columns, row, swatch: str = "") -> str:
+    """A table row of a bot (or a version out of the standings) in `columns`: text escaped, numbers
+    right-aligned, a bot's faults marked, its colour's swatch before its name."""
+    cells = []
+    for column in columns:
+        text = escape(column.cell(row))
+        if column is FAULTS:
+            cells.append(_num(text, fault=row.faults > 0))
+        elif column.numeric:
+            cells.append(_num(text))
+        else:
+            cells.append(f"<td>{swatch if column is BOT else ''}{text}</td>")
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
 def to_html(standings: Standings, title: str = "Standings", refresh_s: int | None = None,
             progress: str | None = None) -> str:
     """The page. `refresh_s`: the live page, which the browser reloads this often; `progress`:
@@ -232,12 +248,8 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     colours = bot_colours(b.bot for b in standings.bots)
     for b in standings.bots:
         swatch = f'<span class="swatch" style="background:{colours[b.bot]}"></span>'
-        rows.append(f"<tr>{_num(b.rank)}<td>{swatch}{escape(b.bot)}</td><td>{escape(b.version)}</td>{_num(b.games)}"
-                    f"{_num(b.points)}{_num(escape(_ci_text(b)))}{_num(b.wins)}{_num(b.skitgubbe)}"
-                    f"{_num(b.faults, fault=b.faults > 0)}{_num(format_rating(b.mu, b.sigma))}"
-                    f"{_num(format_ordinal(b.ordinal))}</tr>")
-    out.append(_table(["#", "bot", "version", "games", "points", "per game", "wins", "skitgubbe", "faults",
-                       "rating", "ordinal"], rows, "standings"))
+        rows.append(_row(STANDINGS_COLUMNS, b, swatch))
+    out.append(_table([c.header for c in STANDINGS_COLUMNS], rows, "standings"))
     out.append(f'<p class="note">{escape(PER_GAME_NOTE)}. {escape(RATING_NOTE)}.</p>')
     out.append("<h2>Points per game</h2>")
     out.append(_both(interval_chart, standings, colours))
@@ -268,10 +280,7 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
                            for bot, *counts in fault_rows]))
     if standings.history:
         out.append(f"<h2>Out of the standings</h2><p>{escape(HISTORY_NOTE)}</p>")
-        out.append(_table(["bot", "version", "why", "games", "points", "per game", "wins", "skitgubbe", "faults"],
-                          [f"<tr><td>{escape(f.bot)}</td><td>{escape(f.version)}</td><td>{escape(f.why)}</td>"
-                           f"{_num(f.games)}{_num(f.points)}{_num(escape(_ci_text(f)))}{_num(f.wins)}"
-                           f"{_num(f.skitgubbe)}{_num(f.faults, fault=f.faults > 0)}</tr>" for f in standings.history]))
+        out.append(_table([c.header for c in HISTORY_COLUMNS], [_row(HISTORY_COLUMNS, f) for f in standings.history]))
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.live import Live
 from rich.progress_bar import ProgressBar
@@ -18,6 +18,8 @@ from rich.text import Text
 
 from arena.report.standings import leaderboard_renderable
 from arena.results.ratings import rated_standings
+from arena.results.sprt import SprtState
+from arena.results.standings import Standings
 
 # Standings are recomputed from the database at most this often, and never more often than ten
 # times their own cost: on a very large database (about 1 s at a million games, 4 s with the
@@ -90,8 +92,8 @@ class LiveBoard:
         self.config, self.store, self.console = config, store, console
         self.test_status = test_status
         self.on_refresh = on_refresh
-        self.standings = None
-        self._test = None
+        self.standings: Standings | None = None
+        self._test: SprtState | None = None
         self.final = False
         self._done, self._total, self._played = 0, 0, 0
         self._started = time.monotonic()
@@ -101,7 +103,7 @@ class LiveBoard:
         self.live = Live(_Screen(self), console=console, refresh_per_second=4, transient=False)
 
     def body(self, limit: int):
-        parts = []
+        parts: list[RenderableType] = []
         if self.standings is not None:
             # No game count in the title mid-run: the progress line has the count, never behind.
             parts.append(leaderboard_renderable(self.standings, f"{self.config.name}: standings",

@@ -11,18 +11,16 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from arena.report.columns import HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
+from arena.report.columns import shown as shown_columns
 from arena.report.export import HISTORY_NOTE, fault_matrix, place_name
 from arena.report.facts import fact_text
 from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
-from arena.results.standings import BotStanding, Standings
+from arena.results.standings import Standings
 from arena.wording import count
 
 
-def format_ci(b: BotStanding) -> str:
-    """Points per game with its 95% half-width, e.g. "1.23 ± 0.08" ("± n/a" with < 2 deal sets)."""
-    if math.isnan(b.ci95_low) or math.isnan(b.ci95_high):
-        return f"{b.points_per_game:.2f} ± n/a"
-    return f"{b.points_per_game:.2f} ± {b.ci95_half_width:.2f}"
+format_ci = per_game_text  # the name the reports' callers know
 
 
 
@@ -53,13 +51,13 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
 
     Bot versions (content hashes) make the table too wide for an 80-column terminal, so they
     are shown only on request; the JSON, CSV, Markdown and HTML reports always carry them."""
-    shown = standings.bots if limit is None else standings.bots[:max(0, limit)]
-    more = len(standings.bots) - len(shown)
+    rows = standings.bots if limit is None else standings.bots[:max(0, limit)]
+    more = len(standings.bots) - len(rows)
     heading = f"{title} ({count(standings.games, 'game')})" if game_count else title
     # Ratings where they were computed (a tournament's standings; not a match's, `arena play`).
     rated = any(not math.isnan(b.mu) for b in standings.bots)
     lines = [Text(heading, style="italic")]
-    for b in shown:
+    for b in rows:
         lines.append(Text(f"{b.rank}. {b.bot}: {count(b.points, 'point')} in {count(b.games, 'game')}, "
                           f"{format_ci(b)} per game, {count(b.wins, 'win')}, skitgubbe {count(b.skitgubbe, 'time')}, "
                           f"{count(b.faults, 'fault')}"
@@ -76,18 +74,13 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
     if rated:
         caption += f"\n{RATING_NOTE}"
     table = Table(title=escape(heading), caption=caption)
-    table.add_column("#", justify="right", no_wrap=True, min_width=1)
-    table.add_column("bot", no_wrap=True)
     show_versions = show_versions and any(b.version for b in standings.bots)
-    if show_versions:
-        table.add_column("version", no_wrap=True, style="dim")
-    for header in ("games", "points", "per game", "wins", "skitgubbe", "faults") + (("rating", "ordinal") if rated else ()):
-        table.add_column(header, justify="right", no_wrap=True)
-    for b in shown:
-        cells = [str(b.rank), b.bot] + ([b.version] if show_versions else [])
-        rating = [format_rating(b.mu, b.sigma), format_ordinal(b.ordinal)] if rated else []
-        table.add_row(*cells, str(b.games), str(b.points), format_ci(b), str(b.wins), str(b.skitgubbe),
-                      str(b.faults), *rating, style="red" if b.faults else None)
+    columns = shown_columns(STANDINGS_COLUMNS, versions=show_versions, ratings=rated)
+    for column in columns:
+        table.add_column(column.header, justify="right" if column.numeric else "left", no_wrap=True,
+                         min_width=1 if column is columns[0] else None, style="dim" if column.kind == "version" else None)
+    for b in rows:
+        table.add_row(*(column.cell(b) for column in columns), style="red" if b.faults else None)
     if more:
         table.add_row("", f"+{more} more")
     return _TableOrLines(table, lines)
@@ -173,13 +166,10 @@ def history_renderable(standings: Standings) -> Table:
     withdrawn bots, over their superseded games."""
     table = Table(title="Out of the standings: earlier versions and withdrawn bots", title_justify="left",
                   caption=HISTORY_NOTE, caption_justify="left")
-    for name, justify in (("bot", "left"), ("version", "left"), ("why", "left"), ("games", "right"),
-                          ("points", "right"), ("per game", "right"), ("wins", "right"), ("skitgubbe", "right"),
-                          ("faults", "right")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for column in HISTORY_COLUMNS:
+        table.add_column(column.header, justify="right" if column.numeric else "left")
     for f in standings.history:
-        table.add_row(escape(f.bot), f.version, f.why, str(f.games), str(f.points), format_ci(f), str(f.wins),
-                      str(f.skitgubbe), str(f.faults))
+        table.add_row(*(escape(column.cell(f)) if column.header == "bot" else column.cell(f) for column in HISTORY_COLUMNS))
     return table
 
 

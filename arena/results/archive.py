@@ -18,14 +18,16 @@ import json
 import sqlite3
 from typing import Iterable, Iterator
 
-GAME_COLUMNS = ("key, table_no, deal, seating, bots, seed, dealer, finishing_order, skitgubbe, reason, points, "
-                "moves, faults, think_mean_ms, think_max_ms, extra, finished_at")
+from arena.results.rows import GAME_COLUMNS
+
+# A superseded game keeps the columns of its games row, named as there.
+_COLUMN_LIST = ", ".join(GAME_COLUMNS)
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS superseded_games (
     id INTEGER PRIMARY KEY,
     game_id INTEGER NOT NULL,       -- its id in games (a later game may reuse it there)
-    {GAME_COLUMNS},                  -- as in games
+    {_COLUMN_LIST},                  -- as in games
     transcript BLOB,
     superseded_at REAL NOT NULL,
     why TEXT NOT NULL               -- "a: version 1a2b3c4d5e6f, now 6f5e4d3c2b1a" or "a: withdrawn"
@@ -61,8 +63,8 @@ def supersede(db: sqlite3.Connection, bot: str, why: str, now: float) -> int:
                (bot,))
     moved = db.execute("SELECT COUNT(*) FROM moving").fetchone()[0]
     if moved:
-        columns = ", ".join("g." + c for c in GAME_COLUMNS.split(", "))
-        db.execute(f"INSERT INTO superseded_games (game_id, {GAME_COLUMNS}, transcript, superseded_at, why) "
+        columns = ", ".join("g." + c for c in GAME_COLUMNS)
+        db.execute(f"INSERT INTO superseded_games (game_id, {_COLUMN_LIST}, transcript, superseded_at, why) "
                    f"SELECT g.id, {columns}, t.data, ?, ? FROM games g LEFT JOIN transcripts t ON t.game_id = g.id "
                    "WHERE g.id IN (SELECT id FROM moving) ORDER BY g.id", (now, why))
         for table, column in (("seat_results", "game_id"), ("faults", "game_id"), ("transcripts", "game_id"),
@@ -80,7 +82,7 @@ def superseded_rows(db: sqlite3.Connection, with_transcripts: bool = False,
         return iter(())
     tail = ", transcript" if with_transcripts else ""
     where, params = ("WHERE key = ?", (key,)) if key is not None else ("", ())
-    rows = db.execute(f"SELECT game_id, {GAME_COLUMNS}{tail}, superseded_at, why FROM superseded_games {where} "
+    rows = db.execute(f"SELECT game_id, {_COLUMN_LIST}{tail}, superseded_at, why FROM superseded_games {where} "
                       "ORDER BY id", params)
     return ((row[:-2], row[-2], row[-1]) for row in rows.fetchall())
 

@@ -9,6 +9,7 @@ import ast
 import json
 from dataclasses import dataclass
 
+from arena.schedule.kinds import label_words
 from arena.schedule.numbers import BY_DEAL, PAIRED
 
 _GROWABLE = (PAIRED, BY_DEAL)  # layouts whose game numbers stay when deals are added (schedule.numbers.GameNumbers)
@@ -25,10 +26,10 @@ def describe_changes(old: dict, new: dict) -> dict[str, str]:
         if before == after:
             continue
         if key == "bot_versions":
-            by_bot = _versions_by_bot(before), _versions_by_bot(after)
-            if by_bot[0] is not None and by_bot[1] is not None:
-                both = set(by_bot[0]) & set(by_bot[1])
-                common = [{name: versions[name] for name in both} for versions in by_bot]
+            before_versions, after_versions = _versions_by_bot(before), _versions_by_bot(after)
+            if before_versions is not None and after_versions is not None:
+                both = set(before_versions) & set(after_versions)
+                common = [{name: versions[name] for name in both} for versions in (before_versions, after_versions)]
                 if common[0] == common[1]:
                     continue  # the same versions, in another order or with bots added: `bots` says it
                 changes[key] = "bot files changed: " + _changed_entries(*common) + _BOT_FILES_HINT
@@ -139,16 +140,7 @@ def _bots_refusal(old: dict, new: dict, bots_played: set[str] | None) -> str | N
 
 def _schedule_words(label: object) -> str:
     """A fingerprint's schedule label ("gauntlet:2") as a config says it."""
-    kind, _, number = str(label).partition(":")
-    if kind == "round_robin":
-        return "a round robin"
-    if kind == "gauntlet" and number.isdigit():
-        return f"a gauntlet with challengers = {number}"
-    if kind == "balanced2" and number.isdigit():
-        return f"a balanced schedule with tables = {number}"
-    if kind == "balanced" and number.isdigit():
-        return f"a balanced schedule with tables = {number}, laid out by an older arena's search"
-    return _show(label)
+    return label_words(label) or _show(label)
 
 
 def _changed_entries(before: dict, after: dict) -> str:

@@ -43,6 +43,8 @@ class StoreBusy(StoreError):
     """Another program holds the database: its write lock for longer than the busy timeout, or
     (another run of this tournament) the run lock."""
 
+    exit_code = 1  # another run holds the file: nothing was wrong with the input
+
 
 def _can_write(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
@@ -88,7 +90,7 @@ def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
         # SQLite cannot open a WAL file read-only in a folder it cannot write (no -shm can
         # be made), only as immutable, which ignores the write-ahead log. A run that was
         # killed leaves its last committed games there, so with a log we read a copy of
-        # both files (standings had left out those games: the kill/resume audit).
+        # both files (else the standings leave those games out).
         wal = real.with_name(real.name + "-wal")
         if wal.exists() and wal.stat().st_size > 0:
             snapshot_dir = tempfile.mkdtemp(prefix="arena-results-")

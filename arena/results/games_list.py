@@ -35,6 +35,7 @@ class GameLine:
     superseded: str = ""  # why it is out of the standings (a bot resubmitted or withdrawn); "" if counted
     machine: str = ""  # where it was played: a cluster worker's host and address, else this machine's name
     isolation: str = ""  # what its bots could reach there: "bubblewrap 0.8.0 as uid 65534", "none (why)"
+    builds: tuple[str, ...] = ()  # by seat: the digest of what ran (the bot's prepared copy), "" before it was recorded
 
     def fault_text(self) -> str:
         """e.g. "seat 1 timeout x2, seat 2 illegal"; "" without faults."""
@@ -46,12 +47,13 @@ class GameLine:
                 "points": list(self.points), "reason": self.reason, "moves": self.moves,
                 "faults": [{"seat": seat, "kind": kind, "count": times} for seat, kind, times in self.faults],
                 "versions": list(self.versions), "superseded": self.superseded, "machine": self.machine,
-                "isolation": self.isolation}
+                "isolation": self.isolation, "builds": list(self.builds)}
 
 
 def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
     counted = Counter((f["seat"], f["kind"]) for f in row.faults if f["kind"] not in NOT_COUNTED_FAULTS)
     versions = (row.extra or {}).get("versions") or {}
+    builds = (row.extra or {}).get("builds") or {}
     return GameLine(
         number=number, key=row.key, bots=row.bots, order=tuple(row.bots[s] for s in row.finishing_order),
         points=row.points, reason=row.reason, moves=row.moves,
@@ -59,6 +61,7 @@ def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
         versions=tuple(str(versions.get(name, "")) for name in row.bots), superseded=superseded,
         machine=str((row.extra or {}).get("machine", "")),
         isolation=isolation_text((row.extra or {}).get("isolation")),
+        builds=tuple(str(builds.get(name, "")) for name in row.bots) if isinstance(builds, dict) else (),
     )
 
 
@@ -91,9 +94,9 @@ def game_lines(rows: Iterable[GameRow | tuple[GameRow, str]], number_of: Callabl
         yield line
 
 
-# versions, superseded, machine and isolation came last: readers that go by position keep working.
+# versions, superseded, machine, isolation and builds came last: readers that go by position keep working.
 CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults", "versions", "superseded", "machine",
-              "isolation")
+              "isolation", "builds")
 
 
 def csv_header() -> str:
@@ -104,7 +107,7 @@ def csv_row(line: GameLine) -> str:
     """`bots`, `order`, `points` and `versions` as ";"-separated lists (by seat, except `order`)."""
     return _csv_row((line.number, line.key, ";".join(line.bots), ";".join(line.order),
                      ";".join(map(str, line.points)), line.reason, line.moves, line.fault_text(),
-                     ";".join(line.versions), line.superseded, line.machine, line.isolation))
+                     ";".join(line.versions), line.superseded, line.machine, line.isolation, ";".join(line.builds)))
 
 
 def json_line(line: GameLine) -> str:

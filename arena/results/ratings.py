@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from arena.results.standings import Standings, sample_positions
+from arena.results.store import ResultStore
 from arena.schedule.numbers import GameNumbers
 
 
@@ -41,10 +42,10 @@ RATING_NOTE = "rating: OpenSkill mu ± sigma over the games in game order; ordin
 def rate_games(games: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[str, Rating]:
     """Ratings after `games`, in the order given: each (bot names by seat, finishing order as seats
     first out first). A bot at two seats of one game (self-play) is rated once, at its best place."""
-    from openskill.models import PlackettLuce
+    from openskill.models import PlackettLuce, PlackettLuceRating
 
     model = PlackettLuce()
-    current: dict[str, object] = {}
+    current: dict[str, PlackettLuceRating] = {}
     for bots, order in games:
         place_of: dict[str, int] = {}
         for place, seat in enumerate(order, start=1):
@@ -66,16 +67,17 @@ def with_ratings(standings: Standings, ratings: dict[str, Rating]) -> Standings:
     return dataclasses.replace(standings, bots=bots)
 
 
-def compute_ratings(store, numbers: GameNumbers) -> dict[str, Rating]:
-    """Ratings of the current games of `store` (a ResultStore), rated in game-number order."""
+def compute_ratings(store: ResultStore, numbers: GameNumbers) -> dict[str, Rating]:
+    """Ratings of the current games of `store`, rated in game-number order."""
     return in_game_order(store, numbers)[0]
 
 
-def in_game_order(store, numbers: GameNumbers) -> tuple[dict[str, Rating], list[tuple[int, dict[str, int]]]]:
+def in_game_order(store: ResultStore,
+                  numbers: GameNumbers) -> tuple[dict[str, Rating], list[tuple[int, dict[str, int]]]]:
     """The current games of `store` taken in game-number order, once: the ratings, and the timeline
     of cumulative points (sampled as the standings' is) in that order, which, unlike the order
     games were stored in, does not depend on the workers."""
-    with store.reading() as db:
+    with store._read() as db:
         rows = db.execute("SELECT table_no, deal, seating, bots, finishing_order, points FROM games").fetchall()
     rows.sort(key=lambda row: numbers.number(row[0], row[1], row[2]))
     positions = set(sample_positions(len(rows)))

@@ -10,7 +10,9 @@ import json
 import time
 import zlib
 from dataclasses import dataclass, field
+from typing import TypedDict
 
+from arena.errors import ArenaError
 from arena.game import GameError, Transcript
 from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
 from arena.schedule.games import GameSpec
@@ -68,11 +70,25 @@ CREATE TABLE IF NOT EXISTS faults (
 """
 
 
+# Each table's columns as its INSERT names them, in the order of the tuples `encode_game` builds
+# (`decode_row` reads games rows as "id" and then these): the INSERTs' column lists and
+# placeholders are made from them, so a column added here cannot leave a count of `?` behind.
+GAME_COLUMNS = ("key", "table_no", "deal", "seating", "bots", "seed", "dealer", "finishing_order", "skitgubbe",
+                "reason", "points", "moves", "faults", "think_mean_ms", "think_max_ms", "extra", "finished_at")
+SEAT_COLUMNS = ("bot", "game_id", "seat", "table_no", "deal", "points", "place", "faults", "skitgubbe")
+FAULT_COLUMNS = ("game_id", "seat", "bot", "kind", "detail", "move")
+
+
+def insert_sql(table: str, columns: tuple[str, ...], verb: str = "INSERT") -> str:
+    """`INSERT INTO table (a, b) VALUES (?, ?)`: the column list and its placeholders from one tuple."""
+    return f"{verb} INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
 class DamagedRow(ValueError):
     """A stored row whose text no longer decodes (a damaged file); the store names the file."""
 
 
-class StoreError(Exception):
+class StoreError(ArenaError):
     """A results database that cannot be used as asked (incompatible run, missing game, bad file)."""
 
 
@@ -125,6 +141,15 @@ class GameRow:
         return cached
 
 
+class _FaultEntry(TypedDict):
+    """One fault as the games row's `faults` JSON keeps it."""
+
+    seat: int
+    kind: str
+    detail: str
+    move: int
+
+
 def compress_transcript(transcript: Transcript) -> bytes:
     return zlib.compress(transcript.to_text().encode("utf-8"), 6)
 
@@ -141,8 +166,8 @@ def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *
         raise StoreError(f"game {spec.key}: bot names must not contain commas: {record.bots}")
     if tuple(spec.bots) != tuple(record.bots):
         raise StoreError(f"game {spec.key}: the record's bots {record.bots} differ from the schedule's {spec.bots}")
-    fault_list = [{"seat": f.seat, "kind": getattr(f.kind, "value", str(f.kind)), "detail": f.detail, "move": f.move_number}
-                  for f in record.faults]
+    fault_list: list[_FaultEntry] = [{"seat": f.seat, "kind": getattr(f.kind, "value", str(f.kind)), "detail": f.detail,
+                                      "move": f.move_number} for f in record.faults]
     faults_per_seat = [0] * n
     for f in fault_list:
         if f["kind"] not in NOT_COUNTED_FAULTS:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from arena.play.records import NOT_COUNTED_FAULTS
+from arena.results.sprt import SprtState
 
 Z975 = 1.959963984540054  # the normal quantile of 0.975
 # two-sided 95% t quantiles t(0.975, df) for df = 1..29 (k = 2..30 deal sets)
@@ -108,8 +109,8 @@ class Standings:
     # Figures of the bot versions out of the standings, when asked for (results.history.VersionFigures):
     # earlier versions of resubmitted bots, and withdrawn bots.
     history: tuple = ()
-    # A run with stop = "sprt": where its test stands (arena/results/sprt.py's SprtState).
-    test: object = None
+    # A run with stop = "sprt": where its test stands.
+    test: SprtState | None = None
     # The tournament's facts, for the reports (arena/report/facts.py): name -> value.
     facts: dict = field(default_factory=dict)
 

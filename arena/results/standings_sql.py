@@ -8,11 +8,12 @@ from typing import Sequence
 
 from arena.play.records import NOT_COUNTED_FAULTS
 from arena.results.standings import Standings, Tally, ranked_standings, sample_positions
+from arena.results.store import ResultStore
 
 
-def compute_standings(store, entries: Sequence[str] | None = None, by_points_per_game: bool = False,
+def compute_standings(store: ResultStore, entries: Sequence[str] | None = None, by_points_per_game: bool = False,
                       timeline: bool = True) -> Standings:
-    """Standings of every game in `store` (a `ResultStore`), aggregated in SQL in one read snapshot;
+    """Standings of every game in `store`, aggregated in SQL in one read snapshot;
     `timeline`: sample cumulative points in stored order (the reports take theirs in game-number
     order from arena/results/ratings.py instead).
 
@@ -21,7 +22,7 @@ def compute_standings(store, entries: Sequence[str] | None = None, by_points_per
     by seat), deal-set sums per bot (points and the interval), and faults by kind.
     """
     agg = Tally()
-    with store.reading() as db:
+    with store._read() as db:
         names = dict(db.execute("SELECT id, name FROM bots"))
         for bots, order, count in db.execute("SELECT bots, finishing_order, COUNT(*) FROM games GROUP BY bots, finishing_order"):
             by_seat = bots.split(",")

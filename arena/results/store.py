@@ -43,10 +43,15 @@ from arena.results import archive
 from arena.results.changes import FingerprintDiff, as_stored, compare
 from arena.results.database import (Transaction, acquire_run_lock, check_is_results_file, damaged, is_damage,
                                     open_read_only, open_writable, read_meta)
-from arena.results.rows import DamagedRow, GameRow, StoreError, decode_row, encode_game
+from arena.results.rows import (FAULT_COLUMNS, GAME_COLUMNS, SEAT_COLUMNS, DamagedRow, GameRow, StoreError,
+                                decode_row, encode_game, insert_sql)
 from arena.schedule.games import GameSpec
 
-_GAME_COLUMNS = "id, " + archive.GAME_COLUMNS
+_INSERT_GAME = insert_sql("games", GAME_COLUMNS, "INSERT OR IGNORE")  # a key already stored is skipped
+_INSERT_SEAT = insert_sql("seat_results", SEAT_COLUMNS)
+_INSERT_FAULT = insert_sql("faults", FAULT_COLUMNS)
+# A games row as `decode_row` reads it: its id, then its columns.
+_SELECT_GAME = ", ".join(f"g.{column}" for column in ("id", *GAME_COLUMNS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +118,8 @@ class ResultStore:
         return Transaction(self._db, "IMMEDIATE", self.path)
 
     def _read(self) -> Transaction:
+        """`with store._read() as db:` one read transaction (a consistent snapshot). The other modules of
+        arena/results/ read through it too (queries, standings_sql, ratings); SQL stays in this package."""
         return Transaction(self._db, "DEFERRED", self.path)
 
     def _meta(self, key: str) -> str | None:
@@ -207,19 +214,19 @@ class ResultStore:
         added = 0
         with self._write() as db:
             for game, blob, seats, fault_rows in games:
-                cur = db.execute(f"INSERT OR IGNORE INTO games ({_GAME_COLUMNS.partition(', ')[2]}) VALUES ({','.join('?' * 17)})", game)
+                cur = db.execute(_INSERT_GAME, game)
                 if cur.rowcount == 0:
                     continue  # already stored: idempotent on the key
                 game_id = cur.lastrowid
                 added += 1
                 db.execute("INSERT INTO transcripts VALUES (?, ?)", (game_id, blob))
                 db.executemany(
-                    "INSERT INTO seat_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    _INSERT_SEAT,
                     [(self._bot_id(s[0]), game_id, *s[1:]) for s in seats],
                 )
                 if fault_rows:
                     db.executemany(
-                        "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)",
+                        _INSERT_FAULT,
                         [(game_id, f[0], self._bot_id(f[1]), f[2], f[3], f[4]) for f in fault_rows],
                     )
         return added
@@ -280,10 +287,11 @@ class ResultStore:
 
         The latest, not any one: a first game's "2 failed starts in a row" summed up six games
         whose later ones said that no more starts were tried."""
-        return self.execute_read(
-            "SELECT b.name, COUNT(DISTINCT f.game_id), (SELECT l.detail FROM faults l WHERE l.bot = f.bot "
-            "AND l.kind = 'no_hello' ORDER BY l.game_id DESC LIMIT 1) FROM faults f JOIN bots b ON b.id = f.bot "
-            "WHERE f.kind = 'no_hello' GROUP BY b.name ORDER BY b.name")
+        with self._read() as db:
+            return db.execute(
+                "SELECT b.name, COUNT(DISTINCT f.game_id), (SELECT l.detail FROM faults l WHERE l.bot = f.bot "
+                "AND l.kind = 'no_hello' ORDER BY l.game_id DESC LIMIT 1) FROM faults f JOIN bots b ON b.id = f.bot "
+                "WHERE f.kind = 'no_hello' GROUP BY b.name ORDER BY b.name").fetchall()
 
     def game_count(self) -> int:
         with self._read() as db:
@@ -293,8 +301,7 @@ class ResultStore:
         """Every game in commit order, read in short transactions of `chunk` games."""
         last = 0
         tail = ", t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id" if with_transcripts else " FROM games g"
-        columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
-        query = f"SELECT {columns}{tail} WHERE g.id > ? ORDER BY g.id LIMIT ?"
+        query = f"SELECT {_SELECT_GAME}{tail} WHERE g.id > ? ORDER BY g.id LIMIT ?"
         while True:
             with self._read() as db:
                 batch = db.execute(query, (last, chunk)).fetchall()
@@ -309,8 +316,7 @@ class ResultStore:
         text = key.strip()
         if not text.isprintable() or text.encode("utf-8", errors="replace").decode("utf-8") != text:
             raise StoreError(f"no game {text!r} in {self.path} (give a game key like t0000-d0000-s00 or a game number)")
-        columns = ", ".join("g." + c.strip() for c in _GAME_COLUMNS.split(","))
-        base = f"SELECT {columns}, t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id WHERE "
+        base = f"SELECT {_SELECT_GAME}, t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id WHERE "
         with self._read() as db:
             row = db.execute(base + "g.key = ?", (text,)).fetchone()
         if row is None:
@@ -327,20 +333,6 @@ class ResultStore:
             return decode_row(row)
         except DamagedRow as exc:
             raise damaged(self.path, str(exc)) from None
-
-    def execute_read(self, sql: str, params: tuple = ()) -> list[tuple]:
-        """One read-only query in its own short transaction (for standings)."""
-        with self._read() as db:
-            return db.execute(sql, params).fetchall()
-
-    def reading(self) -> Transaction:
-        """`with store.reading() as db:` one read transaction (a consistent snapshot) on the connection."""
-        return self._read()
-
-    def read_many(self, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
-        """Several queries in ONE read transaction, so that they see the same snapshot."""
-        with self._read() as db:
-            return [db.execute(sql, params).fetchall() for sql, params in queries]
 
     def integrity_check(self) -> str:
         return self._db.execute("PRAGMA integrity_check").fetchone()[0]

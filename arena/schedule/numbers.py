@@ -3,10 +3,12 @@ its tables and the game numbers bots are told and replays take."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import math
 from dataclasses import dataclass
 
-from arena.schedule.games import GameSpec, game_key
+from arena.schedule.games import game_key
 
 # How a tournament lays out its games (the fingerprint's `game_numbers`): the order of its
 # tables and the numbers of its games. New results are PAIRED; older ones keep their own.
@@ -28,6 +30,19 @@ def unpair_index(index: int) -> tuple[int, int]:
     m = math.isqrt(index)
     rest = index - m * m
     return (rest, m) if rest < m else (m, rest - m)
+
+
+class Placed(Protocol):
+    """A game by its place in the schedule: a spec, or a stored row of it."""
+
+    @property
+    def table(self) -> int: ...
+
+    @property
+    def deal(self) -> int: ...
+
+    @property
+    def seating(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +77,7 @@ class GameNumbers:
             return (pair_index(self.tables - 1, self.deals - 1) + 1) * self.seatings
         return self.total
 
-    def of(self, spec: GameSpec) -> int:
+    def of(self, spec: Placed) -> int:
         return self.number(spec.table, spec.deal, spec.seating)
 
     def number(self, table: int, deal: int, seating: int) -> int:

@@ -63,7 +63,7 @@ def gauntlet(entries: list[str], challengers: int, table_size: int, deals: int, 
         raise ScheduleError(f"the {len(field)} entries after the challengers cannot fill the other "
                             f"{table_size - 1} seats of a table")
     combos = _colex(len(field), table_size - 1)
-    tables = []
+    tables: list[TableSpec] = []
     for combo in combos:
         for head in heads:
             entries_of = (head, *(field[x] for x in combo))

@@ -27,6 +27,15 @@ ROOT = Path(__file__).resolve().parents[2]
 RULES = Rules()
 
 
+def row_count(db: Path, table: str) -> int:
+    """Rows in one table, read on a connection of its own (the store has no SQL for other layers)."""
+    raw = sqlite3.connect(db)
+    try:
+        return raw.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    finally:
+        raw.close()
+
+
 def games(entries=("a", "b", "c"), deals=1, seed=5):
     out = []
     for table in round_robin(list(entries), 3, deals, seed):
@@ -78,7 +87,7 @@ def test_add_game_is_idempotent_and_done_keys(tmp_path):
     store.add_game(*played[2])
     assert store.game_count() == 4
     assert store.done_keys() == {s.key for s, _ in played[:4]}
-    assert store.execute_read("SELECT COUNT(*) FROM seat_results")[0][0] == 12
+    assert row_count(tmp_path / "r.db", "seat_results") == 12
     store.close()
 
 
@@ -285,8 +294,8 @@ def test_survives_sigkill_of_the_writer(tmp_path):
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     rows = list(store.rows())
     assert len(rows) >= 40 and len({r.key for r in rows}) == len(rows)
-    assert store.execute_read("SELECT COUNT(*) FROM seat_results")[0][0] == 3 * len(rows)
-    assert store.execute_read("SELECT COUNT(*) FROM transcripts")[0][0] == len(rows)
+    assert row_count(db, "seat_results") == 3 * len(rows)
+    assert row_count(db, "transcripts") == len(rows)
     for row in rows:  # every stored game is complete: its transcript replays to its stored outcome
         game = replay(row.transcript)
         assert game.outcome.finishing_order == row.finishing_order

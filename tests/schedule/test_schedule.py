@@ -175,7 +175,10 @@ def test_a_balanced_schedule_too_small_to_seat_every_entry_is_refused():
 
 
 def test_the_balance_of_a_schedule_is_described_in_ranges():
-    from arena.tournament.runner import describe_balance
+    from arena.schedule.kinds import Balanced
+
+    def describe_balance(tables, entries):
+        return Balanced().describe(tables, entries, (), 1, 3).removeprefix("balanced schedule: ")
 
     entries = [f"bot{i}" for i in range(7)]
     fano = balanced_schedule(entries, 3, tables=7, deals=1, seed=3)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.runner import build_schedule, describe_gauntlet
+from arena.tournament.runner import build_schedule, describe_schedule
 from arena.tournament.config import ConfigError, config_from_dict
 
 PATH = Path("t/g.toml")
@@ -19,7 +19,7 @@ def gauntlet(bots: int, challengers: int, table_size: int, deals: int = 1):
 
 
 def described(config) -> str:
-    return describe_gauntlet(config, build_schedule(config))
+    return describe_schedule(config, build_schedule(config)).removeprefix("gauntlet: ")
 
 
 def test_the_first_line_names_the_challengers_and_their_opponents():
