@@ -47,7 +47,7 @@ class ScriptedBot:
     def receive(self, timeout_s: float) -> str:
         return self.reply
 
-    def close(self) -> None:
+    def close(self, grace_s: float = 0.0) -> None:
         pass
 
 

@@ -49,7 +49,7 @@ class ScriptedTransport:
             raise item
         return item
 
-    def close(self) -> None:
+    def close(self, grace_s: float = 0.0) -> None:
         self.closed = True
 
 

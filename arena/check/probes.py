@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any
+from typing import Any, Protocol, cast
 
 from arena import __version__, protocol
 from arena.check.evidence import Evidence
@@ -94,6 +94,14 @@ def conversations_apart(manifest: BotManifest, settings: BotSettings) -> tuple[b
             close_transport(transport, 0.0)
 
 
+class _Started(Protocol):
+    """The transport of a bot the arena started (a pipe's, a zmq bot's with a command; FutureLines
+    passes it on): it knows how the bot exited, None while it runs."""
+
+    @property
+    def returncode(self) -> int | None: ...
+
+
 def _has_a_line(transport: Any) -> bool:
     try:
         transport.receive(0.2)
@@ -120,10 +128,11 @@ def check_quit(manifest: BotManifest, seat: Seat, report: CheckReport, ev: Evide
     seat.outbox = []
     seat.alive = False  # close_seat must not send a second quit
     deadline = time.monotonic() + wait_s
-    rc = transport.returncode
+    started = cast(_Started, transport)  # not a service (above): the arena started this bot
+    rc = started.returncode
     while rc is None and time.monotonic() < deadline:
         time.sleep(0.01)
-        rc = transport.returncode
+        rc = started.returncode
     if rc is None:
         results.append(CheckResult("exit on quit", False, f"still running {wait_s:g} s after quit", ev.both()))
     elif rc != 0:

@@ -257,11 +257,11 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                 () if f is None else evidence_for(f)))
 
         f = first_fault({FaultKind.EXITED, FaultKind.DEAD})
-        restarted = f", then started afresh {count(seats[0].restarts, 'time')} for later games" if seats[0].restarts else ""
+        afresh = f", then started afresh {count(seats[0].restarts, 'time')} for later games" if seats[0].restarts else ""
         results.append(CheckResult(
             "stays up", f is None and seats[0].alive,
             "the bot played every game to the end" if f is None and seats[0].alive
-            else f"lost during the games: {f.detail if f else seats[0].dead_reason}{restarted}",
+            else f"lost during the games: {f.detail if f else seats[0].dead_reason}{afresh}",
             () if f is None and seats[0].alive else ev.both()))
 
         check_quit(manifest, seats[0], report, ev, quit_wait_s)

@@ -9,7 +9,8 @@ from typing import Annotated
 import typer
 
 from arena.cli import bot, docs, games, init, play, reports, tournament
-from arena.cli.common import UsageError, console, fail
+from arena.cli.common import UsageError, console, fail, word_every_command
+from arena.logs import show_logs
 
 app = typer.Typer(
     help="Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language.",
@@ -32,8 +33,11 @@ def _print_version(asked: bool) -> None:
 def _options(
     version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
                                           help="Print the arena's version and protocol version, then exit.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Show what the arena logs, on stderr: what it passed "
+                                                           "over and why (also: ARENA_LOG=debug).")] = False,
 ) -> None:
     """Skitgubbe Arena: referee and tournament runner for Skitgubbe bots in any language."""
+    show_logs("debug" if verbose else None)
 
 
 # In the order `arena --help` lists them.
@@ -45,6 +49,7 @@ games.register(app)
 reports.register_replay(app)
 bot.register(app)
 docs.register(app)
+word_every_command(app)  # every command's ArenaError ends it in its sentence (cli/common.py)
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from arena.cli.common import (GrantOption, MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail,
                                ignore_interrupts, parse_grants, parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.wording import visible, visible_lines
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
                       pretty_exceptions_enable=False)
@@ -26,7 +27,7 @@ def _bots_dir(path: Path | None) -> Path:
 
 @bot_app.command("new")
 def new(
-    name: Annotated[str, typer.Argument(help="Bot name: 1-32 characters of A-Z a-z 0-9 _ . -")],
+    name: Annotated[str, typer.Argument(help="Bot name: 1-32 characters of A-Z a-z 0-9 _ . -, not starting with a dot")],
     lang: Annotated[str, typer.Option("--lang", "-l", help="python, c, js, shell or java.")] = "python",
     dir: DirOption = None,
 ) -> None:
@@ -55,9 +56,9 @@ def new(
 def _render_report(report) -> None:
     for r in report.results:
         mark = "[yellow]SKIP[/yellow]" if r.skipped else "[green]PASS[/green]" if r.passed else "[bold red]FAIL[/bold red]"
-        console.print(f"{mark}  {r.name:<22} {escape(r.detail)}", highlight=False)
+        console.print(f"{mark}  {r.name:<22} {escape(visible_lines(r.detail))}", highlight=False)
         for line in r.evidence_lines:
-            console.print(f"        {escape(line)}", highlight=False, soft_wrap=True)
+            console.print(f"        {escape(visible(line))}", highlight=False, soft_wrap=True)
     if report.sandbox.get("isolation"):
         console.print(escape(f"      isolation: {report.sandbox['isolation']}"), highlight=False)
     verdict = "[green]all checks passed[/green]" if report.passed else "[bold red]check failed[/bold red]"
@@ -156,6 +157,11 @@ def add(
         fail(str(exc))
     except OSError as exc:
         fail(f"cannot register {manifest.name}: {exc}")
+    from arena.submission.workspace import BUNDLED_BOTS_DIR, MANIFEST_NAME
+
+    if (BUNDLED_BOTS_DIR / reg.name / MANIFEST_NAME).is_file() and reg.directory.parent.resolve() != BUNDLED_BOTS_DIR.resolve():
+        console.print(escape(f"note: {reg.name} is also a bundled bot: in this workspace the name now means this one "
+                             "(tournaments that played the bundled one see a changed bot)"), highlight=False)
     how = "copied to" if reg.copied else "registered in place at"
     change = ""
     if reg.previous_version and reg.previous_version != reg.version:
@@ -205,7 +211,7 @@ def list_(
     for b, where in bots:
         label = escape(b.name) + (f"\n[dim]{escape(where)}[/dim]" if where else "")
         if b.error:
-            table.add_row(label, "", "", "", f"[red]cannot use:[/red] {escape(b.error)}")
+            table.add_row(label, "", "", "", f"[red]cannot use:[/red] {escape(visible_lines(b.error))}")
             continue
         current = b.current or b.version
         version = escape(current) if current else "[dim]-[/dim]"

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import shlex
+import functools
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional, Sequence
+from typing import Annotated, Any, Callable, NoReturn, Optional, Sequence
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
+from arena.errors import ArenaError
+from arena.wording import shell_command, visible_lines
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 
 # soft_wrap: messages name commands and paths, which a line break inserted at 80 columns
@@ -21,21 +22,48 @@ console = Console(soft_wrap=True)
 err_console = Console(stderr=True, soft_wrap=True)
 
 
-class UsageError(Exception):
+class UsageError(ArenaError):
     """Bad input from the user (an argument, a config, a manifest): shown as one clear message."""
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print an error that names the problem, and exit non-zero (never a traceback)."""
-    # escape: a message quotes paths and bot output, and "[/x]" in them is not Rich markup
-    err_console.print(f"[bold red]error:[/bold red] {escape(message)}", highlight=False)
+    # A message quotes paths and bot output: "[/x]" in them is not Rich markup, and an escape
+    # sequence in a file's name or a build's output must not reach the terminal.
+    err_console.print(f"[bold red]error:[/bold red] {escape(visible_lines(message))}", highlight=False)
     raise SystemExit(code)
 
 
-def command(*words: object) -> str:
-    """A command to suggest, quoted for a POSIX shell so it can be pasted as it is (a config path
-    with a space in it broke the pasted resume command)."""
-    return " ".join(shlex.quote(str(w)) for w in words)
+def note(line: str) -> None:
+    """A note for the person at the terminal (on stderr, so that a report on stdout stays clean)."""
+    err_console.print(escape(f"note: {visible_lines(line)}"), highlight=False)
+
+
+def worded(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A command whose ArenaError (bad input, a stopped run: arena/errors.py) ends it in its
+    sentence and its exit code: the one place where the layers' errors meet the terminal."""
+    @functools.wraps(function)
+    def run_worded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except ArenaError as exc:
+            if exc.exit_code == 130:  # stopped by a Ctrl-C: a second one must not cut its message
+                ignore_interrupts()
+            fail(str(exc), exc.exit_code)
+    return run_worded
+
+
+def word_every_command(app: typer.Typer) -> None:
+    """Make every command of `app` and of its groups `worded`: called once, when all are registered."""
+    for info in app.registered_commands:
+        if info.callback is not None and not hasattr(info.callback, "__wrapped__"):
+            info.callback = worded(info.callback)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            word_every_command(group.typer_instance)
+
+
+command = shell_command  # the CLI's name for it
 
 
 def parse_rule_options(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -67,30 +95,6 @@ def ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform != "win32":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-
-def prepare_or_fail(manifest, settings, isolation=None, config_path=None):
-    """The bot ready to run (arena/submission/prepared.py): what its manifest asks checked against
-    what `settings` grant, then its files copied and built once per version, with a clean error for
-    each way that fails; a Ctrl-C during a build says what it stopped (its processes are killed by
-    then). It used to end the command with exit code 130 and no word."""
-    from arena.play.startup import granted, refused_words
-    from arena.sandbox.limits import LimitRefused
-    from arena.submission.manifest import ManifestError
-    from arena.submission.prepared import prepare_bot
-
-    try:
-        given = granted(manifest, settings)
-    except LimitRefused as exc:
-        fail(refused_words(manifest, exc, config_path))
-    try:
-        return prepare_bot(manifest, isolation=isolation, limits=given.limits)
-    except ManifestError as exc:
-        fail(str(exc))
-    except KeyboardInterrupt:
-        ignore_interrupts()  # a second Ctrl-C would cut the message
-        fail(f"interrupted during the build of {manifest.name} ({' '.join(manifest.build)}): the build was "
-             "stopped, and no game was played", code=130)
 
 
 def parse_grants(pairs: Sequence[str] | None) -> dict[str, dict[str, object]]:
@@ -144,17 +148,7 @@ StartupTimeout = Annotated[float, typer.Option(callback=_seconds_within(STARTUP_
 
 
 def usable_log_dir(log: Path | None) -> Path | None:
-    """Make the --log folder now, so that a bad one is a message before any bot starts, not a
-    traceback in the middle of a match (or in a tournament worker)."""
-    if log is None:
-        return None
-    if log.exists() and not log.is_dir():
-        fail(f"--log {log}: not a folder (log files go into a folder, made if missing)")
-    try:
-        log.mkdir(parents=True, exist_ok=True)
-        probe = log / f".arena-log-probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        fail(f"--log {log}: cannot write log files there ({exc.strerror or exc})")
-    return log
+    """The --log folder, made now (arena/play/protocol_log.py); None when none was given."""
+    from arena.play.protocol_log import usable_log_folder
+
+    return None if log is None else usable_log_folder(log)

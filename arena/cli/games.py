@@ -8,8 +8,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.common import command, console, fail
-from arena.cli.open_tournament import bot_versions, open_store, prepare
+from arena.cli.common import command, console, fail, note
+from arena.tournament.opening import bot_versions, load_tournament, open_results
 from arena.wording import count
 
 GAME_FORMATS = ("table", "csv", "json")
@@ -37,7 +37,7 @@ def games(
     """List the stored games, by game number, with the numbers `arena replay` takes.
 
     For each game: who sat where, who finished first, the points, the faults and the bots' versions."""
-    from arena.results.games_list import csv_header, csv_row, game_lines, json_line
+    from arena.results.games_list import GameLine, csv_header, csv_row, game_lines, json_line
     from arena.report.games import render_game_table
     from arena.results.rows import StoreError
 
@@ -48,16 +48,17 @@ def games(
         fail(f"--sort must be number or stored, not {sort!r}")
     if superseded not in SUPERSEDED_CHOICES:
         fail(f"--superseded must be one of {', '.join(SUPERSEDED_CHOICES)}, not {superseded!r}")
-    config, manifests = prepare(config_path)
+    config, manifests = load_tournament(config_path)
     wanted = list(dict.fromkeys(bot or ()))
     for name in wanted + ([skitgubbe] if skitgubbe is not None else []):
         if name not in config.bots:
             fail(f"no bot {name!r} in {config.path}; its bots are {', '.join(config.bots)}")
     if limit is None:
         limit = TABLE_LIMIT if format == "table" else 0
-    store, config = open_store(config, manifests, bot_versions(manifests), create=False)
+    store, config = open_results(config, manifests, bot_versions(manifests), create=False, note=note)
     numbers = config.game_numbers()
-    shown, more = [], 0
+    shown: list[GameLine] = []
+    more = 0
     try:
         rows = [] if superseded == "only" else store.rows(with_transcripts=False)
         gone = [(game.row, game.why) for game in store.superseded()] if superseded != "exclude" else []

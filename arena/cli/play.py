@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import (GrantOption, MoveTimeout, RuleOption, StartupTimeout, UsageError, console, err_console, fail,
-                               parse_grants, parse_rule_options, prepare_or_fail, stop_on_sigterm, usable_log_dir)
+                               parse_grants, parse_rule_options, stop_on_sigterm, usable_log_dir)
 from arena.game import GameError, Rules
 from arena.wording import count
 
@@ -164,7 +164,9 @@ def _load_bots(refs: list[str], settings):
     strangers = [name for name in settings.grants or {} if name not in {m.name for m in found}]
     if strangers:
         fail(f"--grant {strangers[0]}...: no bot of this match is named {strangers[0]!r}")
-    return [prepare_or_fail(manifest, settings).manifest for manifest in found]
+    from arena.play.ready import ready_bot
+
+    return [ready_bot(manifest, settings)[0].manifest for manifest in found]
 
 
 def _rules(pairs: list[str] | None) -> Rules:

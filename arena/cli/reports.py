@@ -10,21 +10,22 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import console, fail
+from arena.cli.common import console, fail, note
+from arena.tournament.opening import open_to_read, own_file
 from arena.wording import count
-from arena.cli.open_tournament import bot_versions, open_store, prepare
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
 
 
 def _format_of(output: Path | None) -> str:
     """`-o standings.html` alone means HTML: a text table in a .html file helps nobody."""
-    suffix = output.suffix.lower() if output is not None else ""
+    spelled = output.suffix if output is not None else ""
+    suffix = spelled.lower()
     by_suffix = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json", ".csv": "csv",
                  "": "table", ".txt": "table", ".text": "table"}
     if suffix not in by_suffix:
         # `-o standings.pdf` would get a text table under a name that promises something else.
-        fail(f"-o {output}: no report format is written as '{output.suffix}'; give --format "
+        fail(f"-o {output}: no report format is written as '{spelled}'; give --format "
              f"({', '.join(FORMATS)}) or a file ending in .html, .md, .json, .csv or .txt")
     return by_suffix[suffix]
 
@@ -46,8 +47,7 @@ def standings(
     format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
-    config, manifests = prepare(config_path)
-    store, config = open_store(config, manifests, bot_versions(manifests), create=False)
+    store, config, _ = open_to_read(config_path, note)
     try:
         result = report_standings(store, config, with_history=history or format == "json")
     except StoreError as exc:  # a file found damaged as it is read
@@ -63,10 +63,11 @@ def standings(
 
         from rich.console import Console
 
-        file_console = Console(file=io.StringIO(), width=120, color_system=None)
+        buffer = io.StringIO()
+        file_console = Console(file=buffer, width=120, color_system=None)
         render_standings_table(result, file_console, title=config.name)
         render_standings_details(result, file_console)
-        _write_report(output, file_console.file.getvalue(), config)
+        _write_report(output, buffer.getvalue(), config)
     else:
         text = {"json": export.to_json, "csv": export.to_csv}.get(format)
         titled = export.to_markdown if format == "markdown" else html.to_html
@@ -84,14 +85,15 @@ def report_standings(store, config, with_history: bool = False):
     and (`with_history`) the figures of the versions out of the standings."""
     from arena.report.facts import tournament_facts
     from arena.results.history import version_history
+    from arena.results.queries import games_summary
     from arena.results.ratings import rated_standings
     from arena.tournament.resubmission import stored_versions
 
     result = rated_standings(store, config)
-    first_at, last_at, capped, played = store.execute_read(
-        "SELECT MIN(finished_at), MAX(finished_at), COUNT(CASE WHEN reason = 'capped' THEN 1 END), COUNT(*) FROM games")[0]
+    games = games_summary(store)
     versions = {b.bot: b.version for b in result.bots}
-    result = dataclasses.replace(result, facts=tournament_facts(config, first_at, last_at, versions, capped, played))
+    result = dataclasses.replace(result, facts=tournament_facts(config, games.first_finished_at, games.last_finished_at,
+                                                                versions, games.capped_games, games.games))
     if config.sprt:
         from arena.tournament.early_stop import sprt_state
         from arena.tournament.runner import build_schedule
@@ -117,15 +119,9 @@ def write_live_page(path: Path, store, config, refresh_s: int | None, progress: 
 
 def refuse_own_file(output: Path, config, option: str = "-o") -> None:
     """Fail if `output` is the tournament's own config or results file."""
-    from arena.results.database import COMPANION_SUFFIXES
-
-    database = config.database
-    own = {config.path: "config", database: "results database"}
-    own.update({database.with_name(database.name + suffix): "results database" for suffix in COMPANION_SUFFIXES})
-    target = output.resolve()
-    for path, what in own.items():
-        if path.resolve() == target or _same_file(path, output):  # a hard link has another name
-            fail(f"{option} {output} is this tournament's own {what}; write the report to another file")
+    own = own_file(output, config)
+    if own is not None:
+        fail(f"{option} {output} is this tournament's own {own}; write the report to another file")
 
 
 def _game_key(game: str, config) -> str:
@@ -138,13 +134,6 @@ def _game_key(game: str, config) -> str:
             fail(f"no game {game}: the games of {config.path} have numbers from 1 to {numbers.highest}{gaps}")
         return key
     return game
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet): not the same file
-        return False
 
 
 def _write_report(output: Path, content: str, config) -> None:
@@ -168,8 +157,7 @@ def replay(
     from arena.results.replay import replay_lines
     from arena.results.rows import StoreError
 
-    config, manifests = prepare(config_path)
-    store, config = open_store(config, manifests, bot_versions(manifests), create=False)
+    store, config, _ = open_to_read(config_path, note)
     earlier = []
     try:
         key = _game_key(game.strip(), config)

@@ -12,10 +12,8 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, command, console, err_console, fail,
-                               ignore_interrupts, parse_rule_options, prepare_or_fail, stop_on_sigterm, usable_log_dir)
-from arena.cli.open_tournament import open_store, prepare
-from arena.cli.reports import refuse_own_file
-from arena.wording import count
+                               ignore_interrupts, note, parse_rule_options, stop_on_sigterm)
+from arena.wording import count, visible_lines
 
 tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
 
@@ -65,6 +63,7 @@ def new(
 ) -> None:
     """Write a tournament config from options."""
     from arena.game import GameError, Rules
+    from arena.schedule.kinds import kind_for_options
     from arena.tournament.config import ConfigError
     from arena.tournament.config_write import write_config
 
@@ -81,8 +80,8 @@ def new(
         if schedule is None:
             if tables is not None and challengers is not None:
                 raise UsageError("--tables makes a balanced schedule and --challengers a gauntlet: give one of them")
-            schedule = "balanced" if tables is not None else "gauntlet" if challengers is not None else "round_robin"
-        if seed is None:  # a bot that knows the seed can deal every hand itself (a hostile trial did)
+            schedule = kind_for_options(tables, challengers)
+        if seed is None:  # a bot that knows the seed can deal every hand itself
             seed = secrets.randbelow(2**31)
         write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
                      rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout,
@@ -112,19 +111,6 @@ def _in_option_terms(message: str, path: Path) -> str:
     return message
 
 
-def _cluster_pool(address: str, manifests, config, versions):
-    """The Dask cluster's pool, connected and its workers checked, or a clean error."""
-    from arena.tournament.cluster_pool import ClusterError, ClusterPool
-
-    pool = ClusterPool(address, manifests, config, versions)
-    try:
-        pool.start()
-    except ClusterError as exc:
-        pool.stop()
-        fail(str(exc), code=1)
-    return pool
-
-
 @tournament_app.command("run")
 def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
@@ -142,120 +128,42 @@ def run(
                                        "(it reloads itself in a browser; no server needed), the final report at the end.")] = None,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
-    from arena.play.startup import BotSettings
     from arena.report.live import LiveBoard
-    from arena.results.rows import StoreError
-    from arena.sandbox.isolation import find_isolation
-    from arena.tournament.runner import build_schedule, describe_balance, describe_gauntlet, run_tournament
-    from arena.tournament.early_stop import run_until_decided, sprt_state
-    from arena.tournament.config import MAX_WORKERS
-    from arena.tournament.local_pool import WorkerDied
-    from arena.tournament.cluster_pool import ClusterError
-    from arena.tournament.config import CLUSTER_ADDRESS
+    from arena.tournament.session import RunOptions, TournamentSession, start_failure_words
 
-    if workers is not None and workers > MAX_WORKERS:  # the config's own bound (checked here: a lazy import)
-        fail(f"--workers {workers}: expected a whole number from 1 to {MAX_WORKERS}")
-    config, manifests = prepare(config_path)
-    if cluster is not None and not CLUSTER_ADDRESS.match(cluster):
-        fail(f"--cluster {cluster}: expected a Dask scheduler's address, e.g. tcp://scheduler:8786")
-    address = cluster or config.cluster
-    again = ("--cluster", cluster) if cluster else ()  # what the resume hints repeat
-    if html_page is not None:
-        refuse_own_file(html_page, config, "--html")
-        if not html_page.parent.is_dir():
-            fail(f"--html {html_page}: there is no folder {html_page.parent}")
-    log = usable_log_dir(log) if not address else log  # made only where it will be written (refused below)
-    isolation = find_isolation(config.isolation)
-    if config.isolation == "required" and not isolation.active and not address:  # a cluster's workers: checked there
-        fail(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}. Install it "
-             "with: apt-get install bubblewrap; or, to run every bot with what the arena's user can read, set "
-             f"isolation = \"auto\" in {config.path} (docs/sandbox.md)")
-    _refuse_what_bots_see(config, log, html_page)
-    if address and config.sprt:
-        fail(f"{config.path}: key 'stop': an SPRT run plays its deals in waves on this machine's workers; "
-             "drop --cluster (or the config's `cluster`) for it")
-    local_instead = "drop --cluster to play locally" if cluster else "drop the config's `cluster` to play locally"
-    if address and workers is not None:
-        fail(f"--workers {workers}: a cluster run plays one table at a time on each of the cluster's worker threads "
-             f"(`dask worker ... --nworkers N --nthreads 1`); drop --workers, or {local_instead}")
-    if address and log is not None:
-        # The logs would be written on the workers' machines, in a folder of this one's name.
-        fail(f"--log {log}: a cluster run keeps no protocol or stderr logs (its bots run on the workers' machines); "
-             f"drop --log, or {local_instead}")
-    if not address:  # the run's first line: what the bots can see here (docs/sandbox.md), as every game records it
-        console.print(escape(f"isolation: {isolation.summary()}"), highlight=False)
-    if "seed" not in config.raw:
-        console.print(f"[yellow]note[/yellow]: {escape(str(config.path))} gives no seed, so the deals use seed 1, which "
-                      "any bot author can know: a bot that knows the seed can deal every hand itself. Set a seed of "
-                      "your own (before the first game: a changed seed is refused) and keep it to yourself until "
-                      "the tournament is over.", highlight=False)
+    options = RunOptions(workers=workers, log_dir=log, update=update, cluster=cluster, html_page=html_page)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
-    settings = BotSettings(sandbox_limits=config.sandbox or None, grants=config.grants)
-    prepared = {name: prepare_or_fail(m, settings, isolation, config.path) for name, m in manifests.items()}
-    _say_grants(manifests, settings, prepared)
-    versions = {name: bot.version for name, bot in prepared.items()}
-    builds = {name: bot.build for name, bot in prepared.items()}
-    sources = manifests  # the bots' own folders, for what the run's messages suggest
-    pool = _cluster_pool(address, manifests, config, versions) if address else None
-    if pool is not None:  # where the tables are played, and what the bots can see on each machine
-        console.print(escape(f"{pool.describe()}; each game records the machine and the isolation it was "
-                             "played with"), highlight=False)
-    else:  # a cluster's workers prepare their own copies, from the bots' files
-        manifests = {name: bot.manifest for name, bot in prepared.items()}
-    store, config = open_store(config, manifests, versions, create=True, update=update,
-                               files={name: bot.files for name, bot in prepared.items()})
-    try:  # from here the store is open (its deals perhaps changed): a Ctrl-C gets the stop message
-        _note_changed_limits(store, config, manifests, versions)
-        tables = build_schedule(config)
-        if config.schedule == "balanced":
-            console.print(f"balanced schedule: {describe_balance(tables, config.playing)}", highlight=False)
-        elif config.schedule == "gauntlet":
-            console.print(escape(f"gauntlet: {describe_gauntlet(config, tables)}"), highlight=False)
-        test = None
-        status = (lambda: sprt_state(store, config, tables)) if config.sprt else None
-        page = _LivePage(html_page, store, config) if html_page is not None else None
-        with LiveBoard(config, store, console, test_status=status, on_refresh=page) as board:
-            if config.sprt:
-                summary, test = run_until_decided(config, manifests, store, tables=tables, on_progress=board.update,
-                                                  workers=workers, log_dir=log, versions=versions, builds=builds)
-            else:
-                summary = run_tournament(config, manifests, store, workers=workers, on_progress=board.update,
-                                         log_dir=log, versions=versions, tables=tables, pool=pool, builds=builds)
-            ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
+    session = TournamentSession(config_path, options, say=_say, note=note)
+    try:
+        with session:
+            page = _LivePage(html_page, session.store, session.config) if html_page is not None else None
+            try:
+                with LiveBoard(session.config, session.store, console, test_status=session.test_status(),
+                               on_refresh=page) as board:
+                    outcome = session.play(board.update)
+                    ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
+            finally:
+                console.print()  # past the live board's last line
+            failed_starts = start_failure_words(session.start_failures(), session)
     except (KeyboardInterrupt, SystemExit) as exc:
         ignore_interrupts()  # a second Ctrl-C cut the message on how to resume
-        stored = _stored_games(store)
-        store.close()
-        console.print()
-        kept = ("the stored games are kept" if stored is None
-                else f"{count(stored, 'game')} {'is' if stored == 1 else 'are'} stored and kept")
-        console.print(f"[yellow]stopped[/yellow]: {kept}; every bot was stopped.")
-        console.print(f"resume with: {escape(command('arena', 'tournament', 'run', config_path, *again))}", highlight=False)
-        raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code)
-    except (StoreError, WorkerDied, ClusterError) as exc:  # a full disk, a killed worker, a lost scheduler: what is stored stays
-        stored = _stored_games(store)
-        store.close()
-        console.print()  # past the live board's last line
-        kept = "the stored games are kept" if stored is None else f"{count(stored, 'game')} stored and kept"
-        fail(f"{exc}. Stopped with {kept}; every bot was stopped. "
-             f"Resume with: {command('arena', 'tournament', 'run', config_path, *again)}", code=1)
-    start_failures = store.start_failures()
-    store.close()
-    console.print()  # past the live board's last line
-    if test is not None:
-        console.print(escape(f"Early stopping (SPRT): {test.sentence()}"), highlight=False)
+        console.print(f"[yellow]stopped[/yellow]: {session.kept_words()}; every bot was stopped.")
+        console.print(f"resume with: {escape(session.resume_command())}", highlight=False)
+        raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code) from None
+    summary = outcome.summary
+    if outcome.test is not None:
+        _say(f"Early stopping (SPRT): {outcome.test.sentence()}")
     elif summary.played == 0:
-        console.print(f"nothing to play: all {count(summary.total, 'game')} "
-                      f"{'is' if summary.total == 1 else 'are'} already stored")
-    stored_now = summary.already_done + summary.played
-    console.print(f"done: {count(stored_now, 'game')} stored ({summary.played} played now). "
-                  f"Report: {escape(command('arena', 'standings', config_path))} --format html -o standings.html", highlight=False)
-    if start_failures:
-        # The results stand (each such game is a recorded fault), but a bot that never played is
-        # a setup problem a script must be able to see, as with `arena play`.
-        fail("\n".join(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
-                        f"so its moves there were the referee's. Check it with: {_check_command(sources, bot)}"
-                        for bot, games, reason in start_failures), code=1)
+        _say(f"nothing to play: all {count(summary.total, 'game')} {'is' if summary.total == 1 else 'are'} "
+             "already stored")
+    _say(f"done: {count(summary.already_done + summary.played, 'game')} stored ({summary.played} played now). "
+         f"Report: {command('arena', 'standings', config_path)} --format html -o standings.html")
+    if failed_starts:
+        fail(failed_starts, code=1)
+
+
+def _say(line: str) -> None:
+    console.print(escape(visible_lines(line)), highlight=False)
 
 
 class _LivePage:
@@ -288,58 +196,3 @@ class _LivePage:
 LIVE_PAGE_EVERY_S = 5
 
 
-def _refuse_what_bots_see(config, log: Path | None, html_page: Path | None) -> None:
-    """A tournament's results, config, logs or live page inside a folder every sandbox binds (the
-    arena's venv, /usr) would be read by every bot: a hostile bot listed the results and config of
-    a workspace made inside the venv."""
-    from arena.sandbox.isolation import seen_by_bots
-
-    for what, path in (("its config", config.path), ("its results", config.database), ("--log", log),
-                       ("--html", html_page)):
-        folder = seen_by_bots(path) if path is not None else None
-        if folder is not None:
-            fail(f"{path}: {what} lies in {folder}, which every bot's sandbox can read (the system's files and the "
-                 "arena's own Python are bound into each); move the tournament's folder out of it (docs/sandbox.md)")
-
-
-def _say_grants(manifests, settings, prepared) -> None:
-    """The run's first lines: what a bot asked for beyond the defaults and was granted, and which
-    bots were built now (once per version: later runs take the copy from the build cache)."""
-    from arena.play.startup import granted
-
-    for name, manifest in manifests.items():
-        if manifest.is_service:
-            continue
-        beyond = granted(manifest, settings).beyond_defaults
-        if beyond:
-            console.print(escape(f"granted to {name}: {', '.join(beyond)}"), highlight=False)
-    for name, bot in prepared.items():
-        if bot.built_now and bot.source.build:
-            console.print(escape(f"built {name} version {bot.version} (kept for every later run in the build cache)"),
-                          highlight=False)
-
-
-def _stored_games(store) -> int | None:
-    """How many games are stored, for a run's last words; None when the count cannot be read (the
-    file found damaged in the middle of the run): the words must come out all the same."""
-    from arena.results.rows import StoreError
-
-    try:
-        return store.game_count()
-    except StoreError:
-        return None
-
-
-def _check_command(manifests, bot: str) -> str:
-    manifest = manifests.get(bot)
-    return command("arena", "bot", "check", manifest.directory if manifest is not None else bot)
-
-
-def _note_changed_limits(store, config, manifests, versions: dict[str, str]) -> None:
-    from arena.tournament.runner import limits_changed, run_record
-
-    changes = limits_changed(store.last_extra(), run_record(config, manifests, versions))
-    if changes:
-        err_console.print(escape(f"note: limits changed since the last stored game: {'; '.join(changes)}. "
-                                 "Stored games keep the limits they were played with (each game records its own)."),
-                          highlight=False)

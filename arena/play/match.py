@@ -48,7 +48,7 @@ def close_seat(seat: Seat) -> None:
 def tell_match_start(seats: Sequence[Seat], match_line: str) -> None:
     """Send `match` (protocol.md section 4) to every bot still there."""
     for seat in seats:
-        if seat.alive:
+        if seat.alive and seat.transport is not None:
             with contextlib.suppress(TransportError):
                 send_lines(seat.transport, [match_line])
 
@@ -205,7 +205,7 @@ def play_match(
     # protocol.md section 4: per-seat totals mean nothing where seats changed; such a match ends
     # with `quit` alone, as a tournament table does.
     for seat in seats if not rotate else ():
-        if seat.alive:
+        if seat.alive and seat.transport is not None:
             with contextlib.suppress(TransportError):
                 send_lines(seat.transport, seat.outbox + [protocol.format_match_over(score.totals, winners)])
                 seat.outbox = []

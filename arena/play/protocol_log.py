@@ -4,7 +4,11 @@ to and from it, with a direction marker, and a cap on what the bot's own lines m
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
 
 from arena.play.seat import QUIT_GRACE_S, close_transport
 from arena.transport.base import Transport, TransportError, lines_sender
@@ -15,6 +19,21 @@ from arena.transport.bot_process import open_log_for_append
 # sends well under 1 MB per table.
 LOG_FROM_BOT_CAP_BYTES = 10_000_000
 _LOG_BUDGET_LEFT: dict[str, int] = {}  # protocol log path -> bytes of the bot's lines it may still take
+
+
+def usable_log_folder(log: Path) -> Path:
+    """Make a --log folder now, so that a bad one is a message before any bot starts, not a
+    traceback in the middle of a match (or in a tournament worker). ArenaError says what is wrong."""
+    if log.exists() and not log.is_dir():
+        raise ArenaError(f"--log {log}: not a folder (log files go into a folder, made if missing)")
+    try:
+        log.mkdir(parents=True, exist_ok=True)
+        probe = log / f".arena-log-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ArenaError(f"--log {log}: cannot write log files there ({exc.strerror or exc})") from None
+    return log
 
 
 class LoggedTransport:
@@ -69,5 +88,5 @@ class LoggedTransport:
         with contextlib.suppress(OSError):
             self._log.close()
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

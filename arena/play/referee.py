@@ -9,7 +9,7 @@ it never knows whether a bot is a subprocess or a ZeroMQ peer. Nothing a bot doe
 from __future__ import annotations
 
 import time
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from arena import protocol
 from arena.game import Event, Game, IllegalMove, Move, MoveKind
@@ -19,7 +19,7 @@ from arena.play.records import QUOTED_CHARS, Fault, FaultKind, GameRecord, TimeL
 from arena.play.seat import Seat, send_lines
 from arena.protocol.bot_lines import quick_move
 from arena.protocol.request_writer import RequestWriter
-from arena.transport.base import BadMessage, BotExited, BotTimeout, LineTooLong, TransportError, lines_sender
+from arena.transport.base import BadMessage, BotTimeout, LineTooLong, TransportError, lines_sender
 from arena.wording import quoted
 
 # Faults after which the stream cannot be trusted: the bot is dropped for the rest of the game
@@ -33,18 +33,30 @@ DRAW_STEPS = frozenset({MoveKind.DRAW, MoveKind.CHANCE})  # a phase-1 turn's fir
 HUNG_AFTER_TIMEOUTS = 3
 # This many answers in a row that answer no open request (no move line at all, or a move for a
 # request that is over) and the bot counts as flooding: killed and dropped for the rest of the
-# game, as a hung bot is. Without this a bot writing lines nobody asked for was charged a fault
-# for every decision (642 over 18 games in an audit) and never stopped; one that wrote 2,000
-# copies of an old answer was charged 928 stale faults over all six games of its table (a later
-# audit), the backlog outliving each game. A well-formed answer in between, a late one too, starts
-# the count again, so a bot that prints one debug line per move is charged per move but not killed.
+# game, as a hung bot is; else its backlog of lines would cost a fault at every decision, game
+# after game. A well-formed answer in between, a late one too, starts the count again, so a bot
+# that prints one debug line per move is charged per move but not killed.
 FLOODED_AFTER_STRAY = 3
-# Said with a malformed answer that is no attempt at a move: most often a debug print. (It names
-# stdout, which a ZeroMQ bot's stray messages do not come from; the text goes to the bot in its
-# `fault` line, and issue 22's wire test keeps its bytes; the issue is blocked, not dropped.)
+# Said with a malformed answer that is no attempt at a move: most often a debug print. Its bytes
+# reach the bot in a `fault` line, which the wire transcript test holds (it names stdout, where
+# a ZeroMQ bot's stray messages do not come from).
 _ONLY_PROTOCOL_LINES = "; only protocol lines may go to stdout: write diagnostics to stderr (protocol.md section 2)"
 # How many unanswered requests a bot's late answers are recognised for (protocol.md section 7).
 LATE_ANSWERS_REMEMBERED = 10_000
+
+
+class Answer(NamedTuple):
+    """What one request got from a bot (python-chess's PlayResult): a well-formed move, not yet
+    checked against the rules (`Game.apply` does that), or the fault that stands in its place;
+    and how long the bot took, when it answered at all. A tuple: one is made for every move."""
+
+    move: Move | None
+    fault: tuple[FaultKind, str] | None = None
+    think_s: float | None = None
+
+
+# An answered move makes an Answer per move: tuple.__new__ builds it without NamedTuple's Python-level __new__.
+_answered = tuple.__new__
 
 
 def play_game(
@@ -82,18 +94,21 @@ def play_game(
     while game.outcome is None:
         if len(events) != events_sent:
             events_sent = _queue_events(game, writer, seats, events_sent, on_event)
-        seat_no = game.to_act
+        to_act = game.to_act
+        assert to_act is not None  # the loop runs while the game is on, so a seat is to act
+        seat_no = to_act
         seat = seats[seat_no]
         legal = game.legal_moves()
-        fault = None
+        fault: tuple[FaultKind, str] | None = None
+        move: Move | None = None
         if not seat.alive:
             fault = (FaultKind.DEAD, seat.dead_reason or "the bot is gone")
-            move = None
         else:
-            move, fault, elapsed = _ask(seat, senders[seat_no], writer, legal, limits.move_timeout_s)
-            if elapsed is not None:
-                think[seat_no].append(elapsed)
+            move, fault, think_s = _ask(seat, senders[seat_no], writer, legal, limits.move_timeout_s)
+            if think_s is not None:
+                think[seat_no].append(think_s)
         if fault is None:
+            assert move is not None  # an Answer without a fault carries a move
             try:
                 game.apply(move)  # the one legality check of the move (it cites the rule)
                 continue
@@ -115,9 +130,9 @@ def play_game(
         if rules.fault_policy is FaultPolicy.FORFEIT:
             game.forfeit(seat_no, f"{kind.value}: {detail}")  # R53
         else:
-            first = game.fallback_move()
-            game.apply(first)  # R52
-            if first.kind in DRAW_STEPS and game.to_act == seat_no and game.outcome is None:
+            fallback = game.fallback_move()
+            game.apply(fallback)  # R52
+            if fallback.kind in DRAW_STEPS and game.to_act == seat_no and game.outcome is None:
                 # R52 covers the whole turn: after the draw step, the lowest card. Only then: a
                 # fallback card that wins the trick makes the seat lead the next one, unasked.
                 game.apply(game.fallback_move())
@@ -138,7 +153,8 @@ def play_game(
     )
 
 
-def _queue_events(game: Game, writer: RequestWriter, seats: Sequence[Seat], start: int, on_event) -> int:
+def _queue_events(game: Game, writer: RequestWriter, seats: Sequence[Seat], start: int,
+                  on_event: Callable[[Event], None] | None) -> int:
     """Queue the public events since `start` for every live bot; they travel with its next message.
     Each event's line is written once, for all seats."""
     events = game.events
@@ -169,9 +185,8 @@ def _send(seat: Seat, lines: list[str]) -> bool:
 
 
 def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer: RequestWriter,
-         legal: list[Move], timeout_s: float):
-    """One decision: returns (move, fault, think_time_s); fault is (FaultKind, detail) or None.
-    The move is well-formed but not yet checked against the rules: `Game.apply` does that."""
+         legal: list[Move], timeout_s: float) -> Answer:
+    """One decision: the bot's Answer to a request for it."""
     request_id = seat.next_request_id
     seat.next_request_id += 1
     id_text = str(request_id)  # once: the request and the expected answer both write it
@@ -180,13 +195,13 @@ def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer:
     seat.outbox = []
     transport = seat.transport
     if transport is None or send_lines_now is None:
-        return None, (FaultKind.EXITED, seat.dead_reason or "the bot is gone"), None
+        return Answer(None, (FaultKind.EXITED, seat.dead_reason or "the bot is gone"))
     started = time.perf_counter()
     try:
         send_lines_now(lines)
     except TransportError as exc:
         seat.drop(str(exc))
-        return None, (FaultKind.EXITED, seat.dead_reason), None
+        return Answer(None, (FaultKind.EXITED, seat.dead_reason))
     deadline = started + timeout_s
     answer_prefix = f"move {id_text} "  # the common answer's start (quick_move)
     while True:
@@ -197,30 +212,27 @@ def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer:
             seat.timeouts_in_a_row += 1
             _await_late(seat, request_id)
             unfinished = f" (it sent {exc.unfinished})" if exc.unfinished else ""
-            return None, (FaultKind.TIMEOUT, f"no move within {timeout_s:g} s{unfinished}"), None
+            return Answer(None, (FaultKind.TIMEOUT, f"no move within {timeout_s:g} s{unfinished}"))
         except LineTooLong as exc:
-            return None, (FaultKind.OVERLONG, str(exc)), None
+            return Answer(None, (FaultKind.OVERLONG, str(exc)))
         except BadMessage as exc:  # e.g. a ZeroMQ message of several frames: an answer, but not a line
             seat.timeouts_in_a_row = 0
             seat.stray_in_a_row += 1
             _await_late(seat, request_id)
-            return None, (FaultKind.MALFORMED, str(exc)), None
-        except BotExited as exc:
-            return None, (FaultKind.EXITED, str(exc)), None
-        except TransportError as exc:
-            return None, (FaultKind.EXITED, str(exc)), None
+            return Answer(None, (FaultKind.MALFORMED, str(exc)))
+        except TransportError as exc:  # BotExited, and any other lost connection
+            return Answer(None, (FaultKind.EXITED, str(exc)))
         elapsed = time.perf_counter() - started
         move = quick_move(reply_line, answer_prefix)
         if move is not None:
             seat.timeouts_in_a_row = seat.stray_in_a_row = 0
-            return move, None, elapsed
+            return _answered(Answer, (move, None, elapsed))
         try:
             reply = protocol.parse_move_reply(reply_line)
         except protocol.ProtocolError as exc:
             seat.timeouts_in_a_row = 0  # it answered something: broken perhaps, but not hung
-            # A `move` naming this request answers it, garbled or not (protocol.md section 9: only
-            # a line that is no move line, or a move for a request that is over, counts towards
-            # flooding); `move 1 2` for request 1 had the bot killed as flooding (an author's trial).
+            # A `move` naming this request answers it, garbled or not: only a line that is no move
+            # line, or a move for a request that is over, counts towards flooding (protocol.md section 9).
             if reply_line.startswith(answer_prefix):
                 seat.stray_in_a_row = 0
             else:
@@ -229,10 +241,10 @@ def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer:
             # A line that is no attempt at a move at all is most often a debug print: each one
             # costs a move (the real answer after it is then late), so say where such lines go.
             hint = "" if reply_line.lstrip().lower().startswith("move") else _ONLY_PROTOCOL_LINES
-            return None, (FaultKind.MALFORMED, f"{exc} (line: {quoted(reply_line, QUOTED_CHARS)}){hint}"), elapsed
+            return Answer(None, (FaultKind.MALFORMED, f"{exc} (line: {quoted(reply_line, QUOTED_CHARS)}){hint}"), elapsed)
         if reply.request_id == request_id:
             seat.timeouts_in_a_row = seat.stray_in_a_row = 0
-            return reply.move, None, elapsed
+            return Answer(reply.move, None, elapsed)
         if reply.request_id in seat.awaiting_late:
             # A late answer to a request that timed out: dropped, keep waiting. It shows the bot
             # is slow, not hung.
@@ -241,7 +253,7 @@ def _ask(seat: Seat, send_lines_now: Callable[[list[str]], None] | None, writer:
             continue
         seat.stray_in_a_row += 1  # no answer to anything open: copies of an old answer flood too
         _await_late(seat, request_id)  # its real answer may still come: it will be dropped, not misread
-        return None, (FaultKind.STALE, _stale_detail(reply.request_id, request_id)), elapsed
+        return Answer(None, (FaultKind.STALE, _stale_detail(reply.request_id, request_id)), elapsed)
 
 
 def _stale_detail(answered_id: int, request_id: int) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Callable
 
 from arena.play.records import FaultKind
-from arena.transport.base import Transport, lines_sender
+from arena.transport.base import Transport, TransportError, lines_sender
+
+log = logging.getLogger(__name__)
 
 # Bots get this long to exit after `quit` before the transport's terminate/kill sequence.
 QUIT_GRACE_S = 0.5
@@ -57,16 +60,12 @@ class Seat:
 
 
 def close_transport(transport: Transport, grace_s: float) -> None:
-    """Close a bot's transport (quit grace, then terminate and kill its tree); never raises."""
+    """Close a bot's transport (quit grace, then terminate and kill its tree); never raises: what
+    closing met (a process already gone) is logged."""
     try:
-        transport.close(grace_s=grace_s)  # type: ignore[call-arg]
-    except TypeError:  # a transport whose close() takes no grace
-        try:
-            transport.close()
-        except Exception:  # noqa: BLE001 - closing must never raise into the arena
-            pass
-    except Exception:  # noqa: BLE001
-        pass
+        transport.close(grace_s)
+    except (OSError, TransportError):
+        log.debug("closing %s", getattr(transport, "name", "a bot"), exc_info=True)
 
 
 def send_lines(transport: Transport, lines: list[str]) -> None:

@@ -41,6 +41,7 @@ def selfplay(rules: Rules, games: int, seed: int) -> SelfplaySummary:
     for index in range(games):
         game = play_random_game(rules, derive_seed(seed, "selfplay", index), index % n)
         outcome = game.outcome
+        assert outcome is not None  # played to its end
         total_moves += len(game.moves)
         capped += outcome.reason is EndReason.CAPPED
         for place, seat in enumerate(outcome.finishing_order):

@@ -10,7 +10,7 @@ import re
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from arena import __version__, protocol
 from arena.play.protocol_log import LoggedTransport
@@ -21,6 +21,10 @@ from arena.transport.base import BotTimeout, Transport, TransportError
 from arena.transport.pipe import PipeTransport
 from arena.wording import quoted
 
+if TYPE_CHECKING:  # the sandbox is imported where a bot is sandboxed, not for a pipe-only check
+    from arena.sandbox.guard import BotGuard
+    from arena.sandbox.limits import Granted
+
 
 @dataclass(frozen=True, slots=True)
 class BotSettings:
@@ -28,7 +32,7 @@ class BotSettings:
 
     limits: TimeLimits = TimeLimits()
     log_dir: Path | None = None  # protocol lines and bot stderr go here when set
-    preexec: Callable[[], None] | None = None  # sandbox limits applied in the child (issue: sandbox)
+    preexec: Callable[[], None] | None = None  # run in the bot's child before exec, after the sandbox's own
     cpu: int | None = None  # pin the referee and its bots to one core (cheaper wake-ups)
     # Resource limits (arena/sandbox/, docs/sandbox.md). `limits` above is the time limits, so the
     # sandbox gets its own fields: on by default. `sandbox_limits`: the organiser's ceilings for
@@ -46,7 +50,7 @@ class BotSettings:
     unavailable: Mapping[str, str] | None = None
 
 
-def granted(manifest: BotManifest, settings: BotSettings):
+def granted(manifest: BotManifest, settings: BotSettings) -> Granted:
     """What the organiser grants this bot (arena/sandbox/limits.py `grant`): LimitRefused for what
     its manifest asks beyond its ceilings. Commands refuse such a bot before any game; here it
     cannot start."""
@@ -97,29 +101,31 @@ def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> 
         guard.close()
         raise
     guard.attach(getattr(transport, "_proc", None))
-    return SandboxedTransport(transport, guard)  # type: ignore[return-value]
+    return SandboxedTransport(transport, guard)
 
 
-def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec, guard: Any = None) -> Transport:
+def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec: Callable[[], Any] | None,
+               guard: BotGuard | None = None) -> Transport:
     stderr_log = str(settings.log_dir / f"{label}.stderr.log") if settings.log_dir else None
-    common = dict(max_line_bytes=protocol.MAX_BOT_LINE_BYTES, name=manifest.name)
+    limit, name = protocol.MAX_BOT_LINE_BYTES, manifest.name
     isolated = guard is not None and guard.isolation is not None
     if guard is not None and not isolated:
-        manifest = replace(manifest, directory=guard.run_folder())  # a private copy, for a bot that writes there
-    started = dict(preexec=preexec, env=guard.environment() if isolated else None,
-                   sandbox_argv=guard.wrap if isolated else None, **common)
+        manifest = replace(manifest, directory=guard.run_folder() or manifest.directory)  # a copy it may write in
+    env = guard.environment() if guard is not None and isolated else None
+    sandbox_argv = guard.wrap if guard is not None and isolated else None
     if manifest.transport == "zmq":
         from arena.transport.zmq import ZmqTransport  # zmq stays optional for pipe-only runs
 
         if manifest.endpoint and not manifest.command:
-            keys = {}
-            if manifest.server_public_key is not None:
-                keys = dict(server_public_key=str(manifest.server_public_key),
-                            client_cert_path=str(manifest.client_secret_key) if manifest.client_secret_key else None)
-            return ZmqTransport.connect(manifest.endpoint, **keys, **common)
+            public = str(manifest.server_public_key) if manifest.server_public_key is not None else None
+            secret = str(manifest.client_secret_key) if manifest.client_secret_key is not None else None
+            return ZmqTransport.connect(manifest.endpoint, server_public_key=public, client_cert_path=secret,
+                                        max_line_bytes=limit, name=name)
         return ZmqTransport.start(manifest.argv(), endpoint_kind=manifest.zmq_endpoint_kind, cwd=str(manifest.directory),
-                                  stderr_log_path=stderr_log, **started)
-    return PipeTransport.start(manifest.argv(), cwd=str(manifest.directory), stderr_log_path=stderr_log, **started)
+                                  stderr_log_path=stderr_log, preexec=preexec, env=env, sandbox_argv=sandbox_argv,
+                                  max_line_bytes=limit, name=name)
+    return PipeTransport.start(manifest.argv(), cwd=str(manifest.directory), stderr_log_path=stderr_log,
+                               preexec=preexec, env=env, sandbox_argv=sandbox_argv, max_line_bytes=limit, name=name)
 
 
 def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
@@ -150,7 +156,7 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
 
 def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
     """Read the bot's `hello` by the start-up deadline; returns its name ("" if it failed)."""
-    if not seat.alive:
+    if not seat.alive or seat.transport is None:
         return ""
     try:
         line = seat.transport.receive(max(0.0, deadline - time.monotonic()))
@@ -179,9 +185,9 @@ def _start_up_output(seat: Seat, reason: str, read_more: bool) -> str:
     transport = seat.transport
     if transport is None:
         return ""
-    parts = []
+    parts: list[str] = []
     if read_more:
-        lines = []
+        lines: list[str] = []
         deadline = time.monotonic() + START_UP_MORE_WAIT_S
         with contextlib.suppress(TransportError):
             while len(lines) < START_UP_MORE_LINES and time.monotonic() < deadline:

@@ -30,8 +30,9 @@ import socket
 import time
 import uuid
 import warnings
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
+from arena.errors import ArenaError
 from arena import __version__
 from arena.play.records import GameRecord
 from arena.protocol import PROTOCOL_VERSION
@@ -42,6 +43,7 @@ from arena.tournament.cluster_task import (CODE_HASH, bundle_task, code_differen
                                           worker_isolation)
 from arena.tournament.config import TournamentConfig
 
+log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 10
 GREETING_TIMEOUT_S = CONNECT_TIMEOUT_S + 2  # Dask's own limit first, for an address nobody takes
 _FIRST_POLL_S = 0.005  # when no game came, the wait before asking the run's queue again, doubling
@@ -71,9 +73,11 @@ def _said(exc: BaseException) -> str:
     return str(exc).strip() or type(exc).__name__
 
 
-class ClusterError(RuntimeError):
+class ClusterError(ArenaError):
     """The cluster cannot play the tournament (not reachable, no workers, a refused worker, a
     task that failed); the message says which and what to do."""
+
+    exit_code = 1
 
 
 def _distributed():
@@ -94,15 +98,15 @@ class ClusterPool:
         self.manifests = manifests
         self.versions = versions or {}  # as the run prepared them: a bot changed since is refused
         self.config = config
-        self.client = None
+        self.client: Any = None  # Dask's Client, once connected (Dask has no types to check it by)
         self.workers: dict[str, tuple[str, str, str]] = {}
         self.isolations: dict[str, tuple[bool, str]] = {}  # worker address -> (isolated?, in words)
         self._names: dict[str, str] = {}  # worker address -> the name it was started with, if any
         self._run = uuid.uuid4().hex[:12]
-        self._futures: dict[int, object] = {}  # table index -> its task's future, until the table is done
+        self._futures: dict[int, Any] = {}  # table index -> its task's future (Dask's), until the table is done
         self._bots_at: dict[int, tuple[str, ...]] = {}  # table index -> its bots, for the messages
         self._quiet_s = _FIRST_POLL_S  # the next wait for games (_next_batch)
-        self.where: dict[str, dict] = {}  # game key -> the machine and isolation it was played with
+        self.where: dict[str, dict[str, Any]] = {}  # game key -> the machine, isolation and builds it was played with
 
     def start(self) -> None:
         if self.client is not None:
@@ -123,7 +127,7 @@ class ClusterPool:
         except socket.gaierror as exc:  # else Dask retries the name for its whole time limit
             raise ClusterError(f"cannot find the host {host!r} of the Dask scheduler's address {self.address} "
                                f"({exc.strerror})") from None
-        if self.address.startswith("tcp://") and not all(_loopback(info[4][0]) for info in found):
+        if self.address.startswith("tcp://") and not all(_loopback(str(info[4][0])) for info in found):
             # Whoever reaches a plain scheduler can run code on its workers, outside any sandbox
             # (a hostile bot with a tcp endpoint did): off this machine, only TLS with certificates.
             raise ClusterError(f"{self.address} is not on this machine, and a plain tcp:// scheduler runs the code of "
@@ -301,12 +305,9 @@ class ClusterPool:
                                                key=f"arena-table-{table.index}-{self._run}")
 
     def _next_batch(self) -> list[bytes]:
-        # What the queue holds now, without waiting there: a get that waits and times out is
-        # logged on the scheduler as an error, with its traceback, at every quiet poll (26 in a
-        # 15 s run with a slow bot, in an organiser's trial). The wait is here instead.
-        # Soon after a game, seldom in a long quiet spell: a table's end comes right after its last
-        # games, and the next table waits for it (a flat 0.1 s made an empty table's round trip
-        # 107 ms instead of 11 in benchmarks/cluster.py).
+        # What the queue holds now, without waiting there: a get that times out is logged on the
+        # scheduler as an error at every quiet poll. The wait is here, short after a game (a
+        # table's end follows its last games) and growing in a quiet spell.
         batch = list(self._ask(self._queue.get, batch=True))
         if batch:
             self._quiet_s = _FIRST_POLL_S
@@ -340,14 +341,13 @@ class ClusterPool:
     def _release(self, table_index: int) -> None:
         """Let the scheduler forget a table whose games are all here. A future held keeps its
         result wanted, and Dask computes a wanted result again when its worker is lost: a worker
-        killed mid-run made its finished tables play again, every game of them passed over as
-        stored already (24 games of a 96-game run in a test)."""
+        killed mid-run would make its finished tables play again, for nothing."""
         future = self._futures.pop(table_index, None)
         if future is not None:
             try:
                 future.release()
             except Exception:  # noqa: BLE001 - a client already cut off: the next poll says the scheduler is lost
-                pass
+                log.debug("releasing table %d", table_index, exc_info=True)
 
     def _check_scheduler(self) -> None:
         if self.client.status not in ("running", "connecting"):
@@ -371,12 +371,12 @@ class ClusterPool:
                 time.sleep(0.2)
             self._queue.close()
         except Exception:  # noqa: BLE001 - a scheduler already gone: nothing left to tell it
-            pass
+            log.debug("stopping the cluster's tables", exc_info=True)
         finally:
             try:
                 self.client.close(timeout=5)
-            except Exception:  # noqa: BLE001 - Dask raises when closing outlasts the limit (a hung link):
-                pass  # raised here, it would take the place of the run's own message
+            except Exception:  # noqa: BLE001 - Dask raises when closing outlasts its limit (a hung link):
+                log.debug("closing the Dask client", exc_info=True)  # raised, it would replace the run's message
             self.client = None
 
 

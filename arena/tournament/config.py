@@ -48,14 +48,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.game import GameError, Rules
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.sandbox.isolation import ISOLATION_MODES
 from arena.sandbox.limits import first_limit_problem, grant_problem
 from arena.results.sprt import SprtSettings
 from arena.tournament.stop_config import STOP_KEYS, stop_settings
+from arena.schedule.kinds import DEFAULT, KINDS, NAMES, Balanced, Gauntlet, ScheduleKind, schedule_kind
 from arena.schedule.numbers import PAIRED, GameNumbers
-from arena.schedule.tables import gauntlet_table_count
 from arena.submission.lookup import load_manifest
 from arena.tournament.resubmission import ON_CHANGE_MODES
 from arena.submission.manifest import BotManifest, ManifestError, toml_text
@@ -67,7 +68,7 @@ TOP_KEYS = {
     "name": "a text", "seed": "a whole number from -2**62 to 2**62", "bots": "a list of bot names or manifest paths",
     "table_size": "a whole number from 2 to 5", "deals": "a whole number of at least 1",
     "scoring": "placement or pot", "fault_policy": "fallback or forfeit", "workers": f"a whole number from 1 to {MAX_WORKERS}",
-    "schedule": "round_robin, balanced or gauntlet", "tables": "a whole number of at least 1 (balanced schedule)",
+    "schedule": f"{', '.join(NAMES[:-1])} or {NAMES[-1]}", "tables": "a whole number of at least 1 (balanced schedule)",
     "challengers": "a whole number of at least 1 (gauntlet schedule): how many of the first bots challenge the others",
     "database": "a path to the SQLite results file", "rules": "a table of rule options",
     "limits": "a table with move_timeout_s and startup_timeout_s",
@@ -88,7 +89,8 @@ MAX_TOURNAMENT_GAMES = 2_000_000
 LIMIT_KEYS = {"move_timeout_s": MOVE_TIMEOUT_RANGE_S, "startup_timeout_s": STARTUP_TIMEOUT_RANGE_S}
 
 
-class ConfigError(Exception):
+
+class ConfigError(ArenaError):
     """A config that cannot be used; the message names the file, the key and what was expected."""
 
 
@@ -102,7 +104,7 @@ class TournamentConfig:
     deals: int
     rules: Rules
     workers: int
-    schedule: str = "round_robin"
+    schedule: str = DEFAULT  # a kind's name (arena/schedule/kinds.py); `kind` is the kind itself
     tables: int | None = None  # balanced only
     challengers: int | None = None  # gauntlet only: the first `challengers` bots
     database: Path = Path()
@@ -120,7 +122,7 @@ class TournamentConfig:
     withdrawn: tuple[str, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     # Not a config key: how the stored results lay out their tables and number their games
-    # (schedule.numbers: PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; the CLI sets it (arena/cli/open_tournament.py).
+    # (schedule.numbers: PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; opening the results sets it (arena/tournament/opening.py).
     layout: str = PAIRED
 
     @property
@@ -129,28 +131,23 @@ class TournamentConfig:
         return tuple(name for name in self.bots if name not in self.withdrawn)
 
     @property
+    def kind(self) -> ScheduleKind:
+        return schedule_kind(self.schedule)
+
+    @property
     def challenger_count(self) -> int:
         """A gauntlet's challengers: `challengers`, 1 by default (a config built in code may leave it out)."""
         return self.challengers or 1
 
     def table_count(self) -> int:
-        return table_count_of(self.schedule, len(self.bots), self.table_size, self.tables, self.challenger_count)
+        return self.kind.table_count(len(self.bots), self.table_size, self.tables, self.challenger_count)
 
     @property
     def ranks_by_points_per_game(self) -> bool:
-        """A gauntlet's challengers play more games than the others: totals would rank them first."""
-        return self.schedule == "gauntlet"
+        return self.kind.ranks_by_points_per_game
 
     def game_numbers(self) -> GameNumbers:
         return GameNumbers(self.table_count(), self.deals, math.factorial(self.table_size), self.layout)
-
-
-def table_count_of(schedule: str, entries: int, table_size: int, tables: int | None, challengers: int) -> int:
-    """How many tables a schedule has: a balanced one the number asked for, a gauntlet each
-    challenger with every combination of the others, a round robin every combination."""
-    if schedule == "gauntlet":
-        return gauntlet_table_count(entries, challengers, table_size)
-    return tables if tables is not None else math.comb(entries, table_size)
 
 
 def default_workers() -> int:
@@ -165,6 +162,8 @@ def load_config(path: Path) -> TournamentConfig:
         raise ConfigError(f"{path}: no such config file") from None
     except tomllib.TOMLDecodeError as exc:  # a ValueError too: caught first
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except ValueError as exc:
@@ -218,40 +217,44 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
             raise bad(key, value)
         return value
 
+    def whole(key: str, default: int, low: int, high: int = 10**18) -> int:
+        """A key every config has, given or by its default."""
+        value = integer(key, default, low, high)
+        assert value is not None  # the default stands in for a key not given
+        return value
+
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name.strip():
         raise bad("name", name)
-    seed = integer("seed", 1, -(2**62), 2**62)
+    seed = whole("seed", 1, -(2**62), 2**62)
     bots = data.get("bots")
     if not isinstance(bots, list) or not bots or not all(isinstance(b, str) and b.strip() for b in bots):
         raise bad("bots", bots)
-    table_size = integer("table_size", 3, 2, 5)
-    deals = integer("deals", 1, 1)
-    workers = integer("workers", default_workers(), 1, MAX_WORKERS)
-    schedule = data.get("schedule", "round_robin")
-    if schedule not in ("round_robin", "balanced", "gauntlet"):
+    table_size = whole("table_size", 3, 2, 5)
+    deals = whole("deals", 1, 1)
+    workers = whole("workers", default_workers(), 1, MAX_WORKERS)
+    schedule = data.get("schedule", DEFAULT)
+    if schedule not in KINDS:
         raise bad("schedule", schedule)
+    kind = KINDS[schedule]
     tables = integer("tables", None, 1)
     challengers = integer("challengers", None, 1)
-    if schedule != "gauntlet" and challengers is not None:
-        raise ConfigError(f"{path}: key 'challengers': only the gauntlet schedule takes challengers; "
-                          "add schedule = \"gauntlet\" or drop it")
-    if schedule == "gauntlet":
+    if not kind.takes_challengers and challengers is not None:
+        raise ConfigError(f"{path}: key 'challengers': only the {Gauntlet.name} schedule takes challengers; "
+                          f"add schedule = \"{Gauntlet.name}\" or drop it")
+    if kind.takes_challengers:
         challengers = 1 if challengers is None else challengers
-        if tables is not None:
-            raise ConfigError(f"{path}: key 'tables': only the balanced schedule takes a number of tables "
-                              "(a gauntlet plays each challenger against every combination of the others); drop it")
         field_size = len(bots) - challengers
         if field_size < table_size - 1:
             seats = "seat" if table_size == 2 else f"{table_size - 1} seats"
             raise ConfigError(f"{path}: key 'challengers': {count(challengers, 'challenger')} of "
                               f"{count(len(bots), 'bot')} {'leaves' if challengers == 1 else 'leave'} "
                               f"{max(field_size, 0)} to fill the other {seats} of a table of {table_size} (table_size)")
-    if schedule == "balanced" and tables is None:
-        raise ConfigError(f"{path}: key 'tables': the balanced schedule needs the number of tables")
-    if schedule == "round_robin" and tables is not None:
-        raise ConfigError(f"{path}: key 'tables': only the balanced schedule takes a number of tables "
-                          "(a round robin plays every combination); add schedule = \"balanced\" or drop it")
+    if kind.takes_tables and tables is None:
+        raise ConfigError(f"{path}: key 'tables': the {kind.name} schedule needs the number of tables")
+    if not kind.takes_tables and tables is not None:
+        raise ConfigError(f"{path}: key 'tables': only the {Balanced.name} schedule takes a number of tables "
+                          f"{kind.why_no_tables}")
     if len(bots) < table_size:
         raise ConfigError(f"{path}: key 'bots': {len(bots)} bots cannot fill a table of {table_size} (table_size)")
     if tables is not None and tables * table_size < len(bots):
@@ -259,7 +262,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         raise ConfigError(f"{path}: key 'tables': {count(tables, 'table')} of {table_size} seat "
                           f"{tables * table_size} bots, so some of the {len(bots)} bots would play no game; "
                           f"a balanced schedule of these bots needs at least {need} tables")
-    _check_size(path, table_count_of(schedule, len(bots), table_size, tables, challengers or 1), table_size, deals, tables)
+    _check_size(path, kind.table_count(len(bots), table_size, tables, challengers or 1), table_size, deals, tables)
     rules = _rules(data, path, table_size)
     limits = data.get("limits", {})
     if not isinstance(limits, dict):

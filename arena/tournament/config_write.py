@@ -11,6 +11,7 @@ from typing import Any
 
 import tomli_w
 
+from arena.schedule.kinds import DEFAULT
 from arena.submission.lookup import resolve_manifest_path
 from arena.submission.manifest import MANIFEST_NAME, NAME_RE, ManifestError
 from arena.submission.workspace import lookup_dirs
@@ -54,7 +55,7 @@ ISOLATION_NOTE = {
 
 def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,
                  rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float,
-                 schedule: str = "round_robin", tables: int | None = None, challengers: int | None = None,
+                 schedule: str = DEFAULT, tables: int | None = None, challengers: int | None = None,
                  database: Path | None = None, isolation: str = "required") -> None:
     """Write a config (validated first, so what is written always loads). Paths given (bots,
     `database`) start from the current folder; they are written relative to the config's folder,
@@ -64,7 +65,7 @@ def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_siz
     data: dict[str, Any] = {"name": name, "seed": seed, "bots": entries, "table_size": table_size, "deals": deals}
     if workers is not None:
         data["workers"] = workers
-    if schedule != "round_robin" or tables is not None:
+    if schedule != DEFAULT or tables is not None:
         data["schedule"] = schedule
     if tables is not None:
         data["tables"] = tables

@@ -13,7 +13,9 @@ import time
 from collections import Counter
 from typing import Callable
 
+from arena.results.queries import points_by_deal
 from arena.results.sprt import SprtState, run_test
+from arena.results.store import ResultStore
 from arena.schedule.games import TableSpec
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import Progress, RunSummary, run_tournament
@@ -22,7 +24,7 @@ WAVE_DEALS = 4
 FIELD = "the field"
 
 
-def sprt_state(store, config: TournamentConfig, tables: list[TableSpec]) -> SprtState:
+def sprt_state(store: ResultStore, config: TournamentConfig, tables: list[TableSpec]) -> SprtState:
     """The test over the stored games' complete deal sets, in deal order."""
     challenger = config.bots[0]
     baseline = config.bots[1] if config.challenger_count == 2 else None
@@ -34,13 +36,11 @@ def sprt_state(store, config: TournamentConfig, tables: list[TableSpec]) -> Sprt
             for name in set(table.entries):
                 expected[(name, game.deal)] += 1
     sums: dict[tuple[str, int], list[float]] = {}  # (bot or FIELD, deal) -> [points, seats]
-    rows = store.execute_read("SELECT b.name, s.deal, SUM(s.points), COUNT(*) FROM seat_results s "
-                              "JOIN bots b ON b.id = s.bot GROUP BY s.bot, s.deal")
-    for name, deal, points, seats in rows:
-        key = (name if name in (challenger, baseline) else FIELD, deal)
+    for got in points_by_deal(store):
+        key = (got.bot if got.bot in (challenger, baseline) else FIELD, got.deal)
         acc = sums.setdefault(key, [0.0, 0])
-        acc[0] += points
-        acc[1] += seats
+        acc[0] += got.points
+        acc[1] += got.seats
 
     def differences():
         for deal in range(config.deals):

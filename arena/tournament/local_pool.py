@@ -4,8 +4,7 @@ Each worker has a pipe of its own to the parent, and the parent hands out the ta
 a time, when a worker asks for the next. There is no shared queue on purpose: with
 `multiprocessing.Queue` a worker killed while it held the queue's lock, or halfway through
 writing a game, left the other workers (or the parent) blocked forever, and the queue's
-feeder thread could keep the parent from exiting after a Ctrl-C (the kill audit saw all
-three). With one pipe per worker, a worker's death is the end of its own pipe, wherever it
+feeder thread could keep the parent from exiting after a Ctrl-C. With one pipe per worker, a worker's death is the end of its own pipe, wherever it
 comes, and the parent knows which worker died and what it was playing.
 """
 
@@ -13,9 +12,11 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import logging
 import ctypes
 import gc
 import multiprocessing as mp
+from multiprocessing.process import BaseProcess
 import os
 import signal
 import threading
@@ -23,8 +24,10 @@ import time
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection, wait
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
+from arena.errors import ArenaError
+from arena.logs import show_logs
 from arena.submission.manifest import BotManifest
 from arena.play.startup import BotSettings
 from arena.play.records import GameRecord, TimeLimits
@@ -37,14 +40,18 @@ PR_SET_PDEATHSIG = 1
 _POLL_S = 1.0  # how often the parent looks at worker processes while no message comes
 
 
-class WorkerDied(RuntimeError):
+log = logging.getLogger(__name__)
+
+class WorkerDied(ArenaError):
     """A worker process ended while it still had work: the games it had not reported are lost."""
+
+    exit_code = 1
 
 
 @dataclass(eq=False)
 class _Worker:
     number: int  # 1-based, for messages
-    proc: mp.Process
+    proc: BaseProcess  # a spawned process (multiprocessing's spawn context)
     conn: Connection  # the parent's end of this worker's pipe
     table: TableSpec | None = None  # the table it is playing
     finished: bool = False  # told that there is no more work
@@ -59,6 +66,7 @@ class WorkerPool:
         # The parent's: what every stored game records is what its bots ran under.
         self.isolation = isolation if isolation is not None else find_isolation(config.isolation)
         cpus = _cpus()
+        self.where: dict[str, dict[str, Any]] = {}  # a local run's games record the run's own record
         self._workers: list[_Worker] = []
         self._child_ends: list[Connection] = []
         for i in range(count):
@@ -89,7 +97,7 @@ class WorkerPool:
                 self._check_alive()
                 continue
             for conn in ready:
-                worker = listening[conn]
+                worker = listening[conn]  # type: ignore[index]  # wait() gives back the connections it was given
                 kind, payload = self._receive(worker)
                 if kind == "game":
                     yield payload
@@ -151,6 +159,7 @@ def _signal_name(number: int) -> str:
 def _worker_main(conn: Connection, manifests: dict[str, BotManifest], config: TournamentConfig, cpu: int | None,
                  log_dir, isolation: Isolation) -> None:
     _die_with_parent()
+    show_logs()  # as the parent shows them (ARENA_LOG, inherited)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us with SIGTERM
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since our start: see below
     signal.signal(signal.SIGTERM, _exit_on_signal)
@@ -182,12 +191,14 @@ def _play_table(table: TableSpec, conn: Connection, manifests: dict[str, BotMani
 
 def _die_with_parent() -> None:
     """Linux: get SIGTERM when the parent dies (even by SIGKILL), so no worker outlives it."""
-    with contextlib.suppress(Exception):
+    try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):  # no such call here (not Linux): the parent's SIGTERM still reaches us
+        log.debug("prctl(PR_SET_PDEATHSIG) is not available", exc_info=True)
     parent = mp.parent_process()
     if parent is not None and os.getppid() != parent.pid:
         # The arena died while we were still loading, before the death signal was set: nobody
-        # reads our results, and we would play on and then block forever (an audit saw it).
+        # reads our results, and we would play on and then block forever.
         os._exit(0)
 
 
@@ -197,7 +208,7 @@ _stopping = False  # the worker is unwinding after a SIGTERM: later ones are dro
 def _unwinding() -> None:
     """Called once the first SIGTERM's SystemExit has reached our own code. From then on a second
     SIGTERM (the parent's tidy-up after a second Ctrl-C, or the parent's death signal) would land in
-    the bots' clean-up, cut it short and print a traceback (the kill/resume audit saw it). Not set
+    the bots' clean-up, cut it short and print a traceback. Not set
     by the handler itself: a SystemExit raised inside a callback that swallows it (an at-fork hook
     while a bot starts) never unwinds anything, and the next SIGTERM must still end the worker.
     Not SIG_IGN either: that would be inherited by any process started from here on."""
@@ -241,11 +252,11 @@ def _stop_signals_held_back() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for signum, handler in previous.items():
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
-        for signum in dict.fromkeys(caught):
-            signal.raise_signal(signum)  # now handled as usual: KeyboardInterrupt, SystemExit...
+        for number in dict.fromkeys(caught):
+            signal.raise_signal(number)  # now handled as usual: KeyboardInterrupt, SystemExit...
 
 
-def _stop_processes(procs: Sequence[mp.Process], wait_s: float) -> None:
+def _stop_processes(procs: Sequence[BaseProcess], wait_s: float) -> None:
     procs = [proc for proc in procs if proc.pid is not None]  # a failed start leaves some unstarted
     deadline = time.monotonic() + wait_s
     for proc in procs:

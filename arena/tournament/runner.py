@@ -9,7 +9,6 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 
 from __future__ import annotations
 
-import itertools
 import socket
 import time
 from dataclasses import dataclass
@@ -19,12 +18,12 @@ from arena.submission.manifest import BotManifest
 from arena.play.records import GameRecord
 from arena.schedule.numbers import BY_TABLE
 from arena.schedule.games import TableSpec
-from arena.schedule.tables import balanced_schedule, gauntlet, pair_meetings, round_robin
+from arena.schedule.kinds import Layout
 from arena.results.store import ResultStore
 from arena.sandbox.isolation import Isolation, find_isolation
-from arena.wording import count
 from arena.tournament.config import TournamentConfig
 from arena.tournament.local_pool import WorkerPool
+from arena.tournament.pool import Pool
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,34 +47,15 @@ def build_schedule(config: TournamentConfig) -> list[TableSpec]:
     """The tournament's tables to play. A balanced one is a search of up to a few seconds: build it
     once per command and pass it on (`run_tournament(tables=...)`). The tables of a withdrawn bot
     are left out; every other table keeps the index (the game keys) it has with them."""
-    if config.schedule == "balanced":
-        tables = balanced_schedule(list(config.bots), config.table_size, config.table_count(), config.deals, config.seed)
-    elif config.schedule == "gauntlet":
-        tables = gauntlet(list(config.bots), config.challenger_count, config.table_size, config.deals, config.seed)
-    else:
-        tables = round_robin(list(config.bots), config.table_size, config.deals, config.seed, config.layout)
+    tables = config.kind.tables(Layout(config.bots, config.table_size, config.deals, config.seed, config.tables,
+                                       config.challenger_count, config.layout))
     gone = set(config.withdrawn)
     return [table for table in tables if not gone & set(table.entries)] if gone else tables
 
 
-def _tables_per_entry(tables: Sequence[TableSpec], entries: Sequence[str]) -> list[int]:
-    return [sum(name in t.entries for t in tables) for name in entries]
-
-
-def describe_balance(tables: Sequence[TableSpec], entries: Sequence[str]) -> str:
-    """How even a schedule is: tables per entry and meetings per pair, as ranges."""
-    per_entry = _tables_per_entry(tables, entries)
-    meetings = pair_meetings(tables)
-    per_pair = [meetings.get(pair, 0) for pair in itertools.combinations(sorted(entries), 2)] or [0]
-
-    def span(values: list[int]) -> str:
-        return count(min(values), "table") if min(values) == max(values) else f"{min(values)} to {max(values)} tables"
-
-    text = (f"{count(len(tables), 'table')}; each bot plays {span(per_entry)}; "
-            f"each pair of bots meets at {span(per_pair)}")
-    if min(per_entry) != max(per_entry):
-        text += " (bots play unequal numbers of games: compare points per game, not total points)"
-    return text
+def describe_schedule(config: TournamentConfig, tables: Sequence[TableSpec]) -> str | None:
+    """The run's line on its schedule (a balanced one's evenness, a gauntlet's challengers), or None."""
+    return config.kind.describe(tables, config.bots, config.withdrawn, config.challenger_count, config.table_size)
 
 
 def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str]) -> dict[str, object]:
@@ -94,32 +74,8 @@ def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], ver
         "seed": config.seed,
         "table_size": config.table_size,
         "deals": config.deals,
-        "schedule": _schedule_id(config),
+        "schedule": config.kind.label(config.tables, config.challenger_count),
     }
-
-
-def _schedule_id(config: TournamentConfig) -> str:
-    if config.schedule == "round_robin":
-        return "round_robin:"
-    if config.schedule == "gauntlet":
-        return f"gauntlet:{config.challenger_count}"
-    # "balanced2": the second balanced search lays tables out differently from the first,
-    # so results stored under the first must not be resumed with it.
-    return f"balanced2:{config.tables}"
-
-
-def describe_gauntlet(config: TournamentConfig, tables: Sequence[TableSpec]) -> str:
-    """Who challenges whom, and how many tables (`tables`: the gauntlet's) that makes."""
-    heads = [name for name in config.bots[:config.challenger_count] if name not in config.withdrawn]
-    field = len(config.playing) - len(heads)
-    if config.table_size == 2:
-        combos = f"each of the other {count(field, 'bot')}"
-    else:
-        combos = f"every {config.table_size - 1} of the other {count(field, 'bot')}"
-    text = f"{', '.join(heads)} against {combos}: {count(len(tables), 'table')}; bots are ranked by points per game"
-    if len(set(_tables_per_entry(tables, config.playing))) > 1:
-        text += ", since challengers and the others play unequal numbers of games"
-    return text
 
 
 def limits_changed(stored: dict | None, now: dict) -> list[str]:
@@ -136,6 +92,23 @@ def limits_changed(stored: dict | None, now: dict) -> list[str]:
         changes += _changed_keys(f"{name}: ", old_sandbox.get(name) or {}, limits)
     if "isolation" in stored and stored["isolation"] != now["isolation"]:
         changes.append(f"isolation was {_isolation_words(stored['isolation'])}, now {_isolation_words(now['isolation'])}")
+    return changes
+
+
+def builds_changed(stored: dict | None, now: dict) -> list[str]:
+    """Bots whose copy differs from the one the last stored game ran, at the same version: a build
+    that is not reproducible, rebuilt after the build cache was cleared. Said, not refused: the
+    games differ in what ran, and each records its own."""
+    if stored is None:
+        return []
+    old_builds, versions = stored.get("builds") or {}, stored.get("versions") or {}
+    changes = []
+    for name, digest in (now.get("builds") or {}).items():
+        before = old_builds.get(name) if isinstance(old_builds, dict) else None
+        if before and digest and before != digest and versions.get(name) == now["versions"].get(name):
+            changes.append(f"{name}'s build was {before}, now {digest}, of the same version {versions.get(name)}: "
+                           "its build is not reproducible, or the build cache was cleared; each game records the "
+                           "build it ran (arena games --format json: builds)")
     return changes
 
 
@@ -192,7 +165,7 @@ def run_tournament(
     log_dir=None,
     versions: dict[str, str] | None = None,
     tables: list[TableSpec] | None = None,
-    pool=None,
+    pool: Pool | None = None,
     builds: dict[str, str] | None = None,
 ) -> RunSummary:
     """Play every scheduled game that is not yet stored (`tables`: the schedule, if the caller has
@@ -218,7 +191,7 @@ def run_tournament(
     extra = run_record(config, manifests, versions or {}, isolation, builds)
     if pool is None:
         pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
-    where = getattr(pool, "where", {})
+    where = pool.where
     finished = False
     try:
         pool.start()

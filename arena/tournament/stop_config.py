@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.results.sprt import MIN_DEAL_SETS, SprtSettings
+from arena.schedule.kinds import Gauntlet, schedule_kind
 
 STOP_KEYS = {
     "stop": 'none or sprt: "sprt" plays deals until the sequential test decides (gauntlet only, README)',
@@ -27,9 +28,9 @@ def stop_settings(data: dict[str, Any], path: Path, schedule: str, challengers: 
         if given:
             raise error(f"{path}: key {given[0]!r}: only used with stop = \"sprt\"; set stop = \"sprt\" or drop the key")
         return None
-    if schedule != "gauntlet" or (challengers or 1) > 2:
+    if not schedule_kind(schedule).takes_challengers or (challengers or 1) > 2:
         raise error(f"{path}: key 'stop': the SPRT compares a challenger with a baseline: it needs "
-                    'schedule = "gauntlet" with 1 challenger (against the field) or 2 (the first against the second)')
+                    f'schedule = "{Gauntlet.name}" with 1 challenger (against the field) or 2 (the first against the second)')
     if "sprt_delta1" not in data:
         raise error(f"{path}: key 'sprt_delta1' is missing: stop = \"sprt\" needs {STOP_KEYS['sprt_delta1']}")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.transport.base import (
-    MAX_LINE_BYTES,
+    MAX_BUFFERED_LINE_BYTES,
     BadMessage,
     BotExited,
     BotTimeout,
@@ -26,7 +26,7 @@ from arena.transport.pipe import PipeTransport
 from arena.transport.live_transports import close_all
 
 __all__ = [
-    "MAX_LINE_BYTES", "BadMessage", "BotExited", "BotTimeout", "BotUnreachable", "LineTooLong",
+    "MAX_BUFFERED_LINE_BYTES", "BadMessage", "BotExited", "BotTimeout", "BotUnreachable", "LineTooLong",
     "Transport", "TransportError", "PipeTransport", "ZmqTransport", "generate_keypair",
     "close_all",
 ]

@@ -9,9 +9,9 @@ from __future__ import annotations
 import signal
 from typing import Callable, Protocol, runtime_checkable
 
-# Default bound on one protocol line (bytes, without the newline). A bot that sends more
-# than this without a newline gets LineTooLong instead of growing the arena's memory.
-MAX_LINE_BYTES = 65536
+# The most of one line (bytes, no newline) a transport takes in before LineTooLong, unless told less:
+# a bound on memory, not the protocol's lower limit on a bot's line (protocol.MAX_BOT_LINE_BYTES).
+MAX_BUFFERED_LINE_BYTES = 65536
 
 
 class TransportError(Exception):
@@ -82,8 +82,9 @@ class Transport(Protocol):
         """Return the next line without its "\\r\\n"/"\\n", or raise a TransportError."""
         ...
 
-    def close(self) -> None:
-        """Release everything (processes included); idempotent; never raises."""
+    def close(self, grace_s: float = 1.0) -> None:
+        """Release everything (processes included): a bot gets `grace_s` to exit after its stdin
+        closes, then its whole tree is ended. Idempotent; never raises."""
         ...
 
 
@@ -91,7 +92,7 @@ def lines_sender(transport: Transport) -> Callable[[list[str]], None]:
     """What sends several lines in one go where the transport can (`send_many`: one write for a
     pipe), else one by one. Looked up once, not once per move: the referee does it per game, a
     wrapping transport when it is made."""
-    send_many = getattr(transport, "send_many", None)
+    send_many: Callable[[list[str]], None] | None = getattr(transport, "send_many", None)
     if send_many is not None:
         return send_many
 

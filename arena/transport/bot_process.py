@@ -5,6 +5,7 @@ Shared by the pipe and the ZeroMQ transport."""
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import re
 import signal
@@ -14,12 +15,13 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, Protocol, Sequence
+from typing import IO, Any, Protocol, Sequence
 
 from arena.transport.base import BotUnreachable
 from arena.transport.process_tree import TOKEN_ENV, kill_tree, pid_alive, signal_tree, tree_members
 from arena.wording import quoted
 
+log = logging.getLogger(__name__)
 _TAIL_KEEP = 16384
 
 
@@ -50,12 +52,12 @@ def stdio_shim(prelude: str = "") -> list[str]:
     return ["/bin/bash", "-c", f"{prelude}\n{STDIO_SCRIPT}" if prelude else STDIO_SCRIPT, "arena-stdio"]
 
 
-def open_log_for_append(path: str | os.PathLike, mode: str, **kwargs: Any):
+def open_log_for_append(path: str | os.PathLike[str], mode: str, **kwargs: Any) -> IO[Any]:
     """Open a log file to append to, refusing anything but a regular file.
 
     A bot runs as the arena's user and may replace its log with a FIFO or a symlink: a plain
-    open() of a FIFO blocks until someone reads it (it hung the arena, in an audit), and a
-    symlink would send the arena's writes elsewhere."""
+    open() of a FIFO blocks until someone reads it, and a symlink would send the arena's writes
+    elsewhere."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -72,7 +74,7 @@ STDERR_HINT_BYTES = 1000  # of the stderr tail kept in memory, searched for a cr
 STDERR_HINT_CHARS = 120
 # Lines after a crash's reason that say nothing of it: Rust's "note: run with RUST_BACKTRACE=1",
 # Java's and Node's "at Bot.main(Bot.java:12)" frames, "... 3 more", numbered backtrace frames, and
-# Node's closing "Node.js v20.20.2" (an organiser saw only that of a resubmitted bot's SyntaxError).
+# Node's closing "Node.js v20.20.2", which would hide a SyntaxError above it.
 _TRAILER = re.compile(r"^(note:|at |\.\.\. \d+ more|stack backtrace:|\d+: |Node\.js v\d)")
 
 
@@ -185,8 +187,8 @@ class BotProcess:
         reason then reaches the fault without a trip to the log file (escaped: it reaches terminals)."""
         if self.popen.returncode is not None:
             # Its last words may still be in the pipe: the drain thread reads them on its own
-            # time, and on a busy machine the exit was seen first (a test of crashes saw no reason
-            # once in a run of the suite). Bounded: a child of the bot may hold stderr open.
+            # time, and on a busy machine the exit is seen first. Bounded: a child of the bot may
+            # hold stderr open.
             self._stderr_thread.join(timeout=STDERR_LAST_WORDS_S)
         said = telling_line(self.stderr_tail(STDERR_HINT_BYTES))
         return f"; its stderr says: {quoted(said, STDERR_HINT_CHARS)}" if said else ""
@@ -204,7 +206,7 @@ class BotProcess:
             if path:
                 log = open_log_for_append(path, "ab", buffering=0)
                 # The cap is per log file, not per process start: a bot that floods and crashes
-                # in every game would otherwise add a megabyte per game (an audit saw it).
+                # in every game would otherwise add a megabyte per game.
                 written = min(cap, os.fstat(log.fileno()).st_size)
         except OSError:
             log = None
@@ -270,8 +272,8 @@ class BotProcess:
                         break
                     time.sleep(0.01)
             kill_tree(self.popen, self.token)
-        except Exception:
-            pass
+        except OSError:  # a pipe or process already gone: the tree is ended below all the same
+            log.debug("closing bot process %d", self.popen.pid, exc_info=True)
         finally:
             if self.stdout_fd is not None:
                 try:

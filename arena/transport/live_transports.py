@@ -4,6 +4,7 @@ every bot the arena still has, so none is left behind."""
 from __future__ import annotations
 
 import atexit
+import logging
 import threading
 from typing import Protocol
 
@@ -12,6 +13,7 @@ class _Closable(Protocol):
     def close(self) -> None: ...
 
 
+log = logging.getLogger(__name__)
 _live: dict[int, _Closable] = {}
 _live_lock = threading.Lock()
 
@@ -41,8 +43,8 @@ def close_all() -> None:
 def _quiet_close(obj: _Closable) -> None:
     try:
         obj.close()
-    except Exception:  # close() must never raise; belt and braces for atexit
-        pass
+    except Exception:  # noqa: BLE001 - at exit, whatever one close() met must not stop the others
+        log.warning("closing %r at exit", obj, exc_info=True)
 
 
 atexit.register(close_all)

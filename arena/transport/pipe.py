@@ -17,12 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.transport.bot_process import BotProcess, SandboxArgv
+from arena.transport.lines import LineDecoder
 from arena.transport.live_transports import register, unregister
 from arena.transport.base import (
-    MAX_LINE_BYTES,
+    MAX_BUFFERED_LINE_BYTES,
     BotExited,
     BotTimeout,
-    LineTooLong,
     describe_returncode,
 )
 
@@ -41,15 +41,13 @@ class PipeTransport:
     # unflushed buffer (ZmqTransport has its own).
     NO_HELLO_HINT = "is stdout flushed after each line?"
 
-    def __init__(self, proc: BotProcess, *, max_line_bytes: int = MAX_LINE_BYTES,
+    def __init__(self, proc: BotProcess, *, max_line_bytes: int = MAX_BUFFERED_LINE_BYTES,
                  send_timeout_s: float = 5.0, name: str | None = None) -> None:
         self._proc = proc
         self.name = name or f"bot pid {proc.pid}"
         self.max_line_bytes = max_line_bytes
         self.send_timeout_s = send_timeout_s
-        self._buf = bytearray()
-        self._scanned = 0  # bytes of _buf already known to contain no b"\n"
-        self._discarding = False  # after LineTooLong: drop bytes up to the next newline
+        self._lines = LineDecoder(max_line_bytes, self.name)
         self._closed = False
         assert proc.stdin_fd is not None and proc.stdout_fd is not None
         self._in_fd = proc.stdin_fd
@@ -68,7 +66,7 @@ class PipeTransport:
     @classmethod
     def start(cls, argv: list[str], *, cwd: str | None = None, env: dict[str, str] | None = None,
               stderr_log_path: str | None = None, stderr_log_cap_bytes: int = 1_000_000,
-              max_line_bytes: int = MAX_LINE_BYTES, preexec: Callable[[], Any] | None = None,
+              max_line_bytes: int = MAX_BUFFERED_LINE_BYTES, preexec: Callable[[], Any] | None = None,
               send_timeout_s: float = 5.0, name: str | None = None,
               sandbox_argv: SandboxArgv | None = None) -> PipeTransport:
         """Start argv (no shell, own session). Raises BotUnreachable if it cannot start.
@@ -131,43 +129,12 @@ class PipeTransport:
             except (BrokenPipeError, OSError):
                 raise self._exited("closed its stdin") from None
 
-    def _take_line(self) -> str | None:
-        """Pop one complete line from the buffer, or None if there is none yet."""
-        buf = self._buf
-        while True:
-            i = buf.find(b"\n", self._scanned)
-            if i < 0:
-                self._scanned = len(buf)
-                if self._discarding:
-                    buf.clear()
-                    self._scanned = 0
-                elif len(buf) > self.max_line_bytes + 1:  # +1: room for a CR of CRLF
-                    buf.clear()
-                    self._scanned = 0
-                    self._discarding = True
-                    raise LineTooLong(f"{self.name} sent more than {self.max_line_bytes} "
-                                      "bytes without a newline")
-                return None
-            too_long = i > self.max_line_bytes + 1 or (
-                i == self.max_line_bytes + 1 and buf[i - 1] != 13)
-            raw = bytes(buf[:i])
-            del buf[: i + 1]
-            self._scanned = 0
-            if self._discarding:  # tail end of an over-long line: drop it silently
-                self._discarding = False
-                continue
-            if too_long:
-                raise LineTooLong(f"{self.name} sent a {i}-byte line "
-                                  f"(limit {self.max_line_bytes})")
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            return raw.decode("utf-8", errors="replace")
-
     def receive(self, timeout_s: float) -> str:
         if self._closed:
             raise BotExited(f"{self.name}: transport already closed")
         fd = self._out_fd
-        if not self._buf:
+        lines = self._lines
+        if lines.empty:
             # Fast path (once per move): one read, no poll, and when the chunk is exactly one
             # short line, no buffering. Anything else goes through the general path below.
             try:
@@ -179,12 +146,11 @@ class PipeTransport:
             if chunk is not None:
                 if not chunk:
                     raise self._exited("closed its stdout")
-                end = len(chunk) - 1
-                if (chunk.find(b"\n") == end and end < self.max_line_bytes
-                        and not self._discarding and chunk[end - 1:end] != b"\r"):
-                    return chunk[:end].decode("utf-8", errors="replace")
-                self._buf += chunk
-        line = self._take_line()
+                whole = lines.whole_line(chunk)
+                if whole is not None:
+                    return whole
+                lines.feed(chunk)
+        line = lines.take()
         if line is not None:
             return line
         deadline = time.monotonic() + timeout_s
@@ -192,7 +158,7 @@ class PipeTransport:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise BotTimeout(f"{self.name} sent no line within {timeout_s:.3g} s", self._unfinished())
+                raise BotTimeout(f"{self.name} sent no line within {timeout_s:.3g} s", lines.unfinished())
             if not poll(min(remaining, _EXIT_CHECK_S) * 1000.0):
                 # No data: if the bot itself is gone (but a grandchild keeps the pipe
                 # open), report the exit now instead of waiting out the deadline.
@@ -207,18 +173,10 @@ class PipeTransport:
                 raise self._exited("closed its stdout") from None
             if not chunk:
                 raise self._exited("closed its stdout")
-            self._buf += chunk
-            line = self._take_line()
+            lines.feed(chunk)
+            line = lines.take()
             if line is not None:
                 return line
-
-    def _unfinished(self) -> str:
-        """The bytes waiting for a line end, described for a fault's reason."""
-        if not self._buf or self._discarding:
-            return ""
-        if b"\r" in self._buf:  # classic Mac line ends: every line looks unfinished
-            return f"{len(self._buf)} bytes with lines ended by \\r alone; a line must end in \\n"
-        return f"{len(self._buf)} bytes without a line end (\\n)"
 
     def close(self, grace_s: float = 1.0) -> None:
         """Close stdin, wait grace, SIGTERM, wait grace, SIGKILL the whole tree; reap."""
@@ -226,8 +184,6 @@ class PipeTransport:
             return
         self._closed = True
         try:
-            self._proc.close(grace_s)
-        except Exception:
-            pass
+            self._proc.close(grace_s)  # never raises: it logs what it met
         finally:
             unregister(self)

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+from typing import Any
 
 # Every bot gets this variable with a per-process token. Children inherit it, so a
 # grandchild that escaped with setsid() and was re-parented to init is still found by
@@ -33,7 +34,7 @@ def pid_alive(pid: int) -> bool:
     return st is not None and st[0] not in (b"Z", b"X")
 
 
-def tree_members(popen: subprocess.Popen, token: str) -> set[int]:
+def tree_members(popen: subprocess.Popen[Any], token: str) -> set[int]:
     """Live (non-zombie) pids started from `popen`: its session, its group, its descendants,
     and anything carrying `token` in its environment (setsid'd grandchildren re-parented to init).
     Bots and build steps alike: a process they leave behind holds resources and pipes."""
@@ -80,7 +81,7 @@ def tree_members(popen: subprocess.Popen, token: str) -> set[int]:
     return found
 
 
-def signal_tree(popen: subprocess.Popen, sig: int, pids: set[int]) -> None:
+def signal_tree(popen: subprocess.Popen[Any], sig: int, pids: set[int]) -> None:
     """Send `sig` to `pids` and to the process group of `popen` (which outlives its leader)."""
     for pid in pids:
         try:
@@ -93,7 +94,7 @@ def signal_tree(popen: subprocess.Popen, sig: int, pids: set[int]) -> None:
         pass
 
 
-def kill_tree(popen: subprocess.Popen, token: str) -> None:
+def kill_tree(popen: subprocess.Popen[Any], token: str) -> None:
     """SIGKILL everything `tree_members` finds until nothing is left, then reap `popen`."""
     for _ in range(50):  # repeat: a process may fork between the scan and the kill
         popen.poll()

@@ -457,12 +457,12 @@ def test_tournament_new_writes_bot_paths_relative_to_the_config(tmp_path, monkey
 def test_a_ctrl_c_before_the_first_game_gets_the_stop_message(tmp_path, monkeypatch):
     """Between opening the results (which may have changed their deals) and the live board, a
     Ctrl-C ended the run with exit code 130 and no word."""
-    import arena.tournament.runner
+    import arena.tournament.session
 
     def interrupted(config):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(arena.tournament.runner, "build_schedule", interrupted)
+    monkeypatch.setattr(arena.tournament.session, "build_schedule", interrupted)
     path = tmp_path / "c.toml"
     path.write_text('seed = 2\ndeals = 1\nworkers = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
     result = invoke("tournament", "run", str(path))
@@ -701,7 +701,7 @@ def _run_ok(config: Path) -> str:
 
 
 def _fingerprint_of(config_path: Path) -> dict:
-    from arena.cli.open_tournament import bot_versions
+    from arena.tournament.opening import bot_versions
     from arena.tournament.runner import fingerprint
     from arena.tournament.config import load_config, load_entries
 

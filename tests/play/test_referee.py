@@ -399,8 +399,8 @@ class _SendOnly:
     def receive(self, timeout_s: float) -> str:
         return self.inner.receive(timeout_s)
 
-    def close(self) -> None:
-        self.inner.close()
+    def close(self, grace_s: float = 0.0) -> None:
+        self.inner.close(grace_s)
 
 
 def test_a_transport_without_send_many_gets_every_line_in_order():

@@ -132,7 +132,7 @@ def test_line_too_long_bounded_memory(echo: PipeTransport) -> None:
     echo.send(f"spew {10 * 1024 * 1024}")
     with pytest.raises(LineTooLong):
         echo.receive(10.0)
-    assert len(echo._buf) <= echo.max_line_bytes + 65536
+    assert len(echo._lines._buf) <= echo.max_line_bytes + 65536
 
 
 def test_long_line_with_newline(tmp_path: Path) -> None:

@@ -1,0 +1,30 @@
+"""What plays a tournament's tables for the runner (arena/tournament/runner.py), which is the single
+writer of results and does not know which pool it has: the local worker pool (local_pool.py) or a
+Dask cluster's (cluster_pool.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Protocol, Sequence
+
+from arena.play.records import GameRecord
+from arena.schedule.games import GameSpec, TableSpec
+
+
+class Pool(Protocol):
+    """Plays tables and yields each finished game as it comes."""
+
+    # Game key -> what that game records beyond the run's own record (a cluster's: the machine,
+    # the isolation and the build digests of the worker that played it); empty for a local pool.
+    where: dict[str, dict[str, Any]]
+
+    def start(self) -> None:
+        """Start the workers (or connect to them); raises what stops the run before any game."""
+
+    def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
+        """Play `tables` and yield each game as it ends."""
+
+    def stop(self, wait_s: float = 0.0) -> None:
+        """Stop every worker and bot; `wait_s`: how long tables under way may take to end."""
+
+
+__all__ = ["Pool"]

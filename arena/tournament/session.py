@@ -1,0 +1,298 @@
+"""A run of a tournament (`arena tournament run`), from its config to its last stored game: the
+options checked against the config, the bots prepared (what each asks checked against what the
+organiser grants, its copy built once per version), the results opened, locked and reconciled
+with a changed config or resubmitted bots, the tables played locally or on a cluster, and
+everything closed. The CLI words what this decides (arena/cli/tournament.py): every refusal is an
+ArenaError with its sentence, and what a run says along the way goes through `say` and `note`.
+
+    with TournamentSession(config_path, RunOptions(...), say=print, note=print) as session:
+        outcome = session.play(on_progress)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from arena.errors import ArenaError
+from arena.play.protocol_log import usable_log_folder
+from arena.play.ready import ready_bot
+from arena.play.startup import BotSettings
+from arena.results.rows import StoreError
+from arena.results.sprt import SprtState
+from arena.results.store import ResultStore
+from arena.sandbox.isolation import Isolation, find_isolation, seen_by_bots
+from arena.schedule.games import TableSpec
+from arena.submission.manifest import BotManifest
+from arena.submission.prepared import PreparedBot
+from arena.tournament.config import CLUSTER_ADDRESS, MAX_WORKERS, TournamentConfig
+from arena.tournament.local_pool import WorkerDied
+from arena.tournament.opening import Note, load_tournament, open_results, own_file
+from arena.tournament.pool import Pool
+from arena.tournament.runner import (Progress, RunSummary, build_schedule, builds_changed, describe_schedule,
+                                     limits_changed, run_record)
+from arena.tournament.runner import run_tournament
+from arena.wording import count
+from arena.wording import shell_command as command
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the organiser's command line adds to the config."""
+
+    workers: int | None = None
+    log_dir: Path | None = None
+    update: bool = False  # take resubmitted and withdrawn bots
+    cluster: str | None = None  # --cluster: a Dask scheduler's address, over the config's
+    html_page: Path | None = None  # a live standings page
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    summary: RunSummary
+    test: SprtState | None  # an SPRT run's decision
+
+
+class RunStopped(ArenaError):
+    """The run ended before its last game (a full disk, a lost worker or scheduler): what is
+    stored is kept, and the same command resumes."""
+
+    exit_code = 1
+
+
+@dataclass
+class TournamentSession:
+    config_path: Path
+    options: RunOptions = field(default_factory=RunOptions)
+    say: Callable[[str], None] = lambda line: None  # the run's own lines: isolation, grants, schedule
+    note: Note = lambda line: None  # what it notes of the stored results and the config
+
+    def __post_init__(self) -> None:
+        self.store: ResultStore | None = None
+        self.pool: Pool | None = None
+        self.tables: list[TableSpec] = []
+        self.prepared: dict[str, PreparedBot] = {}
+        self.sources: dict[str, BotManifest] = {}  # the bots as found, in their own folders
+        self.manifests: dict[str, BotManifest] = {}  # the bots as they run: their prepared copies
+        self.config: TournamentConfig  # set by open(), first of all
+        self.isolation: Isolation
+        self.address = ""  # a Dask scheduler's, when the tables are played on a cluster
+        self.versions: dict[str, str] = {}
+        self.builds: dict[str, str] = {}
+        self._stored_when_closed: int | None = None
+
+    # ---------------------------------------------------------------- opening
+
+    def __enter__(self) -> TournamentSession:
+        try:
+            self.open()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Everything before the first game; an ArenaError for what refuses the run."""
+        options = self.options
+        if options.workers is not None and options.workers > MAX_WORKERS:
+            raise ArenaError(f"--workers {options.workers}: expected a whole number from 1 to {MAX_WORKERS}")
+        self.config, self.sources = load_tournament(self.config_path)
+        config = self.config
+        if options.cluster is not None and not CLUSTER_ADDRESS.match(options.cluster):
+            raise ArenaError(f"--cluster {options.cluster}: expected a Dask scheduler's address, e.g. tcp://scheduler:8786")
+        self.address = options.cluster or config.cluster
+        self._refuse_options()
+        self.isolation = find_isolation(config.isolation)
+        if config.isolation == "required" and not self.isolation.active and not self.address:  # a cluster's: checked there
+            raise ArenaError(f"{config.path}: key 'isolation': required, but there is none here: {self.isolation.why_not}. "
+                             "Install it with: apt-get install bubblewrap; or, to run every bot with what the arena's "
+                             f"user can read, set isolation = \"auto\" in {config.path} (docs/sandbox.md)")
+        self._refuse_what_bots_see()
+        if not self.address:  # the run's first line: what the bots can see here, as every game records it
+            self.say(f"isolation: {self.isolation.summary()}")
+        if "seed" not in config.raw:
+            self.note(f"{config.path} gives no seed, so the deals use seed 1, which any bot author can know: a bot "
+                      "that knows the seed can deal every hand itself. Set a seed of your own (before the first game: "
+                      "a changed seed is refused) and keep it to yourself until the tournament is over.")
+        self._prepare_bots()
+        self.versions = {name: bot.version for name, bot in self.prepared.items()}
+        self.builds = {name: bot.build for name, bot in self.prepared.items()}
+        if self.address:
+            self.pool = self._cluster_pool()
+            self.say(f"{self.pool.describe()}; each game records the machine and the isolation it was played with")  # type: ignore[attr-defined]
+            self.manifests = self.sources  # a cluster's workers prepare their own copies, from the bots' files
+        else:
+            self.manifests = {name: bot.manifest for name, bot in self.prepared.items()}
+        self.store, self.config = open_results(config, self.manifests, self.versions, create=True,
+                                               update=options.update, note=self.note,
+                                               files={name: bot.files for name, bot in self.prepared.items()})
+        last, now = self.store.last_extra(), run_record(self.config, self.manifests, self.versions, self.isolation,
+                                                        self.builds)
+        changes = limits_changed(last, now)
+        if changes:
+            self.note(f"limits changed since the last stored game: {'; '.join(changes)}. Stored games keep the "
+                      "limits they were played with (each game records its own).")
+        for line in builds_changed(last, now):
+            self.note(line)
+        self.tables = build_schedule(self.config)
+        described = describe_schedule(self.config, self.tables)
+        if described:
+            self.say(described)
+
+    def _refuse_options(self) -> None:
+        """Options that cannot go together with the config or with each other; the --log folder
+        made, where it will be written, before any bot starts."""
+        config, options = self.config, self.options
+        if options.html_page is not None:
+            own = own_file(options.html_page, config)
+            if own is not None:
+                raise ArenaError(f"--html {options.html_page} is this tournament's own {own}; write the report to "
+                                 "another file")
+            if not options.html_page.parent.is_dir():
+                raise ArenaError(f"--html {options.html_page}: there is no folder {options.html_page.parent}")
+        if not self.address:
+            if options.log_dir is not None:
+                usable_log_folder(options.log_dir)
+            return
+        if config.sprt:
+            raise ArenaError(f"{config.path}: key 'stop': an SPRT run plays its deals in waves on this machine's "
+                             "workers; drop --cluster (or the config's `cluster`) for it")
+        instead = ("drop --cluster to play locally" if options.cluster else
+                   "drop the config's `cluster` to play locally")
+        if options.workers is not None:
+            raise ArenaError(f"--workers {options.workers}: a cluster run plays one table at a time on each of the "
+                             f"cluster's worker threads (`dask worker ... --nworkers N --nthreads 1`); drop --workers, "
+                             f"or {instead}")
+        if options.log_dir is not None:
+            # The logs would be written on the workers' machines, in a folder of this one's name.
+            raise ArenaError(f"--log {options.log_dir}: a cluster run keeps no protocol or stderr logs (its bots run "
+                             f"on the workers' machines); drop --log, or {instead}")
+
+    def _refuse_what_bots_see(self) -> None:
+        """A tournament's results, config, logs or live page inside a folder every sandbox binds
+        (the arena's venv, /usr) would be read by every bot: a hostile bot listed the results and
+        config of a workspace made inside the venv."""
+        for what, path in (("its config", self.config.path), ("its results", self.config.database),
+                           ("--log", self.options.log_dir), ("--html", self.options.html_page)):
+            folder = seen_by_bots(path) if path is not None else None
+            if folder is not None:
+                raise ArenaError(f"{path}: {what} lies in {folder}, which every bot's sandbox can read (the system's "
+                                 "files and the arena's own Python are bound into each); move the tournament's folder "
+                                 "out of it (docs/sandbox.md)")
+
+    def _prepare_bots(self) -> None:
+        """Each bot's ask checked against the grants, then its copy built (once per version); the
+        run says what was granted beyond the defaults, and which bots were built now."""
+        settings = BotSettings(sandbox_limits=self.config.sandbox or None, grants=self.config.grants)
+        for name, manifest in self.sources.items():
+            self.prepared[name], given = ready_bot(manifest, settings, self.isolation, self.config.path)
+            if given.beyond_defaults and not manifest.is_service:
+                self.say(f"granted to {name}: {', '.join(given.beyond_defaults)}")
+        for name, bot in self.prepared.items():
+            if bot.built_now and bot.source.build:
+                self.say(f"built {name} version {bot.version} (kept for every later run in the build cache)")
+
+    def _cluster_pool(self) -> Pool:
+        """The Dask cluster's pool, connected and its workers checked (ClusterError: its sentence)."""
+        from arena.tournament.cluster_pool import ClusterPool
+
+        pool = ClusterPool(self.address, self.sources, self.config, self.versions)
+        try:
+            pool.start()
+        except BaseException:
+            pool.stop()
+            raise
+        return pool
+
+    # ---------------------------------------------------------------- playing
+
+    def test_status(self) -> Callable[[], SprtState] | None:
+        """The SPRT's state as it stands, for the live board; None without a test."""
+        if not self.config.sprt:
+            return None
+        from arena.tournament.early_stop import sprt_state
+
+        store = self.store
+        assert store is not None  # open()
+        return lambda: sprt_state(store, self.config, self.tables)
+
+    def play(self, on_progress: Callable[[Progress], None] | None = None) -> RunOutcome:
+        """Play what is not stored yet. RunStopped when the run cannot go on (what is stored stays);
+        a Ctrl-C (KeyboardInterrupt) or SIGTERM (SystemExit) passes through, every bot stopped."""
+        from arena.tournament.cluster_pool import ClusterError
+
+        assert self.store is not None
+        options = self.options
+        test = None
+        try:
+            if self.config.sprt:
+                from arena.tournament.early_stop import run_until_decided
+
+                summary, test = run_until_decided(self.config, self.manifests, self.store, tables=self.tables,
+                                                  on_progress=on_progress, workers=options.workers,
+                                                  log_dir=options.log_dir, versions=self.versions, builds=self.builds)
+            else:
+                summary = run_tournament(self.config, self.manifests, self.store, workers=options.workers,
+                                         on_progress=on_progress, log_dir=options.log_dir, versions=self.versions,
+                                         tables=self.tables, pool=self.pool, builds=self.builds)
+        except (StoreError, WorkerDied, ClusterError) as exc:  # a full disk, a killed worker, a lost scheduler
+            raise RunStopped(f"{exc}. Stopped with {self.kept_words(short=True)}; every bot was stopped. "
+                             f"Resume with: {self.resume_command()}") from None
+        return RunOutcome(summary, test)
+
+    def start_failures(self) -> list[tuple[str, int, str]]:
+        """(bot, games, why) of the bots that never played in some games of the tournament."""
+        assert self.store is not None
+        return list(self.store.start_failures())
+
+    def kept_words(self, short: bool = False) -> str:
+        """What is stored, for a stopped run's last words: the count, unless the file cannot say it."""
+        stored = self._stored_games()
+        if stored is None:
+            return "the stored games are kept"
+        if short:
+            return f"{count(stored, 'game')} stored and kept"
+        return f"{count(stored, 'game')} {'is' if stored == 1 else 'are'} stored and kept"
+
+    def resume_command(self) -> str:
+        again = ("--cluster", self.options.cluster) if self.options.cluster else ()
+        return command("arena", "tournament", "run", self.config_path, *again)
+
+    def check_command(self, bot: str) -> str:
+        """How to check a bot that could not start: by its own folder, never its prepared copy."""
+        manifest = self.sources.get(bot)
+        return command("arena", "bot", "check", manifest.directory if manifest is not None else bot)
+
+    def _stored_games(self) -> int | None:
+        # The file found damaged in the middle of the run: the words must come out all the same.
+        if self.store is None:
+            return self._stored_when_closed
+        try:
+            return self.store.game_count()
+        except StoreError:
+            return None
+
+    def close(self) -> None:
+        """Stop the cluster's client, close the results; idempotent."""
+        if self.pool is not None:
+            self.pool.stop()
+            self.pool = None
+        if self.store is not None:
+            self._stored_when_closed = self._stored_games()  # for the last words of a run stopped now
+            self.store.close()
+            self.store = None
+
+
+def start_failure_words(failures: Sequence[tuple[str, int, str]], session: TournamentSession) -> str | None:
+    """Bots that never played: the results stand (each such game is a recorded fault), but a setup
+    problem a script must be able to see, as with `arena play`."""
+    return "\n".join(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
+                     f"so its moves there were the referee's. Check it with: {session.check_command(bot)}"
+                     for bot, games, reason in failures) or None
+
+
+__all__ = ["RunOptions", "RunOutcome", "RunStopped", "TournamentSession", "start_failure_words"]
