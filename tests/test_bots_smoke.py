@@ -22,6 +22,7 @@ import pytest
 from arena.game import Game, Rules
 from arena.submission.prepared import prepare_bot
 from arena.submission.lookup import list_bots, load_manifest
+from arena.submission.manifest import BotManifest
 try:
     from tests.bots_support import BOTS_DIR, LineBot, request_line, sample_states
 except ImportError:  # pytest run from outside the repository: tests/ itself is on sys.path
@@ -43,15 +44,15 @@ def requests() -> list[tuple[str, set[str]]]:
 
 
 @pytest.fixture(scope="module")
-def built() -> set[str]:
-    """Build every bot that has a build step (once per test run); skip only when a tool is missing."""
-    done = set()
+def built() -> dict[str, BotManifest]:
+    """Every bot prepared as the arena runs it (copied into the build cache and built there, once
+    per test run), by name; a bot whose tool is missing is left out (its tests skip)."""
+    done = {}
     for m in list_bots():
         missing = [tool for tool in NEEDS.get(m.name, ()) if shutil.which(tool) is None]
         if missing:
             continue
-        prepare_bot(m)
-        done.add(m.name)
+        done[m.name] = prepare_bot(m).manifest
     return done
 
 
@@ -60,7 +61,7 @@ def test_pipe_bot_plays_legal_moves_and_quits(name: str, requests, built) -> Non
     missing = [tool for tool in NEEDS.get(name, ()) if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{name} needs {', '.join(missing)}, not installed on this machine")
-    m = load_manifest(name)
+    m = built[name]
     bot = LineBot(m.argv(), cwd=m.directory, env={"BOT_SEED": "5"})
     try:
         bot.send("hello protocol=1 arena=0.1.0")
@@ -110,7 +111,7 @@ def test_pipe_bot_plays_a_game_the_same_way_whatever_came_before(name: str, requ
     missing = [tool for tool in NEEDS.get(name, ()) if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{name} needs {', '.join(missing)}, not installed on this machine")
-    m = load_manifest(name)
+    m = built[name]
     runs = []
     for history in ((), ((1, 0), (2, 1))):  # a fresh process, and one that played two games first
         bot = LineBot(m.argv(), cwd=m.directory)
