@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import signal
 import sys
 from pathlib import Path
@@ -81,7 +82,11 @@ def parse_rule_options(pairs: Sequence[str] | None) -> dict[str, str]:
 
 def stop_on_sigterm() -> None:
     """Turn SIGTERM into SystemExit so that `finally` blocks run and every bot is closed."""
+    own_pid = os.getpid()
+
     def handler(signum, frame):  # noqa: ARG001
+        if os.getpid() != own_pid:  # a bot's child before its exec, running an at-fork hook: no traceback there
+            os._exit(128 + signum)
         raise SystemExit(128 + signum)
 
     if sys.platform != "win32":

@@ -33,6 +33,9 @@ def games(
     sort: Annotated[str, typer.Option(
         help="number: by game number (the tournament's order, the same in every run); stored: in the order "
              "the games were stored (it depends on the workers).")] = "number",
+    void: Annotated[bool, typer.Option(
+        "--void", help="Instead: the void games, which the arena could not play (a bot that could not be started "
+                       "or reached for a reason outside its code): when, why, and whether played since.")] = False,
 ) -> None:
     """List the stored games, by game number, with the numbers `arena replay` takes.
 
@@ -48,6 +51,9 @@ def games(
         fail(f"--sort must be number or stored, not {sort!r}")
     if superseded not in SUPERSEDED_CHOICES:
         fail(f"--superseded must be one of {', '.join(SUPERSEDED_CHOICES)}, not {superseded!r}")
+    if void and (faults or skitgubbe is not None or superseded != "exclude"):
+        given = "--faults" if faults else "--skitgubbe" if skitgubbe is not None else "--superseded"
+        fail(f"--void lists the games that could not be played, which have no faults or finish: drop {given}")
     config, manifests = load_tournament(config_path)
     wanted = list(dict.fromkeys(bot or ()))
     for name in wanted + ([skitgubbe] if skitgubbe is not None else []):
@@ -57,6 +63,12 @@ def games(
         limit = TABLE_LIMIT if format == "table" else 0
     store, config = open_results(config, manifests, bot_versions(manifests), create=False, note=note)
     numbers = config.game_numbers()
+    if void:
+        try:
+            _void_games(store, config, numbers, wanted, format, limit)
+        finally:
+            store.close()
+        return
     shown: list[GameLine] = []
     more = 0
     try:
@@ -104,6 +116,43 @@ def games(
         console.print(f"... and {more} more (--limit 0 shows them all); replay one with: {how}", highlight=False, markup=False)
     else:
         console.print(f"replay one with: {how}", highlight=False, markup=False)
+
+
+def _void_games(store, config, numbers, wanted: list[str], format: str, limit: int) -> None:
+    """`arena games --void`: every void attempt of the games that seat every --bot, by game number."""
+    import dataclasses
+    import json
+
+    from arena.report.games import render_void_table
+    from arena.results.games_list import csv_cells
+    from arena.results.voids import void_rows
+
+    found = [(numbers.number(row.table, row.deal, row.seating), row) for row in void_rows(store)
+             if all(name in row.bots for name in wanted)]
+    found.sort(key=lambda pair: (pair[0], pair[1].voided_at))
+    shown = found[:limit] if limit else found
+    if format == "json":
+        for number, row in shown:
+            console.out(json.dumps({"number": number, **dataclasses.asdict(row)}), highlight=False)
+        return
+    if format == "csv":
+        fields = ("number", "key", "bots", "bot", "why", "tried", "voided_at", "played_since", "machine", "on_request")
+        console.out(csv_cells(fields), end="", highlight=False)
+        for number, row in shown:
+            console.out(csv_cells((number, row.key, ";".join(row.bots), row.bot, row.why, row.tried, row.voided_at,
+                                   row.played_since, row.machine, row.on_request)), end="", highlight=False)
+        return
+    pending = len({row.key for _, row in found if not row.played_since})
+    title = f"{config.name}: {count(len(found), 'void attempt')}{_described(wanted, False, None)}, {pending} to be played"
+    if not shown:
+        console.print(f"{config.name}: no void game", highlight=False, markup=False)
+        return
+    render_void_table(shown, console, title=title)
+    if len(found) > len(shown):
+        console.print(f"... and {len(found) - len(shown)} more (--limit 0 shows them all)", highlight=False, markup=False)
+    if pending:
+        console.print(f"the next {command('arena', 'tournament', 'run', config.path)} plays them first", highlight=False,
+                      markup=False)
 
 
 def _described(bots: list[str], faults: bool, skitgubbe: str | None) -> str:

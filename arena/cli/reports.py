@@ -87,18 +87,24 @@ def report_standings(store, config, with_history: bool = False):
     from arena.results.history import version_history
     from arena.results.queries import games_summary
     from arena.results.ratings import rated_standings
+    from arena.results.standings import Completeness
+    from arena.results.voids import pending_void_keys
     from arena.tournament.resubmission import stored_versions
 
     result = rated_standings(store, config)
     games = games_summary(store)
+    void = len(pending_void_keys(store))
     versions = {b.bot: b.version for b in result.bots}
     result = dataclasses.replace(result, facts=tournament_facts(config, games.first_finished_at, games.last_finished_at,
-                                                                versions, games.capped_games, games.games))
+                                                                versions, games.capped_games, games.games, void))
+    decided = False
     if config.sprt:
         from arena.tournament.early_stop import sprt_state
         from arena.tournament.runner import build_schedule
 
         result = dataclasses.replace(result, test=sprt_state(store, config, build_schedule(config)))
+        decided = result.test is not None and result.test.decided
+    result = dataclasses.replace(result, completeness=Completeness(games.games, config.games_scheduled(), void, decided))
     if with_history:
         # What the standings count: each bot at the version its stored games were played at.
         counted = stored_versions(store.fingerprint() or {})

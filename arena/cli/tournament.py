@@ -126,12 +126,18 @@ def run(
     html_page: Annotated[Optional[Path], typer.Option(
         "--html", metavar="FILE", help="Keep a standings page at this HTML file up to date while the run goes on "
                                        "(it reloads itself in a browser; no server needed), the final report at the end.")] = None,
+    replay_faults: Annotated[Optional[list[str]], typer.Option(
+        "--replay-faults", metavar="KIND", help="Void the stored games with a fault of this kind (e.g. no_hello: a bot "
+                                                "that could not start, stored by an arena that did not know void games) "
+                                                "and play them again with the same cards; repeatable, or KIND,KIND.")] = None,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report.live import LiveBoard
-    from arena.tournament.session import RunOptions, TournamentSession, start_failure_words
+    from arena.tournament.session import RunOptions, TournamentSession, start_failure_words, void_words
 
-    options = RunOptions(workers=workers, log_dir=log, update=update, cluster=cluster, html_page=html_page)
+    kinds = tuple(dict.fromkeys(kind.strip() for given in replay_faults or () for kind in given.split(",") if kind.strip()))
+    options = RunOptions(workers=workers, log_dir=log, update=update, cluster=cluster, html_page=html_page,
+                         replay_faults=kinds)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     session = TournamentSession(config_path, options, say=_say, note=note)
     try:
@@ -153,13 +159,14 @@ def run(
     summary = outcome.summary
     if outcome.test is not None:
         _say(f"Early stopping (SPRT): {outcome.test.sentence()}")
-    elif summary.played == 0:
+    elif summary.played == 0 and not summary.void:
         _say(f"nothing to play: all {count(summary.total, 'game')} {'is' if summary.total == 1 else 'are'} "
              "already stored")
     _say(f"done: {count(summary.already_done + summary.played, 'game')} stored ({summary.played} played now). "
          f"Report: {command('arena', 'standings', config_path)} --format html -o standings.html")
-    if failed_starts:
-        fail(failed_starts, code=1)
+    problems = [words for words in (void_words(summary, session), failed_starts) if words]
+    if problems:
+        fail("\n".join(problems), code=1)
 
 
 def _say(line: str) -> None:

@@ -53,43 +53,91 @@ def tell_match_start(seats: Sequence[Seat], match_line: str) -> None:
                 send_lines(seat.transport, [match_line])
 
 
-def revive_seats(seats: Sequence[Seat], match_line: str) -> None:
-    """Before a game: give every bot lost in an earlier game (crash, hang, flood) a fresh process.
+def revive_seats(seats: Sequence[Seat], match_line: str, *, retry_s: float = 0.0,
+                 keep_going: Callable[[], bool] | None = None) -> None:
+    """Before a game: give every bot lost in an earlier game (crash, hang, flood) a fresh process,
+    told `match_line` (its `games=`: the games still to come, this one included: protocol.md
+    section 4).
 
     As cutechess-cli restarts a crashed engine, one game's fault costs that game only. It also
     keeps resumed tournaments exact: a table resumed mid-way starts fresh bots, so an
-    uninterrupted run must give a lost bot a fresh start before each game too.
+    uninterrupted run must give a lost bot a fresh start before each game too. A start that
+    failed for a reason outside the bot (`Seat.void`) is tried again with growing waits for up
+    to `retry_s` (an outage of a service, a machine out of room), and does not count against it.
     """
     for seat in seats:
-        if seat.alive or seat.restart is None or seat.failed_restarts >= MAX_FAILED_RESTARTS:
+        if seat.alive or seat.restart is None:
             continue
-        if seat.transport is not None:
-            close_transport(seat.transport, 0.0)  # it already failed: no grace to wait out
-        fresh = seat.restart()
-        seat.transport = fresh.transport
-        seat.outbox = []
-        seat.next_request_id = 1
-        seat.timeouts_in_a_row = seat.stray_in_a_row = 0
-        seat.awaiting_late.clear()  # ids of the lost process: the fresh one starts again at 1
-        if not fresh.alive:
-            if fresh.transport is not None:  # e.g. alive but silent: it must not idle on the table's core
-                close_transport(fresh.transport, 0.0)
-                seat.transport = None
-            seat.failed_restarts += 1
-            failed = seat.failed_restarts  # a failed first start counts too: "restart 2" was the first restart
-            if failed >= MAX_FAILED_RESTARTS:  # worded for the games after too, where none is tried
-                seat.dead_reason = (f"not started again in this match after {failed} failed starts in a row; "
-                                    f"the last: {fresh.dead_reason}")
-            elif failed == 1:
-                seat.dead_reason = f"its fresh start failed: {fresh.dead_reason}"
-            else:
-                seat.dead_reason = f"{failed} failed starts in a row, the last: {fresh.dead_reason}"
-            seat.dead_kind = fresh.dead_kind
+        failed_now, seat.start_failed_now = seat.start_failed_now, False
+        if failed_now and not seat.void:
+            continue  # its start for this game failed a moment ago: that failure is this game's
+        if seat.failed_restarts >= MAX_FAILED_RESTARTS:
             continue
-        seat.alive, seat.dead_reason = True, ""
+        _restart(seat, match_line)
+        if seat.void and not seat.alive and retry_s > 0:
+            _wait_out(seat, match_line, retry_s, keep_going)
+
+
+# The waits between tries of a start that failed outside the bot: doubling from the first to the most.
+RETRY_FIRST_WAIT_S = 1.0
+RETRY_MOST_WAIT_S = 15.0
+
+
+def _wait_out(seat: Seat, match_line: str, retry_s: float, keep_going: Callable[[], bool] | None) -> None:
+    deadline = time.monotonic() + retry_s
+    wait_s = RETRY_FIRST_WAIT_S
+    tries = 1
+    while not seat.alive and seat.void:
+        left_s = deadline - time.monotonic()
+        if left_s <= 0 or (keep_going is not None and not keep_going()):
+            break
+        time.sleep(min(wait_s, left_s))
+        wait_s = min(2 * wait_s, RETRY_MOST_WAIT_S)
+        _restart(seat, match_line)
+        tries += 1
+    if not seat.alive and seat.void:
+        seat.dead_reason = f"{tries} tries in {retry_s:g} s failed, the last: {seat.dead_reason}"
+
+
+def _restart(seat: Seat, match_line: str) -> None:
+    """One fresh start of a lost bot (`Seat.restart`), its outcome kept on the seat."""
+    assert seat.restart is not None
+    if seat.transport is not None:
+        close_transport(seat.transport, 0.0)  # it already failed: no grace to wait out
+    fresh = seat.restart()
+    seat.transport = fresh.transport
+    seat.outbox = []
+    seat.next_request_id = 1
+    seat.timeouts_in_a_row = seat.stray_in_a_row = 0
+    seat.awaiting_late.clear()  # ids of the lost process: the fresh one starts again at 1
+    if fresh.alive:
+        seat.alive, seat.dead_reason, seat.void = True, "", False
         seat.failed_restarts = 0
         seat.restarts += 1
         tell_match_start([seat], match_line)
+        return
+    if fresh.transport is not None:  # e.g. alive but silent: it must not idle on the table's core
+        close_transport(fresh.transport, 0.0)
+        seat.transport = None
+    seat.dead_kind, seat.void = fresh.dead_kind, fresh.void
+    if fresh.void:  # not the bot's doing: said as it is, and not counted against it
+        seat.dead_reason = fresh.dead_reason
+        return
+    seat.failed_restarts += 1
+    failed = seat.failed_restarts  # the table's first start counts too
+    if failed >= MAX_FAILED_RESTARTS:  # worded for the games after too, where none is tried
+        seat.dead_reason = (f"not started again in this match after {failed} failed starts in a row; "
+                            f"the last: {fresh.dead_reason}")
+    elif failed == 1:
+        seat.dead_reason = f"its fresh start failed: {fresh.dead_reason}"
+    else:
+        seat.dead_reason = f"{failed} failed starts in a row, the last: {fresh.dead_reason}"
+
+
+def remaining_match_line(rules: Rules, games: int | None, number: int) -> str:
+    """The `match` line for a bot started afresh before game `number` (1, 2, ...) of a match of
+    `games` games (None: until the scoring ends it): it counts the games still to come."""
+    return protocol.format_match_start(rules, None if games is None else games - number + 1)
 
 
 @contextlib.contextmanager
@@ -133,7 +181,9 @@ def allow_restarts(seat: Seat, manifest: BotManifest, settings: BotSettings, lab
         return fresh
 
     seat.restart = restart
-    seat.failed_restarts = 0 if seat.alive else 1  # a failed first start counts as one
+    # A failed first start counts as one (unless it was not the bot's doing), and is the first game's.
+    seat.failed_restarts = 0 if seat.alive or seat.void else 1
+    seat.start_failed_now = not seat.alive
 
 
 def handshake_faults(seats: Sequence[Seat]) -> list[tuple[int, str]]:
@@ -192,7 +242,7 @@ def play_match(
         number += 1
         seating = rotation(number, n) if rotate else tuple(range(n))
         game = Game.new(rules, derive_seed(seed, "game", number), seating.index(score.dealer))
-        revive_seats(seats, match_line)
+        revive_seats(seats, remaining_match_line(rules, games, number))
         record = play_game(game, [seats[player] for player in seating], number=number, limits=limits, on_event=on_event)
         score.record(outcome_by_player(record.outcome, seating))
         records.append(record)

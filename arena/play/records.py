@@ -51,11 +51,28 @@ class GameRecord:
     moves: int
 
 
+@dataclass(frozen=True, slots=True)
+class VoidGame:
+    """A game the arena could not play: a bot at it could not be started or reached for a reason
+    outside its code (protocol.md section 9). No result: kept for the record, out of the
+    standings, and played again, with the same cards, by a later attempt."""
+
+    number: int
+    bots: tuple[str, ...]  # bot name per seat, as the game would have had them
+    bot: str  # the bot that could not be started or reached
+    why: str
+    tried: bool = True  # False: not tried, because that bot had just failed at the same table
+
+
 # The time limits a match or tournament may set, in seconds. The upper bound keeps what a hung
 # bot can cost finite (an infinite limit would disable the hung-bot cut-off above); the lower one
 # is still far above a pipe round trip.
 MOVE_TIMEOUT_RANGE_S = (0.01, 600.0)
 STARTUP_TIMEOUT_RANGE_S = (0.1, 600.0)
+# How long a tournament keeps trying a bot whose start failed outside its code (a service out of
+# reach) before the game is void: 0 gives up at once; an hour holds a worker that long at most.
+START_RETRY_RANGE_S = (0.0, 3600.0)
+START_RETRY_S = 120.0
 
 
 def time_limit_problem(value: object, bounds_s: tuple[float, float]) -> str | None:

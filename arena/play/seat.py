@@ -43,12 +43,18 @@ class Seat:
     restart: Callable[[], Seat] | None = None
     failed_restarts: int = 0  # in a row; the match layer gives up after a few
     restarts: int = 0
+    # Lost for a reason outside the bot's code (transport.Unplayable: no room for a process, a
+    # sandbox that could not be set up, a service out of reach): a game it stops is void, not its fault.
+    void: bool = False
+    # Its latest start failed for the game about to be played: that game's, not tried again for it.
+    start_failed_now: bool = False
 
-    def drop(self, reason: str, kind: FaultKind = FaultKind.EXITED) -> None:
+    def drop(self, reason: str, kind: FaultKind = FaultKind.EXITED, *, void: bool = False) -> None:
         """Stop talking to this bot for the rest of the game (its stream can't be trusted)."""
         self.alive = False
         self.dead_reason = reason
         self.dead_kind = kind
+        self.void = void
         self.outbox.clear()
 
     def kill(self, reason: str) -> None:

@@ -17,7 +17,7 @@ from arena.play.protocol_log import LoggedTransport
 from arena.play.records import QUOTED_CHARS, FaultKind, TimeLimits
 from arena.play.seat import Seat
 from arena.submission.manifest import BotManifest
-from arena.transport.base import BotTimeout, Transport, TransportError
+from arena.transport.base import MACHINE_ERRNOS, BotTimeout, Transport, TransportError, Unplayable
 from arena.transport.pipe import PipeTransport
 from arena.wording import quoted
 
@@ -139,7 +139,9 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     try:
         transport = open_transport(manifest, settings, label)
     except (TransportError, OSError) as exc:
-        seat.drop(f"cannot start: {exc}", FaultKind.NO_HELLO)
+        # A machine with no room (a full disk for the bot's copy, say) is not the bot's doing.
+        void = isinstance(exc, Unplayable) or (isinstance(exc, OSError) and exc.errno in MACHINE_ERRNOS)
+        seat.drop(f"cannot start: {exc}", FaultKind.NO_HELLO, void=void)
         return seat
     if settings.log_dir is not None:
         try:
@@ -149,6 +151,8 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     seat.transport = transport
     try:
         transport.send(protocol.format_hello(__version__))
+    except Unplayable as exc:
+        seat.drop(f"cannot send hello: {exc}", FaultKind.NO_HELLO, void=True)
     except TransportError as exc:
         seat.drop(f"cannot send hello: {exc}{_start_up_output(seat, str(exc), read_more=True)}", FaultKind.NO_HELLO)
     return seat
@@ -165,6 +169,8 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
         # What the bot sent so far, else the transport's own guess at the usual cause.
         hint = f"it sent {exc.unfinished}" if exc.unfinished else getattr(seat.transport, "NO_HELLO_HINT", "")
         seat.drop(f"no hello within {timeout_s:g} s" + (f" ({hint})" if hint else ""), FaultKind.NO_HELLO)
+    except Unplayable as exc:
+        seat.drop(f"no hello: {exc}", FaultKind.NO_HELLO, void=True)
     except TransportError as exc:
         seat.drop(f"no hello: {exc}{_start_up_output(seat, str(exc), read_more=False)}", FaultKind.NO_HELLO)
     except protocol.ProtocolError as exc:

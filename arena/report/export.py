@@ -46,7 +46,8 @@ def _md_table(columns, rows) -> list[str]:
 def to_markdown(standings: Standings, title: str = "Standings") -> str:
     facts = [f"- {key}: {_md_cell(fact_text(value))}" for key, value in standings.facts.items()]
     lines = [f"# {_md_cell(title)}", "", *facts, *([""] if facts else []),
-             f"{count(standings.games, 'game')}{_ranking_note(standings)}.", "", *_md_table(STANDINGS_COLUMNS, standings.bots)]
+             f"{_md_cell(standings.games_words())}{_ranking_note(standings)}.{_not_complete(standings)}", "",
+             *_md_table(STANDINGS_COLUMNS, standings.bots)]
     lines += ["", PER_GAME_NOTE + ".", "", RATING_NOTE + "."]
     if standings.test is not None:
         lines += ["", f"**Early stopping (SPRT):** {_md_cell(standings.test.sentence())}."]
@@ -88,6 +89,14 @@ def place_name(place: int, n: int) -> str:
     return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') } out"
 
 
+NOT_COMPLETE = "The tournament is not complete: run it again to play the rest"
+
+
+def _not_complete(standings: Standings) -> str:
+    done = standings.completeness
+    return "" if done is None or done.complete else f" **{NOT_COMPLETE}.**"
+
+
 def _ranking_note(standings: Standings) -> str:
     return "; ranked by points per game" if standings.ranks_by_points_per_game else ""
 
@@ -96,6 +105,9 @@ def to_dict(standings: Standings) -> dict:
     return {
         "tournament": standings.facts,
         "games": standings.games,
+        **({} if standings.completeness is None else {
+            "games_scheduled": standings.completeness.scheduled, "games_void": standings.completeness.void,
+            "complete": standings.completeness.complete}),
         "ranked_by": standings.ranked_by,
         "bots": [
             {

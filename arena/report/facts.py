@@ -12,30 +12,34 @@ from arena.protocol import PROTOCOL_VERSION
 _NOT_RULES = ("num_players", "scoring", "fault_policy", "next_dealer", "games", "max_games", "target_points")
 
 
-def _when(timestamp: float | None) -> str:
+def when_text(timestamp: float | None) -> str:
+    """A stored time.time() as reports write it, in UTC; "" for none."""
     if timestamp is None:
         return ""
     return dt.datetime.fromtimestamp(timestamp, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def tournament_facts(config, first_game_at: float | None, last_game_at: float | None,
-                     versions: dict[str, str], capped_games: int = 0, games_played: int = 0) -> dict[str, object]:
+                     versions: dict[str, str], capped_games: int = 0, games_played: int = 0,
+                     games_void: int = 0) -> dict[str, object]:
     """The facts, in the order reports show them; values are text, numbers or (rules, bots) a dict."""
     import arena
 
     options = config.rules.to_options()
     facts: dict[str, object] = {
         "tournament": config.name,
-        "first_game": _when(first_game_at),
-        "last_game": _when(last_game_at),
+        "first_game": when_text(first_game_at),
+        "last_game": when_text(last_game_at),
         "seed": config.seed,
         "schedule": config.schedule,
         # One value per fact (a CSV cell each): what only some schedules have is left empty.
         "challengers": config.challenger_count if config.kind.takes_challengers else "",
-        "tables": config.table_count(),
+        "tables": config.tables_in_play(),  # a withdrawn bot's tables are no longer played
         "table_size": config.table_size,
         "deals": config.deals,  # at most, under stop = "sprt"
         "games_played": games_played,
+        "games_scheduled": config.games_scheduled(),  # at most, under stop = "sprt"
+        "games_void": games_void,  # could not be played, to be played again (arena games --void)
         "capped_games": capped_games,  # ended by the phase-2 action cap (R51): no real finish
         "scoring": options.get("scoring", ""),
         "fault_policy": options.get("fault_policy", ""),

@@ -8,7 +8,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.report.facts import when_text
 from arena.results.games_list import GameLine
+from arena.results.voids import VoidRow
 
 
 def render_game_table(lines: Sequence[GameLine], console: Console, *, title: str) -> None:
@@ -28,4 +30,20 @@ def render_game_table(lines: Sequence[GameLine], console: Console, *, title: str
         cells = [str(line.number), " ".join(line.bots), result, "/".join(map(str, line.points)), line.fault_text(),
                  "/".join(version[:7] or "-" for version in line.versions)]
         table.add_row(*[escape(cell) for cell in cells], *([escape(line.superseded)] if superseded else []))
+    console.print(table)
+
+
+def render_void_table(rows: Sequence[tuple[int, VoidRow]], console: Console, *, title: str) -> None:
+    """Void attempts (arena/results/voids.py), each with its game number: what could not be played, and why."""
+    table = Table(title=escape(title), title_justify="left")
+    table.add_column("game", justify="right")
+    table.add_column("seats")
+    table.add_column("could not start")
+    table.add_column("when")
+    table.add_column("now")
+    table.add_column("why", overflow="fold")
+    for number, row in rows:
+        now = "played since" if row.played_since else "to be played"
+        cells = [str(number), " ".join(row.bots), row.bot, when_text(row.voided_at), now, row.why]
+        table.add_row(*[escape(cell) for cell in cells])
     console.print(table)

@@ -13,7 +13,7 @@ import zlib
 from html import escape
 
 from arena.report.columns import BOT, FAULTS, HISTORY_COLUMNS, STANDINGS_COLUMNS
-from arena.report.export import HISTORY_NOTE, PER_GAME_NOTE, _ci_text, _ranking_note, fault_matrix, place_name
+from arena.report.export import HISTORY_NOTE, NOT_COMPLETE, PER_GAME_NOTE, _ci_text, _ranking_note, fault_matrix, place_name
 from arena.report.facts import fact_text
 from arena.results.ratings import RATING_NOTE
 from arena.results.standings import Standings
@@ -238,7 +238,9 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
         out.append('<dl class="facts">')
         out += [f"<dt>{escape(key)}</dt><dd>{escape(fact_text(value))}</dd>" for key, value in standings.facts.items()]
         out.append("</dl>")
-    out.append(f"<p>{count(standings.games, 'game')}{_ranking_note(standings)}.</p>")
+    out.append(f"<p>{escape(standings.games_words())}{_ranking_note(standings)}.</p>")
+    if standings.completeness is not None and not standings.completeness.complete:
+        out.append(f'<p class="warn">{escape(NOT_COMPLETE)}.</p>')
     capped = standings.facts.get("capped_games", 0)
     if capped:
         out.append(f'<p class="warn">{count(capped, "game")} ended at the action cap (R51), without a real finish.</p>')

@@ -7,6 +7,7 @@ came first would otherwise lead on totals. The last board, at the end, ranks as 
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -19,7 +20,7 @@ from rich.text import Text
 from arena.report.standings import leaderboard_renderable
 from arena.results.ratings import rated_standings
 from arena.results.sprt import SprtState
-from arena.results.standings import Standings
+from arena.results.standings import Completeness, Standings
 
 # Standings are recomputed from the database at most this often, and never more often than ten
 # times their own cost: on a very large database (about 1 s at a million games, 4 s with the
@@ -44,12 +45,15 @@ def clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
-def progress_text(done: int, total: int, played_now: int, elapsed_s: float, stops_early: bool = False) -> str:
-    """ "1,234/6,000 games, 41 games/s, 1:02 elapsed, about 1:56 left" (the rate of this run's games)."""
+def progress_text(done: int, total: int, played_now: int, elapsed_s: float, stops_early: bool = False,
+                  void: int = 0, ended: bool = False) -> str:
+    """ "1,234/6,000 games, 41 games/s, 1:02 elapsed, about 1:56 left" (the rate of this run's games),
+    with ", 12 void" after the count while this run has games it could not play; no time left
+    once the run has `ended` (stopped, or ended with games void)."""
     rate = played_now / elapsed_s if elapsed_s > 0 else 0.0
-    parts = [f"{done:,}/{total:,} games", f"{rate:.0f} games/s" if rate >= 10 else f"{rate:.1f} games/s",
-             f"{clock(elapsed_s)} elapsed"]
-    if done < total and rate > 0:
+    parts = [f"{done:,}/{total:,} games" + (f", {void:,} void" if void else ""),
+             f"{rate:.0f} games/s" if rate >= 10 else f"{rate:.1f} games/s", f"{clock(elapsed_s)} elapsed"]
+    if done < total and rate > 0 and not ended:
         left = clock((total - done) / rate)
         parts.append(f"at most {left} left" if stops_early else f"about {left} left")
     return ", ".join(parts)
@@ -95,7 +99,7 @@ class LiveBoard:
         self.standings: Standings | None = None
         self._test: SprtState | None = None
         self.final = False
-        self._done, self._total, self._played = 0, 0, 0
+        self._done, self._total, self._played, self._void = 0, 0, 0, 0
         self._started = time.monotonic()
         self._last_refresh = 0.0
         self._interval_s = REFRESH_EVERY_S
@@ -116,7 +120,7 @@ class LiveBoard:
         if not self._total:
             return "starting..."
         return progress_text(self._done, self._total, self._played, time.monotonic() - self._started,
-                             stops_early=self.test_status is not None)
+                             stops_early=self.test_status is not None, void=self._void, ended=self.final)
 
     def footer(self, width: int) -> Table:
         """The progress line, on one line of `width`: the bar takes what the name and the words leave."""
@@ -144,6 +148,7 @@ class LiveBoard:
 
     def update(self, progress) -> None:
         self._done, self._total, self._played = progress.done, progress.total, progress.played_now
+        self._void = progress.void
         self._started = progress.started_at
         now = time.monotonic()
         if now - self._last_refresh >= self._interval_s or progress.done == progress.total:
@@ -154,6 +159,8 @@ class LiveBoard:
         # Mid-run, by points per game: the ranking that does not favour bots whose tables came first.
         by_points_per_game = True if not self.final else self.config.ranks_by_points_per_game
         standings = rated_standings(self.store, self.config, by_points_per_game=by_points_per_game)
+        if self._total:  # the final board's title says when the tournament is not complete
+            standings = dataclasses.replace(standings, completeness=Completeness(self._done, self._total, self._void))
         self._test = self.test_status() if self.test_status is not None else None
         self.standings = standings
         if self.on_refresh is not None:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from arena.report.columns import HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
 from arena.report.columns import shown as shown_columns
-from arena.report.export import HISTORY_NOTE, fault_matrix, place_name
+from arena.report.export import HISTORY_NOTE, NOT_COMPLETE, fault_matrix, place_name
 from arena.report.facts import fact_text
 from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
 from arena.results.standings import Standings
@@ -53,7 +53,7 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
     are shown only on request; the JSON, CSV, Markdown and HTML reports always carry them."""
     rows = standings.bots if limit is None else standings.bots[:max(0, limit)]
     more = len(standings.bots) - len(rows)
-    heading = f"{title} ({count(standings.games, 'game')})" if game_count else title
+    heading = f"{title} ({standings.games_words()})" if game_count else title
     # Ratings where they were computed (a tournament's standings; not a match's, `arena play`).
     rated = any(not math.isnan(b.mu) for b in standings.bots)
     lines = [Text(heading, style="italic")]
@@ -101,6 +101,8 @@ def render_standings_table(standings: Standings, console: Console, title: str = 
         console.print(facts_renderable(standings))
         console.print()
     console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 125))
+    if standings.completeness is not None and not standings.completeness.complete:
+        console.print(f"[yellow]{escape(NOT_COMPLETE)}[/yellow]: {escape(standings.games_words())}.", highlight=False)
     if standings.test is not None:
         console.print(escape(f"Early stopping (SPRT): {standings.test.sentence()}"), highlight=False)
 

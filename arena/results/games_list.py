@@ -115,6 +115,11 @@ def json_line(line: GameLine) -> str:
     return json.dumps(line.as_dict())
 
 
+def csv_cells(cells) -> str:
+    """One CSV line of `cells`, each made safe for a spreadsheet."""
+    return _csv_row(cells)
+
+
 def _csv_row(cells) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerow([spreadsheet_safe(cell) for cell in cells])

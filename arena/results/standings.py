@@ -113,6 +113,15 @@ class Standings:
     test: SprtState | None = None
     # The tournament's facts, for the reports (arena/report/facts.py): name -> value.
     facts: dict = field(default_factory=dict)
+    # A tournament's: how much of it is played (None for a match's standings).
+    completeness: Completeness | None = None
+
+    def games_words(self) -> str:
+        """What the reports say of the games: '1392 games', or while any is missing or void,
+        '1392 of 1800 games played, 12 void'."""
+        if self.completeness is None:
+            return f"{self.games} game{'' if self.games == 1 else 's'}"
+        return self.completeness.words()
 
     @property
     def ranks_by_points_per_game(self) -> bool:
@@ -123,6 +132,26 @@ class Standings:
             if b.bot == name:
                 return b
         raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Completeness:
+    """How much of the tournament is played: every report says so while games are missing or void."""
+
+    played: int
+    scheduled: int  # every game of the schedule (at most: an SPRT run stops when its test decides)
+    void: int  # void games (arena/results/voids.py) not played since
+    decided: bool = False  # an SPRT run whose test decided: complete at what it played
+
+    @property
+    def complete(self) -> bool:
+        return self.decided or (self.played >= self.scheduled and not self.void)
+
+    def words(self) -> str:
+        """'1392 games', or '1392 of 1800 games played, 12 void'."""
+        if self.complete:
+            return f"{self.played} game{'' if self.played == 1 else 's'}"
+        return f"{self.played} of {self.scheduled} games played" + (f", {self.void} void" if self.void else "")
 
 
 @dataclass

@@ -52,6 +52,12 @@ class ScheduleKind:
         """What stored results record of the schedule (their fingerprint's `schedule`)."""
         raise NotImplementedError
 
+    def tables_in_play(self, layout: Layout, withdrawn: Sequence[str]) -> int:
+        """How many tables are played once `withdrawn` bots' tables are not. By laying them out,
+        unless a kind can count them."""
+        gone = set(withdrawn)
+        return sum(1 for table in self.tables(layout) if not gone & set(table.entries))
+
     def describe(self, tables: Sequence[TableSpec], entries: Sequence[str], withdrawn: Sequence[str],
                  challengers: int, table_size: int) -> str | None:
         """A run's line on its schedule (`entries`: the config's, `withdrawn`: those whose tables are
@@ -72,6 +78,9 @@ class RoundRobin(ScheduleKind):
 
     def label(self, tables: int | None, challengers: int) -> str:
         return "round_robin:"
+
+    def tables_in_play(self, layout: Layout, withdrawn: Sequence[str]) -> int:
+        return math.comb(len(set(layout.entries) - set(withdrawn)), layout.table_size)
 
 
 class Balanced(ScheduleKind):
@@ -124,6 +133,11 @@ class Gauntlet(ScheduleKind):
 
     def label(self, tables: int | None, challengers: int) -> str:
         return f"gauntlet:{challengers}"
+
+    def tables_in_play(self, layout: Layout, withdrawn: Sequence[str]) -> int:
+        heads = [name for name in layout.entries[:layout.challengers] if name not in withdrawn]
+        field = [name for name in layout.entries[layout.challengers:] if name not in withdrawn]
+        return len(heads) * math.comb(len(field), layout.table_size - 1)
 
     def describe(self, tables: Sequence[TableSpec], entries: Sequence[str], withdrawn: Sequence[str],
                  challengers: int, table_size: int) -> str | None:

@@ -34,7 +34,7 @@ from typing import Any, Iterator, Sequence
 
 from arena.errors import ArenaError
 from arena import __version__
-from arena.play.records import GameRecord
+from arena.play.records import GameRecord, VoidGame
 from arena.protocol import PROTOCOL_VERSION
 from arena.schedule.games import GameSpec, TableSpec
 from arena.submission.bundle import pack
@@ -42,6 +42,7 @@ from arena.submission.manifest import BotManifest, ManifestError
 from arena.tournament.cluster_task import (CODE_HASH, bundle_task, code_difference, play_table_task, worker_facts,
                                           worker_isolation)
 from arena.tournament.config import TournamentConfig
+from arena.tournament.feed import TableFeed
 
 log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 10
@@ -264,25 +265,21 @@ class ClusterPool:
         name = self._names.get(address)
         return f"worker {name} at {address}" if name else f"worker at {address}"
 
-    def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
-        """The games of `tables` as they end. A table goes out when a worker thread is free for it
-        (as many at a time as the cluster has threads; each ended table lets the next go), so that
-        Dask puts it on a free worker: all submitted at once, Dask had queued three of four tables
-        on one worker of two (0.58 of the local pool's speed in benchmarks/cluster.py)."""
-        waiting = list(tables)  # in the runner's order: longest first
+    def games(self, feed: TableFeed) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
+        """The games of the tables `feed` hands out, as they end. A table goes out when a worker
+        thread is free for it (as many at a time as the cluster has threads; each ended table lets
+        the next go), so that Dask puts it on a free worker: all submitted at once, Dask had queued
+        three of four tables on one worker of two (0.58 of the local pool's speed in benchmarks/cluster.py)."""
         slots = max(1, sum(info.get("nthreads", 1) for info in self.client.scheduler_info()["workers"].values()))
-        for _ in range(min(slots, len(waiting))):
-            self._submit(waiting.pop(0))
+        self._fill(feed, slots)
         seen: set[str] = set()
-        ended: set[int] = set()  # tables whose task said it is done (a task played again says it twice)
-        while len(ended) < len(tables):
+        while self._futures or not feed.finished:
             batch = self._next_batch()
             for item in (item for blob in batch for item in pickle.loads(blob)):
                 if item[0] == "done":
-                    if item[1] not in ended and waiting:
-                        self._submit(waiting.pop(0))
-                    ended.add(item[1])
-                    self._release(item[1])
+                    if item[1] in self._futures:  # a task played again after its worker died says it twice
+                        self._release(item[1])
+                        feed.done()
                     continue
                 spec, record, where = item
                 if spec.key in seen:
@@ -293,9 +290,18 @@ class ClusterPool:
             if not batch and self._all_done() and not self._ask(self._queue.qsize):
                 # Every task submitted ended, and nothing is left on the queue: a task that could
                 # not say it was done (it raised, say) must not keep the organiser waiting.
-                if not waiting:
-                    return
-                self._submit(waiting.pop(0))
+                for index in list(self._futures):
+                    self._release(index)
+                    feed.done()
+            self._fill(feed, slots)
+
+    def _fill(self, feed: TableFeed, slots: int) -> None:
+        """Submit tables while a worker thread is free and the feed has one."""
+        while len(self._futures) < slots:
+            table = feed.next()
+            if not isinstance(table, TableSpec):  # None (nothing left) or WAIT
+                return
+            self._submit(table)
 
     def _submit(self, table: TableSpec) -> None:
         bundles = {name: self._bundles[name] for name in table.entries}  # futures: Dask hands the task their bundles

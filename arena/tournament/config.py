@@ -21,6 +21,8 @@
     [limits]
     move_timeout_s = 2.0
     startup_timeout_s = 10.0
+    start_retry_s = 120.0     # a bot that cannot be started or reached for a reason outside its
+                              # code (a service down) is tried again this long; then its games are void
 
     isolation = "auto"        # each bot sees only its own folder where bubblewrap works here;
                               # "required" refuses to run without, "off" (docs/sandbox.md)
@@ -50,12 +52,13 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.game import GameError, Rules
-from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
+from arena.play.records import (MOVE_TIMEOUT_RANGE_S, START_RETRY_RANGE_S, START_RETRY_S, STARTUP_TIMEOUT_RANGE_S,
+                                time_limit_problem)
 from arena.sandbox.isolation import ISOLATION_MODES
 from arena.sandbox.limits import first_limit_problem, grant_problem
 from arena.results.sprt import SprtSettings
 from arena.tournament.stop_config import STOP_KEYS, stop_settings
-from arena.schedule.kinds import DEFAULT, KINDS, NAMES, Balanced, Gauntlet, ScheduleKind, schedule_kind
+from arena.schedule.kinds import DEFAULT, KINDS, NAMES, Balanced, Gauntlet, Layout, ScheduleKind, schedule_kind
 from arena.schedule.numbers import PAIRED, GameNumbers
 from arena.submission.lookup import load_manifest
 from arena.tournament.resubmission import ON_CHANGE_MODES
@@ -71,7 +74,7 @@ TOP_KEYS = {
     "schedule": f"{', '.join(NAMES[:-1])} or {NAMES[-1]}", "tables": "a whole number of at least 1 (balanced schedule)",
     "challengers": "a whole number of at least 1 (gauntlet schedule): how many of the first bots challenge the others",
     "database": "a path to the SQLite results file", "rules": "a table of rule options",
-    "limits": "a table with move_timeout_s and startup_timeout_s",
+    "limits": "a table with move_timeout_s, startup_timeout_s and start_retry_s",
     "sandbox": "a table of the ceilings of bot resource limits (docs/sandbox.md)",
     "grant": "a table of bots' own grants, [grant.NAME] (docs/sandbox.md)",
     "isolation": "auto, required or off: whether each bot sees only its own folder (docs/sandbox.md)",
@@ -86,7 +89,9 @@ MATCH_ONLY_OPTIONS = ("next_dealer", "target_points", "max_games", "games")
 # here), and 2,000,000 games take most of a day on a two-core machine. Beyond that a typo in
 # `deals` or `tables` would only stall the run before its first game.
 MAX_TOURNAMENT_GAMES = 2_000_000
-LIMIT_KEYS = {"move_timeout_s": MOVE_TIMEOUT_RANGE_S, "startup_timeout_s": STARTUP_TIMEOUT_RANGE_S}
+LIMIT_KEYS = {"move_timeout_s": MOVE_TIMEOUT_RANGE_S, "startup_timeout_s": STARTUP_TIMEOUT_RANGE_S,
+              "start_retry_s": START_RETRY_RANGE_S}
+LIMIT_DEFAULTS = {"move_timeout_s": 2.0, "startup_timeout_s": 10.0, "start_retry_s": START_RETRY_S}
 
 
 
@@ -110,6 +115,8 @@ class TournamentConfig:
     database: Path = Path()
     move_timeout_s: float = 2.0
     startup_timeout_s: float = 10.0
+    # A bot whose start failed outside its code is tried again this long before its game is void.
+    start_retry_s: float = START_RETRY_S
     sandbox: dict[str, Any] = field(default_factory=dict)  # the ceilings of every bot's resource limits
     grants: dict[str, dict[str, Any]] = field(default_factory=dict)  # [grant.NAME]: one bot's own ceilings, zmq_tcp
     isolation: str = "auto"  # each bot sees only its own folder: where possible, "required", or "off"
@@ -141,6 +148,20 @@ class TournamentConfig:
 
     def table_count(self) -> int:
         return self.kind.table_count(len(self.bots), self.table_size, self.tables, self.challenger_count)
+
+    def layout_of_tables(self) -> Layout:
+        """What the schedule's kind lays the tables out from (arena/schedule/kinds.py)."""
+        return Layout(self.bots, self.table_size, self.deals, self.seed, self.tables, self.challenger_count, self.layout)
+
+    def tables_in_play(self) -> int:
+        """The tables whose games are played: all but those of withdrawn bots."""
+        if not self.withdrawn:
+            return self.table_count()
+        return self.kind.tables_in_play(self.layout_of_tables(), self.withdrawn)
+
+    def games_scheduled(self) -> int:
+        """Every game the schedule plays, at most (an SPRT run may decide before its last deal)."""
+        return self.tables_in_play() * self.deals * math.factorial(self.table_size)
 
     @property
     def ranks_by_points_per_game(self) -> bool:
@@ -272,7 +293,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
             raise ConfigError(f"{path}: unknown key 'limits.{key}'; allowed: {', '.join(LIMIT_KEYS)}")
     timeouts = {}
     for key in LIMIT_KEYS:
-        value = limits.get(key, 2.0 if key == "move_timeout_s" else 10.0)
+        value = limits.get(key, LIMIT_DEFAULTS[key])
         problem = time_limit_problem(value, LIMIT_KEYS[key])
         if problem:
             raise ConfigError(f"{path}: key 'limits.{key}': {problem}")
@@ -311,6 +332,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
         name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
         rules=rules, workers=workers, schedule=schedule, tables=tables, challengers=challengers, database=db_path,
         move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
+        start_retry_s=timeouts["start_retry_s"],
         sandbox=dict(sandbox), grants={bot: dict(table) for bot, table in grants.items()}, isolation=isolation, on_change=on_change, cluster=cluster, sprt=sprt, raw=data,
     )
 

@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 
 from arena import protocol
 from arena.game import Event, Game, Rules
-from arena.play.match import revive_seats, tell_match_start
+from arena.play.match import remaining_match_line, revive_seats, tell_match_start
 from arena.play.records import GameRecord, TimeLimits
 from arena.play.referee import play_game
 from arena.play.seat import Seat
@@ -35,7 +35,7 @@ def play_duplicate(seats: Sequence[Seat], labels: Sequence[str], rules: Rules, s
     played = []
     for number, spec in enumerate(specs, start=1):
         game = Game.new(rules, spec.seed, spec.dealer)
-        revive_seats(seats, match_line)
+        revive_seats(seats, remaining_match_line(rules, len(specs), number))
         shown = None if on_event is None else (lambda event, spec=spec: on_event(spec, event))
         record = play_game(game, [by_label[label] for label in spec.bots], number=number, limits=limits,
                            on_event=shown)

@@ -66,7 +66,8 @@ def run_until_decided(config: TournamentConfig, manifests, store, *, tables: lis
     total = sum(len(t.games) for t in tables)
     started = time.monotonic()
     already = len(store.done_keys() & {g.key for t in tables for g in t.games})
-    played = 0
+    played = void = 0
+    given_up: tuple[tuple[str, str], ...] = ()
     state = sprt_state(store, config, tables)
     while not state.decided and state.deal_sets < config.deals:
         first = state.deal_sets  # every deal before it is complete
@@ -77,10 +78,11 @@ def run_until_decided(config: TournamentConfig, manifests, store, *, tables: lis
         def shifted(progress: Progress, before: int = before) -> None:
             if on_progress:
                 on_progress(Progress(before + progress.played_now, total, played + progress.played_now, started,
-                                     progress.last))
+                                     progress.last, void=progress.void))
 
         summary = run_tournament(config, manifests, store, tables=wave_tables, on_progress=shifted, **run_options)
         played += summary.played
+        void, given_up = summary.void, summary.given_up  # a wave with void games completes no deal set: the last
         state = sprt_state(store, config, tables)
         if on_test:
             on_test(state)
@@ -90,7 +92,7 @@ def run_until_decided(config: TournamentConfig, manifests, store, *, tables: lis
         # Decided: the run is complete at what it played, and the progress line says so.
         done = already + played
         on_progress(Progress(done, done if state.decided else total, played, started))
-    return RunSummary(total, already, played, False), state
+    return RunSummary(total, already, played, False, void=void, given_up=given_up), state
 
 
 __all__ = ["WAVE_DEALS", "sprt_state", "run_until_decided"]

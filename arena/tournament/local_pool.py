@@ -30,10 +30,11 @@ from arena.errors import ArenaError
 from arena.logs import show_logs
 from arena.submission.manifest import BotManifest
 from arena.play.startup import BotSettings
-from arena.play.records import GameRecord, TimeLimits
+from arena.play.records import GameRecord, TimeLimits, VoidGame
 from arena.schedule.games import GameSpec, TableSpec
 from arena.sandbox.isolation import Isolation, find_isolation
 from arena.tournament.config import TournamentConfig
+from arena.tournament.feed import WAIT, TableFeed
 from arena.tournament.table_play import play_table
 
 PR_SET_PDEATHSIG = 1
@@ -86,14 +87,15 @@ class WorkerPool:
             child_end.close()  # from now on only the worker holds it: its death ends our pipe
         self._child_ends = []
 
-    def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
-        """Play `tables` (in this order) and yield each game as a worker reports it. Raises
-        WorkerDied if a worker ends before it has finished its table."""
-        pending = collections.deque(tables)
+    def games(self, feed: TableFeed) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
+        """Play the tables `feed` hands out and yield each game as a worker reports it. A worker
+        that asks while the feed says WAIT is answered later, when a game or a table's end may
+        have changed that. Raises WorkerDied if a worker ends before it has finished its table."""
+        asking: list[_Worker] = []  # workers waiting for their next table
         while not all(worker.finished for worker in self._workers):
-            listening = {worker.conn: worker for worker in self._workers if not worker.finished}
-            ready = wait(list(listening), timeout=_POLL_S)
-            if not ready:
+            listening = {worker.conn: worker for worker in self._workers if not worker.finished and worker not in asking}
+            ready = wait(list(listening), timeout=_POLL_S) if listening else []
+            if listening and not ready:
                 self._check_alive()
                 continue
             for conn in ready:
@@ -102,9 +104,24 @@ class WorkerPool:
                 if kind == "game":
                     yield payload
                 else:  # "next": it has finished its table (or just started)
-                    worker.table = pending.popleft() if pending else None
-                    worker.finished = worker.table is None
-                    self._send(worker, worker.table)
+                    if worker.table is not None:
+                        feed.done()
+                        worker.table = None
+                    asking.append(worker)
+            self._answer(asking, feed)
+            if asking and all(worker.finished or worker in asking for worker in self._workers):
+                raise RuntimeError("the table feed says wait with no table under way")  # its invariant, broken
+
+    def _answer(self, asking: list[_Worker], feed: TableFeed) -> None:
+        """Hand the asking workers their tables, in the order they asked, while the feed has any."""
+        while asking:
+            table = feed.next()
+            if table is WAIT:
+                return
+            worker = asking.pop(0)
+            worker.table = table if isinstance(table, TableSpec) else None
+            worker.finished = worker.table is None
+            self._send(worker, worker.table)
 
     def stop(self, wait_s: float = 0.0) -> None:
         """Workers that finished exit by themselves (given `wait_s`); the rest get SIGTERM, then SIGKILL."""
@@ -162,6 +179,8 @@ def _worker_main(conn: Connection, manifests: dict[str, BotManifest], config: To
     show_logs()  # as the parent shows them (ARENA_LOG, inherited)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops us with SIGTERM
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked since our start: see below
+    global _worker_pid
+    _worker_pid = os.getpid()
     signal.signal(signal.SIGTERM, _exit_on_signal)
     limits = TimeLimits(config.move_timeout_s, config.startup_timeout_s)
     # Everything loaded so far (modules, the config, the bots' manifests) lives as long as the
@@ -216,7 +235,14 @@ def _unwinding() -> None:
     _stopping = True
 
 
+_worker_pid = os.getpid()  # the process that loaded this (a worker): a bot's child before its exec runs our handler too
+
+
 def _exit_on_signal(signum, frame) -> None:  # noqa: ARG001
+    if os.getpid() != _worker_pid:
+        # In a bot's child before its exec (an at-fork hook of `logging` runs Python there): a
+        # SystemExit would print "Exception ignored ... Traceback" on the organiser's terminal.
+        os._exit(128 + signum)
     if _stopping:
         return
     raise SystemExit(128 + signum)  # unwinds `open_table`, which closes every bot

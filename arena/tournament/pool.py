@@ -4,10 +4,11 @@ Dask cluster's (cluster_pool.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Protocol, Sequence
+from typing import Any, Iterator, Protocol
 
-from arena.play.records import GameRecord
-from arena.schedule.games import GameSpec, TableSpec
+from arena.play.records import GameRecord, VoidGame
+from arena.schedule.games import GameSpec
+from arena.tournament.feed import TableFeed
 
 
 class Pool(Protocol):
@@ -20,8 +21,9 @@ class Pool(Protocol):
     def start(self) -> None:
         """Start the workers (or connect to them); raises what stops the run before any game."""
 
-    def games(self, tables: Sequence[TableSpec]) -> Iterator[tuple[GameSpec, GameRecord]]:
-        """Play `tables` and yield each game as it ends."""
+    def games(self, feed: TableFeed) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
+        """Play the tables `feed` hands out (`next`, and `done` when one ends) and yield each
+        game as it ends: played, or void (arena/results/voids.py)."""
 
     def stop(self, wait_s: float = 0.0) -> None:
         """Stop every worker and bot; `wait_s`: how long tables under way may take to end."""

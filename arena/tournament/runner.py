@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from arena.submission.manifest import BotManifest
-from arena.play.records import GameRecord
+from arena.play.records import GameRecord, VoidGame
 from arena.schedule.numbers import BY_TABLE
 from arena.schedule.games import TableSpec
-from arena.schedule.kinds import Layout
 from arena.results.store import ResultStore
 from arena.sandbox.isolation import Isolation, find_isolation
 from arena.tournament.config import TournamentConfig
+from arena.tournament.feed import TableFeed
 from arena.tournament.local_pool import WorkerPool
 from arena.tournament.pool import Pool
 
@@ -33,6 +33,7 @@ class Progress:
     played_now: int  # games played in this run
     started_at: float
     last: GameRecord | None = None
+    void: int = 0  # games of this run that could not be played (arena/results/voids.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +42,15 @@ class RunSummary:
     already_done: int
     played: int
     interrupted: bool
+    void: int = 0  # games the run could not play: void, to be played by the next run
+    given_up: tuple[tuple[str, str], ...] = ()  # (bot, why) paused to the end of the run
 
 
 def build_schedule(config: TournamentConfig) -> list[TableSpec]:
     """The tournament's tables to play. A balanced one is a search of up to a few seconds: build it
     once per command and pass it on (`run_tournament(tables=...)`). The tables of a withdrawn bot
     are left out; every other table keeps the index (the game keys) it has with them."""
-    tables = config.kind.tables(Layout(config.bots, config.table_size, config.deals, config.seed, config.tables,
-                                       config.challenger_count, config.layout))
+    tables = config.kind.tables(config.layout_of_tables())
     gone = set(config.withdrawn)
     return [table for table in tables if not gone & set(table.entries)] if gone else tables
 
@@ -155,6 +157,12 @@ def pending_tables(tables: list[TableSpec], done: set[str]) -> list[TableSpec]:
     return out
 
 
+def play_order(todo: list[TableSpec], void_keys: set[str]) -> list[TableSpec]:
+    """Tables with a void game first (an earlier run could not play it), then the longest first,
+    which keeps the workers busy to the end."""
+    return sorted(todo, key=lambda t: (not any(g.key in void_keys for g in t.games), -len(t.games)))
+
+
 def run_tournament(
     config: TournamentConfig,
     manifests: dict[str, BotManifest],
@@ -167,13 +175,17 @@ def run_tournament(
     tables: list[TableSpec] | None = None,
     pool: Pool | None = None,
     builds: dict[str, str] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Play every scheduled game that is not yet stored (`tables`: the schedule, if the caller has
-    built it already). Returns when all are stored, or raises KeyboardInterrupt (after stopping
-    every worker and bot) if interrupted. `pool`: what plays the tables (a started ClusterPool);
-    by default the local worker pool. Either has start, games and stop, and the runner uses
-    them alike; a pool's `where` (game key -> machine, isolation, builds) overrides the run's record.
-    `builds`: each bot's build digest (its prepared copy), recorded with every game."""
+    built it already). Returns when all are stored or void, or raises KeyboardInterrupt (after
+    stopping every worker and bot) if interrupted. `pool`: what plays the tables (a started
+    ClusterPool); by default the local worker pool. Either has start, games and stop, and the
+    runner uses them alike; a pool's `where` (game key -> machine, isolation, builds) overrides
+    the run's record. `builds`: each bot's build digest (its prepared copy), recorded with every
+    game. `on_note`: a line for the organiser while the run goes on (a bot paused)."""
+    from arena.results.voids import add_void, pending_void_keys
+
     tables = build_schedule(config) if tables is None else tables
     total = sum(len(t.games) for t in tables)
     done = store.done_keys()
@@ -181,6 +193,7 @@ def run_tournament(
     already = total - sum(len(t.games) for t in todo)
     started = time.monotonic()
     played = 0
+    voided: set[str] = set()  # keys void in this run and not played since
     if on_progress:
         on_progress(Progress(already, total, 0, started))
     if not todo:
@@ -192,17 +205,35 @@ def run_tournament(
     if pool is None:
         pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
     where = pool.where
+    feed = TableFeed(play_order(todo, pending_void_keys(store)))
     finished = False
     try:
         pool.start()
-        # Longest tables first keeps the workers busy to the end.
-        for spec, record in pool.games(sorted(todo, key=lambda t: -len(t.games))):
-            # The game is done once this commit returns.
-            store.add_game(spec, record, {**extra, **where[spec.key]} if spec.key in where else extra)
-            played += 1
+        for spec, item in pool.games(feed):
+            record = {**extra, **where[spec.key]} if spec.key in where else extra
+            if isinstance(item, VoidGame):
+                add_void(store, spec, item, record)  # kept, out of the standings: played again later
+                paused = feed.voided(spec, item)
+                if paused is not None and on_note is not None:
+                    on_note(f"{paused} could not be started or reached ({item.why}): its tables are paused for this "
+                            "run and tried again at its end; the other tables go on")
+            else:
+                store.add_game(spec, item, record)  # the game is done once this commit returns
+                played += 1
+                feed.played(spec)
+            (voided.add if isinstance(item, VoidGame) else voided.discard)(spec.key)
             if on_progress:
-                on_progress(Progress(already + played, total, played, started, record))
+                last = None if isinstance(item, VoidGame) else item
+                on_progress(Progress(already + played, total, played, started, last, void=len(voided)))
+        untried = feed.untried()
+        for spec, item in untried:
+            add_void(store, spec, item, extra)
+            voided.add(spec.key)
+        if untried and on_progress:
+            on_progress(Progress(already + played, total, played, started, None, void=len(voided)))
         finished = True
     finally:
         pool.stop(wait_s=5.0 if finished else 0.0)
-    return RunSummary(total, already, played, False)
+    return RunSummary(total, already, played, False, void=total - already - played,
+                      given_up=tuple(sorted(feed.given_up.items())))
+

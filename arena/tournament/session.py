@@ -46,6 +46,7 @@ class RunOptions:
     update: bool = False  # take resubmitted and withdrawn bots
     cluster: str | None = None  # --cluster: a Dask scheduler's address, over the config's
     html_page: Path | None = None  # a live standings page
+    replay_faults: tuple[str, ...] = ()  # --replay-faults: stored games with these fault kinds are voided, played again
 
 
 @dataclass(frozen=True)
@@ -138,10 +139,29 @@ class TournamentSession:
                       "limits they were played with (each game records its own).")
         for line in builds_changed(last, now):
             self.note(line)
+        if options.replay_faults:
+            self._void_on_request(options.replay_faults)
         self.tables = build_schedule(self.config)
         described = describe_schedule(self.config, self.tables)
         if described:
             self.say(described)
+
+    def _void_on_request(self, kinds: tuple[str, ...]) -> None:
+        """--replay-faults: stored games with a fault of these kinds (a bot that could not start,
+        in a run of an arena that did not know void games) leave the results and are played again."""
+        from arena.play.records import FaultKind, NOT_COUNTED_FAULTS
+        from arena.results.voids import void_on_request
+
+        allowed = [kind.value for kind in FaultKind if kind.value not in NOT_COUNTED_FAULTS]
+        unknown = [kind for kind in kinds if kind not in allowed]
+        if unknown:
+            raise ArenaError(f"--replay-faults {unknown[0]}: not a fault kind; give one of {', '.join(allowed)} "
+                             "(protocol.md section 9)")
+        assert self.store is not None
+        asked = f"--replay-faults {','.join(kinds)}"
+        moved = void_on_request(self.store, kinds, asked)
+        self.say(f"{asked}: {count(moved, 'stored game')} with such a fault voided: kept apart (arena games "
+                 f"{command(self.config_path)} --void), out of the standings, and played again now with the same cards")
 
     def _refuse_options(self) -> None:
         """Options that cannot go together with the config or with each other; the --log folder
@@ -234,11 +254,12 @@ class TournamentSession:
 
                 summary, test = run_until_decided(self.config, self.manifests, self.store, tables=self.tables,
                                                   on_progress=on_progress, workers=options.workers,
-                                                  log_dir=options.log_dir, versions=self.versions, builds=self.builds)
+                                                  log_dir=options.log_dir, versions=self.versions, builds=self.builds,
+                                                  on_note=self.note)
             else:
                 summary = run_tournament(self.config, self.manifests, self.store, workers=options.workers,
                                          on_progress=on_progress, log_dir=options.log_dir, versions=self.versions,
-                                         tables=self.tables, pool=self.pool, builds=self.builds)
+                                         tables=self.tables, pool=self.pool, builds=self.builds, on_note=self.note)
         except (StoreError, WorkerDied, ClusterError) as exc:  # a full disk, a killed worker, a lost scheduler
             raise RunStopped(f"{exc}. Stopped with {self.kept_words(short=True)}; every bot was stopped. "
                              f"Resume with: {self.resume_command()}") from None
@@ -290,9 +311,24 @@ class TournamentSession:
 def start_failure_words(failures: Sequence[tuple[str, int, str]], session: TournamentSession) -> str | None:
     """Bots that never played: the results stand (each such game is a recorded fault), but a setup
     problem a script must be able to see, as with `arena play`."""
-    return "\n".join(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
-                     f"so its moves there were the referee's. Check it with: {session.check_command(bot)}"
-                     for bot, games, reason in failures) or None
+    if not failures:
+        return None
+    return "\n".join([*(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
+                       f"so its moves there were the referee's. Check it with: {session.check_command(bot)}"
+                       for bot, games, reason in failures),
+                       "If that was not the bot's doing (a service that was down), play those games again: "
+                       f"{session.resume_command()} --replay-faults no_hello"])
 
 
-__all__ = ["RunOptions", "RunOutcome", "RunStopped", "TournamentSession", "start_failure_words"]
+def void_words(summary: RunSummary, session: TournamentSession) -> str | None:
+    """A run that ended with games it could not play: how many, why, and that the next run plays
+    them (first); None when every game was played."""
+    if not summary.void:
+        return None
+    why = "; ".join(f"{bot} ({reason})" for bot, reason in summary.given_up)
+    return (f"{count(summary.void, 'game')} void, to be played: run again ({session.resume_command()}), and the "
+            f"next run plays them first" + (f". Could not be started or reached: {why}" if why else "")
+            + f". They are listed by {command('arena', 'games', session.config_path, '--void')}")
+
+
+__all__ = ["RunOptions", "RunOutcome", "RunStopped", "TournamentSession", "start_failure_words", "void_words"]

@@ -38,6 +38,7 @@ isolation = "auto"
 [limits]
 move_timeout_s = 2.0
 startup_timeout_s = 10.0
+start_retry_s = 120.0   # a bot that cannot be started or reached for reasons outside it: retried this long, then its games are void
 """
 
 GITIGNORE = """\

@@ -21,13 +21,14 @@ from arena.transport.base import (
     LineTooLong,
     Transport,
     TransportError,
+    Unplayable,
 )
 from arena.transport.pipe import PipeTransport
 from arena.transport.live_transports import close_all
 
 __all__ = [
     "MAX_BUFFERED_LINE_BYTES", "BadMessage", "BotExited", "BotTimeout", "BotUnreachable", "LineTooLong",
-    "Transport", "TransportError", "PipeTransport", "ZmqTransport", "generate_keypair",
+    "Transport", "TransportError", "Unplayable", "PipeTransport", "ZmqTransport", "generate_keypair",
     "close_all",
 ]
 

@@ -6,6 +6,7 @@ referee can turn it into a recorded outcome without knowing which transport was 
 
 from __future__ import annotations
 
+import errno
 import signal
 from typing import Callable, Protocol, runtime_checkable
 
@@ -51,6 +52,18 @@ class LineTooLong(TransportError):
 
 class BotUnreachable(TransportError):
     """The bot cannot be started (missing executable, bad cwd) or connected to (incl. auth)."""
+
+
+class Unplayable(BotUnreachable):
+    """The bot could not be started or reached for a reason outside its code: the machine could not
+    start a process (no memory, no process slots, a full disk), its sandbox could not be set up, or
+    a service could not be reached or refused the connection. A game it stops is void, played
+    again later, and not the bot's fault (protocol.md section 9)."""
+
+
+# How the system says it has no room for another process or file: the machine's state, not the
+# bot's doing, wherever it is met while a bot starts.
+MACHINE_ERRNOS = frozenset({errno.EAGAIN, errno.ENOMEM, errno.ENOSPC, errno.EDQUOT, errno.EMFILE, errno.ENFILE})
 
 
 class BadMessage(TransportError):

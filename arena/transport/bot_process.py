@@ -4,6 +4,7 @@ Shared by the pipe and the ZeroMQ transport."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -17,7 +18,7 @@ import uuid
 from collections.abc import Callable
 from typing import IO, Any, Protocol, Sequence
 
-from arena.transport.base import BotUnreachable
+from arena.transport.base import MACHINE_ERRNOS, BotUnreachable, Unplayable, describe_returncode
 from arena.transport.process_tree import TOKEN_ENV, kill_tree, pid_alive, signal_tree, tree_members
 from arena.wording import quoted
 
@@ -39,11 +40,16 @@ class SandboxArgv(Protocol):
 # descriptors named in these variables (a wrapper closes extra descriptors in itself), and
 # STDIO_SHIM, run just before the bot, moves them onto 0 and 1 and clears the variables.
 STDIN_FD_ENV, STDOUT_FD_ENV = "ARENA_STDIN_FD", "ARENA_STDOUT_FD"
+# The shim writes READY_MARK there as its last act before the bot's exec: a wrapped start that
+# exits without it failed in the wrapper (the sandbox's set-up), before any code of the bot ran.
+READY_FD_ENV, READY_MARK = "ARENA_READY_FD", b"R"
 # bash, not sh: dash takes single-digit descriptors only, and the arena's are often 10 or more.
 # `env -u SHLVL`: bash's exec sets SHLVL again, and nothing of a shell belongs in the bot's environment.
 STDIO_SCRIPT = (f'eval "exec 0<&${STDIN_FD_ENV} ${STDIN_FD_ENV}<&-"; '
                 f'if [ -n "${{{STDOUT_FD_ENV}:-}}" ]; then eval "exec 1>&${STDOUT_FD_ENV} ${STDOUT_FD_ENV}>&-"; fi; '
-                f'unset {STDIN_FD_ENV} {STDOUT_FD_ENV}; exec /usr/bin/env -u SHLVL "$@"')
+                f'if [ -n "${{{READY_FD_ENV}:-}}" ]; then eval "printf {READY_MARK.decode()} >&${READY_FD_ENV}; '
+                f'exec ${READY_FD_ENV}>&-"; fi; '
+                f'unset {STDIN_FD_ENV} {STDOUT_FD_ENV} {READY_FD_ENV}; exec /usr/bin/env -u SHLVL "$@"')
 STDIO_SHIM = ["/bin/bash", "-c", STDIO_SCRIPT, "arena-stdio"]
 
 
@@ -88,13 +94,25 @@ def telling_line(stderr_tail: str) -> str:
     return lines[-1] if lines else ""
 
 
+def unplayable_exit(name: str, returncode: int, proc: "BotProcess") -> Unplayable:
+    """A wrapped start that ended before the bot's program ran (`BotProcess.reached_bot` is
+    False): the sandbox's set-up failed (bubblewrap found no room for a namespace, say)."""
+    said = telling_line(proc.last_stderr(STDERR_HINT_BYTES))
+    return Unplayable(f"{name}: its sandbox could not be set up, the bot never ran (its wrapper ended with "
+                      f"{describe_returncode(returncode)}" + (f": {quoted(said, STDERR_HINT_CHARS)})" if said else ")"))
+
+
 class BotProcess:
     """One started bot process plus everything it spawns."""
 
     def __init__(self, popen: subprocess.Popen[bytes], token: str, stdin_fd: int | None,
                  stdout_fd: int | None, stderr_fd: int, stderr_log_path: str | None,
-                 stderr_log_cap_bytes: int) -> None:
+                 stderr_log_cap_bytes: int, ready_fd: int | None = None) -> None:
         self.popen = popen
+        # The read end of the wrapper's ready pipe (READY_FD_ENV); None once read, or for a bot
+        # started without a wrapper, which runs as soon as Popen returns.
+        self._ready_fd = ready_fd
+        self._reached_bot: bool | None = True if ready_fd is None else None
         self.token = token
         self.stdin_fd = stdin_fd
         self.stdout_fd = stdout_fd
@@ -135,31 +153,54 @@ class BotProcess:
         in_r, in_w = os.pipe()
         err_r, err_w = os.pipe()
         out_r, out_w = os.pipe() if stdout_pipe else (None, err_w)
+        ready_r, ready_w = os.pipe() if stdio_in_env else (None, None)
         stdio: dict[str, Any] = dict(stdin=in_r, stdout=out_w)
         if stdio_in_env:
-            full_env[STDIN_FD_ENV] = str(in_r)
+            assert ready_r is not None and ready_w is not None
+            os.set_blocking(ready_r, False)
+            full_env[STDIN_FD_ENV], full_env[READY_FD_ENV] = str(in_r), str(ready_w)
             if stdout_pipe:
                 full_env[STDOUT_FD_ENV] = str(out_w)
             stdio = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL if stdout_pipe else out_w,
-                         pass_fds=(in_r, out_w) if stdout_pipe else (in_r,))
+                         pass_fds=(in_r, out_w, ready_w) if stdout_pipe else (in_r, ready_w))
+        opened = {in_r, in_w, err_r, err_w, out_r, out_w, ready_r, ready_w} - {None}
         try:
             popen = subprocess.Popen(
                 argv, stderr=err_w, cwd=cwd, env=full_env, start_new_session=True, preexec_fn=preexec,
                 close_fds=True, **stdio)
         except OSError as e:
-            for fd in {in_r, in_w, err_r, err_w, out_r, out_w} - {None}:
+            for fd in opened:
                 os.close(fd)  # type: ignore[arg-type]
             where = f" in {cwd!r}" if cwd else ""
-            raise BotUnreachable(f"cannot start bot {argv[0]!r}{where}: {e.strerror or e}") from e
-        except Exception as e:  # e.g. preexec failure surfaces as SubprocessError
-            for fd in {in_r, in_w, err_r, err_w, out_r, out_w} - {None}:
+            said = f"cannot start bot {argv[0]!r}{where}: {e.strerror or e}"
+            if e.errno in MACHINE_ERRNOS:  # a fork or exec the machine had no room for
+                raise Unplayable(f"this machine could not start a process ({said})") from e
+            raise BotUnreachable(said) from e
+        except Exception as e:  # a preexec failure surfaces as SubprocessError: the sandbox's set-up, not the bot
+            for fd in opened:
                 os.close(fd)  # type: ignore[arg-type]
-            raise BotUnreachable(f"cannot start bot {argv[0]!r}: {e}") from e
+            raise Unplayable(f"cannot start bot {argv[0]!r}: its sandbox could not be set up ({e})") from e
         # The child has its copies; the arena must not hold the write ends or EOF never comes.
-        for fd in {in_r, err_w, out_w}:
-            os.close(fd)
-        proc = cls(popen, token, in_w, out_r, err_r, stderr_log_path, stderr_log_cap_bytes)
-        return proc
+        for fd in {in_r, err_w, out_w, ready_w} - {None}:
+            os.close(fd)  # type: ignore[arg-type]
+        return cls(popen, token, in_w, out_r, err_r, stderr_log_path, stderr_log_cap_bytes, ready_r)
+
+    def reached_bot(self) -> bool | None:
+        """Whether the bot's own program was started: False when its wrapper (the sandbox) ended
+        before it got that far, None while that is not known yet (the wrapper is still at work)."""
+        fd = self._ready_fd
+        if fd is None:
+            return self._reached_bot
+        try:
+            mark = os.read(fd, len(READY_MARK))
+        except BlockingIOError:
+            return None  # no mark yet, and the wrapper still holds the pipe open
+        except OSError:
+            mark = b""
+        os.close(fd)
+        self._ready_fd = None
+        self._reached_bot = mark == READY_MARK
+        return self._reached_bot
 
     @property
     def pid(self) -> int:
@@ -185,13 +226,17 @@ class BotProcess:
     def stderr_reason(self) -> str:
         """"; its stderr says: <the line that says why>" for an exit's message, or "": a crash's
         reason then reaches the fault without a trip to the log file (escaped: it reaches terminals)."""
+        said = telling_line(self.last_stderr(STDERR_HINT_BYTES))
+        return f"; its stderr says: {quoted(said, STDERR_HINT_CHARS)}" if said else ""
+
+    def last_stderr(self, n_bytes: int) -> str:
+        """The tail of its stderr, with its last words once it has exited."""
         if self.popen.returncode is not None:
             # Its last words may still be in the pipe: the drain thread reads them on its own
             # time, and on a busy machine the exit is seen first. Bounded: a child of the bot may
             # hold stderr open.
             self._stderr_thread.join(timeout=STDERR_LAST_WORDS_S)
-        said = telling_line(self.stderr_tail(STDERR_HINT_BYTES))
-        return f"; its stderr says: {quoted(said, STDERR_HINT_CHARS)}" if said else ""
+        return self.stderr_tail(n_bytes)
 
     def stderr_tail(self, n_bytes: int = 2000) -> str:
         with self._tail_lock:
@@ -275,11 +320,10 @@ class BotProcess:
         except OSError:  # a pipe or process already gone: the tree is ended below all the same
             log.debug("closing bot process %d", self.popen.pid, exc_info=True)
         finally:
-            if self.stdout_fd is not None:
-                try:
-                    os.close(self.stdout_fd)
-                except OSError:
-                    pass
-                self.stdout_fd = None
+            for fd in (self.stdout_fd, self._ready_fd):
+                if fd is not None:
+                    with contextlib.suppress(OSError):
+                        os.close(fd)
+            self.stdout_fd = self._ready_fd = None
             # Every writer is dead now, so the drain thread sees EOF and finishes.
             self._stderr_thread.join(timeout=1.0)

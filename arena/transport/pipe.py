@@ -16,13 +16,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.transport.bot_process import BotProcess, SandboxArgv
+from arena.transport.bot_process import BotProcess, SandboxArgv, unplayable_exit
 from arena.transport.lines import LineDecoder
 from arena.transport.live_transports import register, unregister
 from arena.transport.base import (
     MAX_BUFFERED_LINE_BYTES,
     BotExited,
     BotTimeout,
+    Unplayable,
     describe_returncode,
 )
 
@@ -89,8 +90,10 @@ class PipeTransport:
     def stderr_tail(self, n_bytes: int = 2000) -> str:
         return self._proc.stderr_tail(n_bytes)
 
-    def _exited(self, what: str) -> BotExited:
+    def _exited(self, what: str) -> BotExited | Unplayable:
         rc = self._proc.wait_returncode(0.2)
+        if rc is not None and self._proc.reached_bot() is False:
+            return unplayable_exit(self.name, rc, self._proc)
         # An exit is what the author needs to hear (the closed pipe is its consequence), worded
         # as the ZeroMQ transport words it; a pipe closed by a bot still running is said as such.
         msg = f"{self.name} {what} (still running)" if rc is None else f"{self.name} exited ({describe_returncode(rc)})"

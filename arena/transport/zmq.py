@@ -21,7 +21,7 @@ from typing import Any
 import zmq  # absolute import: pyzmq, not this module
 from zmq.utils.monitor import recv_monitor_message
 
-from arena.transport.bot_process import BotProcess, SandboxArgv
+from arena.transport.bot_process import BotProcess, SandboxArgv, unplayable_exit
 from arena.transport.live_transports import register, unregister
 from arena.transport.base import (
     MAX_BUFFERED_LINE_BYTES,
@@ -30,6 +30,7 @@ from arena.transport.base import (
     BotTimeout,
     BotUnreachable,
     LineTooLong,
+    Unplayable,
     describe_returncode,
 )
 from arena.transport.ipc_folders import SocketAdopter, new_ipc_folder, release_ipc_folder, socket_folder
@@ -215,6 +216,8 @@ class ZmqTransport:
             raise BotExited(f"{self.name}: transport already closed")
         if self._proc is not None:
             rc = self._proc.returncode
+            if rc is not None and self._proc.reached_bot() is False:
+                raise unplayable_exit(self.name, rc, self._proc)
             if rc is not None:
                 raise BotExited(f"{self.name} exited ({describe_returncode(rc)}){self._proc.stderr_reason()}",
                                 returncode=rc)
@@ -242,14 +245,17 @@ class ZmqTransport:
             self._read_monitor()
         except zmq.ZMQError:
             pass
+        # A service that cannot be reached, or refuses the connection, is out of the arena's and
+        # the bot's play alike (protocol.md section 9): Unplayable. An arena-started bot was to bind.
+        unreachable = BotUnreachable if self._proc is not None else Unplayable
         if self._failure and not self._connected:
-            return BotUnreachable(f"{self.name}: {self._failure}; {what}")
+            return unreachable(f"{self.name}: {self._failure}; {what}")
         if not self._ever_connected:
             if self._proc is not None:  # the arena started it: it was to bind where it was told
                 return BotUnreachable(f"{self.name}: never connected ({what}); does it bind a ROUTER socket "
                                       f"on exactly {self.endpoint} (given in $ARENA_ZMQ_ENDPOINT)?")
-            return BotUnreachable(f"{self.name}: never connected ({what}); is it running, "
-                                  "and if CurveZMQ is used, do the keys match?")
+            return Unplayable(f"{self.name}: never connected ({what}); is it running, "
+                              "and if CurveZMQ is used, do the keys match?")
         if not self._connected:
             return BotExited(f"{self.name} dropped the connection ({what}): it closed its socket, or "
                              f"sent a message over {_drop_above(self.max_line_bytes)} bytes, which ends it")
@@ -317,7 +323,7 @@ class ZmqTransport:
                 self._read_monitor()
                 if self._failure is not None and not self._connected:
                     # Refused keys: libzmq retries the handshake forever, and no retry can mend it.
-                    raise BotUnreachable(f"{self.name}: {self._failure}")
+                    raise Unplayable(f"{self.name}: {self._failure}")
                 if self._ever_connected and not self._connected:
                     raise BotExited(f"{self.name} dropped the connection (the service stopped, "
                                     f"or its network went away)")

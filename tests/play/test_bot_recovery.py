@@ -114,3 +114,41 @@ def test_a_bot_that_never_starts_is_given_up_after_a_few_tries(tmp_path):
     # The table's first start counts among the tries; after the last one it stays out.
     assert (logs / "seat0-dud.stderr.log").read_text().count("start") == MAX_FAILED_RESTARTS
     assert all(r.outcome.reason is EndReason.NORMAL for r in result.records)
+
+
+def test_a_fresh_process_is_told_the_games_still_to_come():
+    """protocol.md section 4: the `match` line a bot gets after a restart counts the games from the
+    one it is started for to the end, that one included (games 2 to 6 of six: games=5)."""
+    fresh = []
+
+    def restart() -> Seat:
+        transport = ScriptedTransport(random_policy(len(fresh) + 9), name="s")
+        transport.send("hello protocol=1")  # the handshake the real start does; its reply is read here
+        transport.receive(1.0)
+        fresh.append(transport)
+        return Seat("s", transport)
+
+    silent = ScriptedTransport(lambda n, tokens: None, name="s")  # hung: cut off in game 1
+    seats = [Seat("s", silent, restart=restart), Seat("b", ScriptedTransport(random_policy(2))),
+             Seat("c", ScriptedTransport(random_policy(3)))]
+    result = play_match(seats, Rules(), seed=5, games=6, limits=TimeLimits(move_timeout_s=0.01))
+    assert len(result.records) == 6 and len(fresh) == 1
+    assert [line for line in silent.sent if line.startswith("match ")][0].split()[2] == "games=6"
+    told = [line for line in fresh[0].sent if line.startswith("match ")]
+    assert len(told) == 1 and told[0].split()[2] == "games=5", told
+
+
+def test_failed_starts_are_counted_from_the_first(tmp_path):
+    """The first game's fault says one start failed, the second's two in a row (an extra try before
+    game 1 once made it say "2 failed starts in a row" after one)."""
+    (tmp_path / "bot.toml").write_text('name = "dud"\ncommand = ["sh", "-c", "exit 1"]\ntransport = "pipe"\n')
+    dud = load_manifest(tmp_path / "bot.toml")
+    with open_table([dud, random_bot(), random_bot()], BotSettings()) as seats:
+        result = play_match(seats, Rules(), seed=3, games=MAX_FAILED_RESTARTS + 1)
+    details = [next(f.detail for f in record.faults if f.seat == 0).removeprefix("out of this game: ")
+               for record in result.records]
+    assert "failed start" not in details[0] and "fresh start" not in details[0], details[0]
+    assert details[1].startswith("2 failed starts in a row"), details[1]
+    assert details[2].startswith(f"not started again in this match after {MAX_FAILED_RESTARTS} failed starts"), details[2]
+    assert details[3] == details[2]
+    assert {f.kind for record in result.records for f in record.faults if f.seat == 0} <= {FaultKind.NO_HELLO, FaultKind.DEAD}

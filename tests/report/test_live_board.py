@@ -27,7 +27,7 @@ def _board(tmp_path, height: int):
                              game_numbers=lambda: GameNumbers(4, 3, 6))
     console = Console(file=io.StringIO(), width=100, height=height, color_system=None)
     board = LiveBoard(config, store, console)
-    board.update(SimpleNamespace(done=50, total=72, played_now=50, started_at=time.monotonic() - 5))
+    board.update(SimpleNamespace(done=50, total=72, played_now=50, void=0, started_at=time.monotonic() - 5))
     return board, console, store
 
 
@@ -79,3 +79,22 @@ def test_the_html_page_is_live_during_a_run_and_final_after_it(tmp_path):
     final = page.read_text()
     assert 'http-equiv="refresh"' not in final and "<p>180 games" in final and "Live:" not in final
     assert not list(tmp_path.glob(".*partial"))  # written whole, through a file that is renamed
+
+
+def test_the_progress_line_counts_void_games_and_says_no_time_left_once_the_run_ended():
+    from arena.report.live import progress_text
+
+    line = progress_text(12, 48, 12, 10.0, void=36)
+    assert line.startswith("12/48 games, 36 void,") and "left" in line
+    assert "left" not in progress_text(12, 48, 12, 10.0, void=36, ended=True)
+    assert "void" not in progress_text(48, 48, 48, 10.0)
+
+
+def test_standings_say_how_much_of_the_tournament_is_played():
+    from arena.results.standings import Completeness
+
+    assert Completeness(1392, 1800, 0).words() == "1392 of 1800 games played"
+    assert Completeness(1392, 1800, 12).words() == "1392 of 1800 games played, 12 void"
+    assert Completeness(1800, 1800, 0).words() == "1800 games" and Completeness(1800, 1800, 0).complete
+    assert not Completeness(1800, 1800, 3).complete  # a void game not yet played again
+    assert Completeness(700, 1800, 0, decided=True).complete  # an SPRT run whose test decided

@@ -275,7 +275,9 @@ def assert_ipc_held(seen: dict) -> None:
     assert seen["reached"] == 0  # the arena never followed the bot's link to the host's socket
     assert "no hello" in seen["linked"], seen["linked"]
     faults = seen["faults"]
-    assert faults and faults[0][0] == "exited" and "written into its socket's folder" in faults[0][1], faults
+    # Charged to the bot, never void: it fills the folder as it starts, and the sandbox's watch
+    # kills it before or just after its hello (no_hello or exited, a race the test cannot fix).
+    assert faults and faults[0][0] in ("no_hello", "exited") and "written into its socket's folder" in faults[0][1], faults
 
 
 CHECKS = {"kernel": assert_kernel_untouched, "lock": assert_lock_unseen, "memory": assert_memory_recorded,

@@ -323,3 +323,41 @@ def test_a_crash_s_last_words_reach_its_exit_message_though_stderr_is_read_late(
         assert str(exited.value).endswith("(exit code 7); its stderr says: ValueError: gave up"), str(exited.value)
     finally:
         t.close()
+
+
+# ---- a start that failed in the sandbox's wrapper, before the bot ran (protocol.md section 9) ----
+
+def _wrapper_that_fails(argv, writable_paths=(), *, relay=None):
+    """A sandbox whose set-up fails (as bubblewrap does with no room for a namespace): the bot never runs."""
+    return ["/bin/sh", "-c", "echo 'bwrap: creating new namespace failed: No space left on device' >&2; exit 1"]
+
+
+def _wrapper_that_runs(argv, writable_paths=(), *, relay=None):
+    from arena.transport.bot_process import STDIO_SHIM
+
+    return [*STDIO_SHIM, *argv]
+
+
+def test_a_sandbox_that_could_not_be_set_up_makes_the_start_unplayable_not_the_bots_exit():
+    from arena.transport import Unplayable
+
+    t = PipeTransport.start(["/bin/true"], name="b", sandbox_argv=_wrapper_that_fails)
+    try:
+        with pytest.raises(Unplayable, match="sandbox could not be set up.*No space left"):
+            t.send("hello protocol=1")
+            t.receive(5.0)
+    finally:
+        t.close()
+
+
+def test_a_bot_that_exits_once_its_sandbox_started_it_is_its_own_exit():
+    from arena.transport import Unplayable
+
+    t = PipeTransport.start(["/bin/sh", "-c", "echo boom >&2; exit 3"], name="b", sandbox_argv=_wrapper_that_runs)
+    try:
+        with pytest.raises(BotExited, match="exit code 3") as raised:
+            t.send("hello protocol=1")
+            t.receive(5.0)
+        assert not isinstance(raised.value, Unplayable)
+    finally:
+        t.close()
