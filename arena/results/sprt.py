@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 MIN_DEAL_SETS = 20
+# A variance (and a distance from the midpoint) this small is none: sums of floats leave crumbs.
+NO_SPREAD = 1e-12
 
 H1, H0, UNDECIDED = "H1", "H0", ""
 
@@ -69,39 +71,58 @@ class SprtState:
     def decided(self) -> bool:
         return self.decision != UNDECIDED
 
+    @property
+    def no_spread(self) -> bool:
+        """Every deal set gave the same difference: the LLR is infinite."""
+        return math.isinf(self.llr)
+
+    def llr_text(self) -> str:
+        """The LLR as reports write it: two decimals, or "-inf"/"+inf" with no spread."""
+        return f"{self.llr:+.0f}" if self.no_spread else f"{self.llr:.2f}"
+
     def sentence(self) -> str:
         """The run's last word on the test."""
         s = self.settings
         games = f"after {self.deal_sets} deal sets ({self.games:,} games)"
+        if self.no_spread:
+            games += f", every one with the same difference ({self.mean_difference:+.3f} points per game)"
         if self.decision == H1:
             return (f"H1 accepted: {self.challenger} is better than {self.baseline} by at least {s.delta1:g} points per "
-                    f"game (LLR {self.llr:.2f} >= {s.upper:.2f}) {games}")
+                    f"game (LLR {self.llr_text()} >= {s.upper:.2f}) {games}")
         if self.decision == H0:
             return (f"H0 accepted: {self.challenger} is not better than {self.baseline} by {s.delta1:g} points per game "
-                    f"or more (LLR {self.llr:.2f} <= {s.lower:.2f}) {games}")
+                    f"or more (LLR {self.llr_text()} <= {s.lower:.2f}) {games}")
         if self.deal_sets < MIN_DEAL_SETS:
-            return (f"undecided: LLR {self.llr:.2f} {games}; the test decides from {MIN_DEAL_SETS} deal sets on, "
+            return (f"undecided: LLR {self.llr_text()} {games}; the test decides from {MIN_DEAL_SETS} deal sets on, "
                     f"at {s.lower:.2f} (H0) or {s.upper:.2f} (H1)")
-        return f"undecided: LLR {self.llr:.2f}, between {s.lower:.2f} and {s.upper:.2f}, {games}"
+        return f"undecided: LLR {self.llr_text()}, between {s.lower:.2f} and {s.upper:.2f}, {games}"
 
     def as_dict(self) -> dict:
         s = self.settings
         return {"challenger": self.challenger, "baseline": self.baseline, "delta0": s.delta0, "delta1": s.delta1,
-                "alpha": s.alpha, "beta": s.beta, "llr": self.llr, "lower": s.lower, "upper": s.upper,
+                "alpha": s.alpha, "beta": s.beta,
+                # JSON has no infinity: with no spread the LLR is null, and no_spread says why.
+                "llr": None if self.no_spread else self.llr, "no_spread": self.no_spread, "lower": s.lower, "upper": s.upper,
                 "deal_sets": self.deal_sets, "games": self.games,
                 "mean_difference": None if math.isnan(self.mean_difference) else self.mean_difference,
                 "decision": self.decision or "undecided", "sentence": self.sentence()}
 
 
 def llr(n: int, total: float, squares: float, settings: SprtSettings) -> float:
-    """The LLR after n differences with this sum and sum of squares (0 until it can be estimated)."""
+    """The LLR after n differences with this sum and sum of squares (0 until it can be estimated).
+
+    Every difference the same (identical deterministic challengers on the same cards give 0 on
+    every deal set): no spread, so the evidence for the side of the midpoint the mean is on has
+    no bound, and the LLR is infinite that way; the test decides at MIN_DEAL_SETS instead of
+    dividing by zero or waiting for the deals to run out."""
     if n < 2:
         return 0.0
-    variance = (squares - total * total / n) / (n - 1)
-    if variance <= 1e-12:  # every difference the same: no spread to judge by yet
-        return 0.0
     d0, d1 = settings.delta0, settings.delta1
-    return n * (d1 - d0) * (total / n - (d0 + d1) / 2) / variance
+    variance = (squares - total * total / n) / (n - 1)
+    above_midpoint = total / n - (d0 + d1) / 2
+    if variance <= NO_SPREAD:
+        return 0.0 if abs(above_midpoint) <= NO_SPREAD else math.copysign(math.inf, above_midpoint)
+    return n * (d1 - d0) * above_midpoint / variance
 
 
 def run_test(differences: Iterable[tuple[float, int]], settings: SprtSettings, challenger: str, baseline: str) -> SprtState:

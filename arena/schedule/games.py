@@ -45,12 +45,23 @@ def seatings(entries: tuple[str, ...]) -> list[tuple[str, ...]]:
     return list(itertools.permutations(entries))
 
 
-def table_games(index: int, entries: tuple[str, ...], deals: int, seed: int, copy: int = 0) -> tuple[GameSpec, ...]:
+# How a table's deals are seeded (recorded with the schedule, so stored results keep theirs):
+# BY_BOTS names the table's bots; BY_FIELD, a gauntlet's since paired cards, names the field's bots
+# and the challenger's seat, so every challenger meets a field combination with the same cards.
+SEEDS_BY_BOTS, SEEDS_BY_FIELD = "bots", "field"
+SEED_SCHEMES = (SEEDS_BY_BOTS, SEEDS_BY_FIELD)
+# Stands for the challenger in a BY_FIELD table's name: no bot name can be it (protocol.md, names).
+CHALLENGER_SLOT = "*"
+
+
+def table_games(index: int, entries: tuple[str, ...], deals: int, seed: int, copy: int = 0,
+                seeded_as: tuple[str, ...] | None = None) -> tuple[GameSpec, ...]:
     """`copy`: how many tables of these same bots come before this one (a balanced schedule
-    with more tables than combinations); each copy gets cards of its own."""
+    with more tables than combinations); each copy gets cards of its own. `seeded_as`: the names
+    the deals are seeded by, when not the bots' own (a gauntlet's challenger slot)."""
     n = len(entries)
     games = []
-    table_id = "|".join(entries)  # the seed names the bots, not the table's position in the list
+    table_id = "|".join(seeded_as or entries)  # the seed names the bots, not the table's position in the list
     if copy:
         table_id += f"#{copy}"
     for deal in range(deals):

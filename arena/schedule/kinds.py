@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar, Sequence
 
-from arena.schedule.games import TableSpec
+from arena.schedule.games import SEEDS_BY_BOTS, SEEDS_BY_FIELD, TableSpec
 from arena.schedule.numbers import PAIRED
 from arena.schedule.tables import balanced_schedule, gauntlet, gauntlet_table_count, pair_meetings, round_robin
 from arena.wording import count
@@ -29,6 +29,7 @@ class Layout:
     tables: int | None = None  # balanced only
     challengers: int = 1  # gauntlet only
     numbering: str = PAIRED  # how stored results number their tables (schedule.numbers)
+    seeds: str | None = None  # how stored results seed their deals (schedule.games); None: a new tournament's
 
 
 class ScheduleKind:
@@ -41,6 +42,7 @@ class ScheduleKind:
     # A gauntlet's challengers play more games than the others: totals would rank them first.
     ranks_by_points_per_game: ClassVar[bool] = False
     why_no_tables: ClassVar[str] = ""  # a config that gives `tables` to a kind that takes none: why, and what to do
+    new_seeds: ClassVar[str] = SEEDS_BY_BOTS  # how a new tournament of this kind seeds its deals (schedule.games)
 
     def tables(self, layout: Layout) -> list[TableSpec]:
         raise NotImplementedError
@@ -124,9 +126,11 @@ class Gauntlet(ScheduleKind):
     takes_challengers = True
     ranks_by_points_per_game = True
     why_no_tables = "(a gauntlet plays each challenger against every combination of the others); drop it"
+    new_seeds = SEEDS_BY_FIELD  # the challengers get the same cards: their difference is paired
 
     def tables(self, layout: Layout) -> list[TableSpec]:
-        return gauntlet(list(layout.entries), layout.challengers, layout.table_size, layout.deals, layout.seed)
+        return gauntlet(list(layout.entries), layout.challengers, layout.table_size, layout.deals, layout.seed,
+                        layout.seeds or self.new_seeds)
 
     def table_count(self, entries: int, table_size: int, tables: int | None, challengers: int) -> int:
         return gauntlet_table_count(entries, challengers, table_size)

@@ -21,7 +21,8 @@ import itertools
 import math
 
 from arena.schedule.balanced import balanced_tables
-from arena.schedule.games import ScheduleError, TableSpec, check_entries, table_games
+from arena.schedule.games import (CHALLENGER_SLOT, SEEDS_BY_BOTS, SEEDS_BY_FIELD, ScheduleError, TableSpec,
+                                  check_entries, table_games)
 from arena.schedule.numbers import PAIRED
 
 
@@ -47,14 +48,18 @@ def _colex(n: int, k: int) -> list[tuple[int, ...]]:
     return sorted(itertools.combinations(range(n), k), key=lambda combo: combo[::-1])
 
 
-def gauntlet(entries: list[str], challengers: int, table_size: int, deals: int, seed: int) -> list[TableSpec]:
+def gauntlet(entries: list[str], challengers: int, table_size: int, deals: int, seed: int,
+             seeds: str = SEEDS_BY_FIELD) -> list[TableSpec]:
     """Each of the first `challengers` entries at a table with every combination of
     `table_size - 1` of the others, each table playing `deals` duplicate deals.
 
     Tables go field combination by combination, in colex order, with the challengers innermost:
     an entry added at the end of the field only adds tables after the others (as in
-    `round_robin`), so stored games keep their keys and numbers. A table's bots are in entry
-    order, as in a round robin, so the same bots get the same cards in either schedule."""
+    `round_robin`), so stored games keep their keys and numbers. A challenger sits first at its
+    table, so it takes the same seat in the same seating at every table of a field combination;
+    with SEEDS_BY_FIELD those tables also get the same cards, deal by deal, and the challengers'
+    difference per deal set is paired (arena/results/sprt.py). SEEDS_BY_BOTS: the seeds of
+    results stored before, which named the challenger too."""
     check_entries(entries, table_size, deals)
     if not 1 <= challengers < len(entries):
         raise ScheduleError(f"a gauntlet needs 1 to {len(entries) - 1} challengers, not {challengers}")
@@ -67,7 +72,9 @@ def gauntlet(entries: list[str], challengers: int, table_size: int, deals: int, 
     for combo in combos:
         for head in heads:
             entries_of = (head, *(field[x] for x in combo))
-            tables.append(TableSpec(len(tables), entries_of, table_games(len(tables), entries_of, deals, seed)))
+            seeded_as = None if seeds == SEEDS_BY_BOTS else (CHALLENGER_SLOT, *entries_of[1:])
+            tables.append(TableSpec(len(tables), entries_of,
+                                    table_games(len(tables), entries_of, deals, seed, seeded_as=seeded_as)))
     return tables
 
 

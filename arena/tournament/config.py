@@ -131,6 +131,9 @@ class TournamentConfig:
     # Not a config key: how the stored results lay out their tables and number their games
     # (schedule.numbers: PAIRED, BY_DEAL, BY_TABLE). Older results keep theirs; opening the results sets it (arena/tournament/opening.py).
     layout: str = PAIRED
+    # Not a config key either: how the stored results seed their deals (schedule.games:
+    # SEEDS_BY_BOTS, SEEDS_BY_FIELD); None for a new tournament, which takes its kind's.
+    seeds: str | None = None
 
     @property
     def playing(self) -> tuple[str, ...]:
@@ -151,7 +154,13 @@ class TournamentConfig:
 
     def layout_of_tables(self) -> Layout:
         """What the schedule's kind lays the tables out from (arena/schedule/kinds.py)."""
-        return Layout(self.bots, self.table_size, self.deals, self.seed, self.tables, self.challenger_count, self.layout)
+        return Layout(self.bots, self.table_size, self.deals, self.seed, self.tables, self.challenger_count, self.layout,
+                      self.deal_seeds)
+
+    @property
+    def deal_seeds(self) -> str:
+        """How its deals are seeded: the stored results' way, else its kind's for a new tournament."""
+        return self.seeds or self.kind.new_seeds
 
     def tables_in_play(self) -> int:
         """The tables whose games are played: all but those of withdrawn bots."""

@@ -85,7 +85,7 @@ def open_results(config: TournamentConfig, manifests: dict[str, BotManifest], ve
             store.check_whole()  # before anything is written: a damaged file is left as it is
         stored = store.fingerprint()
         # Older results keep their table order and game numbers (schedule.numbers.GameNumbers).
-        config = replace(config, layout=_stored_layout(stored))
+        config = replace(config, layout=_stored_layout(stored), seeds=_stored_seeds(stored))
         changes = None
         if stored is not None:
             changes = plan(stored, config.bots, versions, store.bots_played())
@@ -221,6 +221,18 @@ def _stored_layout(stored: dict | None) -> str:
         return PAIRED
     layout = stored.get("game_numbers", BY_TABLE)
     return layout if layout in LAYOUTS else PAIRED
+
+
+def _stored_seeds(stored: dict | None) -> str | None:
+    """How stored results seed their deals: as their fingerprint says, by their bots when it says
+    nothing (every result before paired gauntlets); None for a new tournament (its kind's way).
+    A value this arena does not know is not guessed at: the fingerprint check names the change."""
+    from arena.schedule.games import SEED_SCHEMES, SEEDS_BY_BOTS
+
+    if stored is None:
+        return None
+    seeds = stored.get("deal_seeds", SEEDS_BY_BOTS)
+    return seeds if seeds in SEED_SCHEMES else None
 
 
 def _added_bots(diff, config) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from arena.submission.manifest import BotManifest
 from arena.play.records import GameRecord, VoidGame
 from arena.schedule.numbers import BY_TABLE
-from arena.schedule.games import TableSpec
+from arena.schedule.games import SEEDS_BY_BOTS, TableSpec
 from arena.results.store import ResultStore
 from arena.sandbox.isolation import Isolation, find_isolation
 from arena.tournament.config import TournamentConfig
@@ -66,9 +66,12 @@ def fingerprint(config: TournamentConfig, manifests: dict[str, BotManifest], ver
     (`results.changes.compare`). Results stored before game numbers went by deal have no
     `game_numbers` key (BY_TABLE): their fingerprints still match."""
     numbering = {} if config.layout == BY_TABLE else {"game_numbers": config.layout}
+    # Results seeded by their bots (all before paired gauntlets) have no `deal_seeds` key.
+    seeds = {} if config.deal_seeds == SEEDS_BY_BOTS else {"deal_seeds": config.deal_seeds}
     withdrawn = {"withdrawn": ",".join(config.withdrawn)} if config.withdrawn else {}
     return {
         **numbering,
+        **seeds,
         **withdrawn,
         "bots": ",".join(config.bots),
         "bot_versions": ",".join(f"{name}={versions.get(name, '')}" for name in config.bots),

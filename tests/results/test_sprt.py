@@ -23,7 +23,9 @@ def test_llr_by_hand():
     n, total, squares = len(xs), sum(xs), sum(x * x for x in xs)
     variance = (squares - total * total / n) / (n - 1)
     assert llr(n, total, squares, SETTINGS) == pytest.approx(n * 0.2 * (total / n - 0.1) / variance)
-    assert llr(3, 0.6, 0.12, SETTINGS) == 0.0  # no spread: not judged
+    # No spread: infinite evidence for the side of the midpoint (0.1 here) the mean is on.
+    assert llr(3, 0.6, 0.12, SETTINGS) == math.inf
+    assert llr(3, 0.0, 0.0, SETTINGS) == -math.inf
 
 
 def test_no_decision_before_the_minimum_of_deal_sets_and_stops_at_the_first():
@@ -58,3 +60,18 @@ def test_error_rates_are_near_alpha_and_beta(true_mean, wrong, rate):
         wrongs += state.decision == wrong
     # 600 runs: a binomial standard error of about 0.009 at 0.05
     assert 0.02 <= wrongs / runs <= 0.085, f"error rate {wrongs / runs:.3f}, nominal {rate}"
+
+
+def test_identical_differences_decide_h0_at_the_first_deal_set_it_may_rather_than_divide_by_zero():
+    """Identical deterministic challengers on the same cards differ by 0 on every deal set."""
+    settings = SprtSettings(delta1=0.1)
+    state = run_test([(0.0, 12)] * 200, settings, "a", "b")
+    assert state.decision == H0 and state.deal_sets == MIN_DEAL_SETS and state.no_spread
+    assert "LLR -inf <= -2.94" in state.sentence() and "same difference (+0.000" in state.sentence()
+    as_dict = state.as_dict()
+    assert as_dict["llr"] is None and as_dict["no_spread"] is True
+    import json
+    json.loads(json.dumps(as_dict), parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
+    # the same difference every time, above the midpoint: H1; at the midpoint exactly: no evidence
+    assert run_test([(0.5, 12)] * 30, settings, "a", "b").decision == H1
+    assert run_test([(0.05, 12)] * 30, settings, "a", "b").decision == ""

@@ -9,7 +9,7 @@ from math import comb
 import pytest
 
 from arena.schedule.numbers import BY_DEAL, BY_TABLE, PAIRED, GameNumbers
-from arena.schedule.games import GameSpec, ScheduleError, game_key
+from arena.schedule.games import SEEDS_BY_BOTS, GameSpec, ScheduleError, game_key
 from arena.schedule.tables import (
     balanced_schedule, gauntlet, gauntlet_table_count, pair_meetings, round_robin,
 )
@@ -200,10 +200,30 @@ def test_a_gauntlet_puts_each_challenger_with_every_combination_of_the_field_and
     assert len(set(keys)) == len(keys)
 
 
-def test_a_gauntlet_table_gets_the_cards_a_round_robin_gives_the_same_bots():
+def test_gauntlet_results_stored_before_paired_cards_keep_the_cards_a_round_robin_gave_the_same_bots():
     by_bots = {t.entries: [g.seed for g in t.games] for t in round_robin(ENTRIES, 3, 2, seed=7)}
-    for table in gauntlet(ENTRIES, 1, 3, 2, seed=7):
+    for table in gauntlet(ENTRIES, 1, 3, 2, seed=7, seeds=SEEDS_BY_BOTS):
         assert [g.seed for g in table.games] == by_bots[table.entries]
+
+
+def test_a_gauntlets_challengers_get_the_same_cards_in_the_same_seat_against_each_field_combination():
+    """Issue 33: the seed names the field and the challenger's slot, not the challenger, so that
+    the difference between two challengers per deal set carries no luck of the deal."""
+    tables = gauntlet(ENTRIES, 2, 3, 3, seed=7)
+    by_field: dict[tuple[str, ...], list] = {}
+    for table in tables:
+        by_field.setdefault(table.entries[1:], []).append(table)
+    assert len(by_field) == comb(3, 2) and all(len(pair) == 2 for pair in by_field.values())
+    for field, (first, second) in by_field.items():
+        assert {first.entries[0], second.entries[0]} == {"a", "b"}
+        for g1, g2 in zip(first.games, second.games, strict=True):
+            assert (g1.deal, g1.seating, g1.seed, g1.dealer) == (g2.deal, g2.seating, g2.seed, g2.dealer)
+            # the challenger in the same seat, the field's bots in theirs
+            assert g1.bots.index(first.entries[0]) == g2.bots.index(second.entries[0])
+            assert [b for b in g1.bots if b in field] == [b for b in g2.bots if b in field]
+            assert [i for i, b in enumerate(g1.bots) if b in field] == [i for i, b in enumerate(g2.bots) if b in field]
+    seeds = {(t.entries[1:], g.deal) : g.seed for t in tables for g in t.games}
+    assert len(set(seeds.values())) == len(seeds)  # each field combination and deal its own cards
 
 
 def test_bots_added_to_a_gauntlets_field_keep_every_stored_game_its_key_and_cards():

@@ -39,3 +39,54 @@ def test_a_gauntlet_too_large_to_play_is_blamed_on_its_bots_not_on_one_deal():
         gauntlet(60, 1, 5)
     with pytest.raises(ConfigError, match="key 'deals'"):
         gauntlet(60, 1, 5, deals=2)
+
+
+def test_a_gauntlet_stored_with_the_older_seeds_resumes_with_them_and_a_new_one_is_paired(tmp_path):
+    """Issue 33: a new gauntlet seeds a table by its field and the challenger's slot (records
+    `deal_seeds = "field"`); results stored before keep the seeds they were played with."""
+    import json
+    import sqlite3
+
+    from arena.results.store import ResultStore
+    from arena.schedule.games import SEEDS_BY_BOTS, SEEDS_BY_FIELD, table_games
+    from arena.tournament.config import load_config, load_entries
+    from arena.tournament.opening import open_results, bot_versions
+    from arena.tournament.runner import run_tournament
+
+    def run(config_path):
+        config, manifests = load_entries(load_config(config_path))
+        store, config = open_results(config, manifests, bot_versions(manifests), create=True)
+        try:
+            run_tournament(config, manifests, store, workers=1)
+            return config, {row.key: (row.seed, row.bots) for row in store.rows(with_transcripts=False)}
+        finally:
+            store.close()
+
+    text = ('name = "g"\nseed = 3\nschedule = "gauntlet"\nchallengers = 2\ntable_size = 2\ndeals = {deals}\n'
+            'bots = ["random_bot", "shell_bot", "heuristic_bot"]\n')
+    new = tmp_path / "new.toml"
+    new.write_text(text.format(deals=1))
+    config, games = run(new)
+    assert config.deal_seeds == SEEDS_BY_FIELD
+    by_seating = {}
+    for key, (seed, bots) in games.items():
+        by_seating.setdefault(key.split("-", 1)[1], set()).add(seed)
+    assert all(len(seeds) == 1 for seeds in by_seating.values())  # both challengers, the same cards
+
+    old = tmp_path / "old.toml"
+    old.write_text(text.format(deals=1))
+    run(old)
+    with sqlite3.connect(tmp_path / "old.sqlite") as db:  # as an arena before paired seeds stored it
+        stored = json.loads(db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0])
+        del stored["deal_seeds"]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(stored, sort_keys=True),))
+    old.write_text(text.format(deals=2))  # grown: the new deal is played with the older seeds
+    config, games = run(old)
+    assert config.deal_seeds == SEEDS_BY_BOTS
+    assert ResultStore(tmp_path / "old.sqlite").fingerprint().get("deal_seeds") is None
+    played = {key: seed for key, (seed, _) in games.items() if "-d0001-" in key}
+    entries = {0: ("random_bot", "heuristic_bot"), 1: ("shell_bot", "heuristic_bot")}
+    assert len(played) == 4 and len(set(played.values())) == 2  # each table's own cards, as before
+    for key, seed in played.items():
+        table = int(key[1:5])
+        assert seed == next(g.seed for g in table_games(table, entries[table], 2, 3) if g.deal == 1)

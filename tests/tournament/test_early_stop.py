@@ -105,3 +105,24 @@ def test_one_challenger_is_tested_against_the_field_deal_set_by_deal_set(tmp_pat
     assert state.deal_sets == 5 and state.games == 5 * len(tables) * 6
     assert state.mean_difference == pytest.approx(sum(expected) / 5)
     assert not state.decided  # fewer than MIN_DEAL_SETS
+
+
+def test_two_identical_challengers_decide_h0_at_the_first_deal_set_the_test_may(tmp_path):
+    """Issue 33: the challengers get the same cards in the same seats, so two copies of the same
+    deterministic code differ by nothing on every deal set, and the test says H0 at once."""
+    import shutil
+
+    from arena.results.sprt import H0
+    from arena.submission.lookup import BUNDLED_BOTS_DIR
+
+    for copy in ("twin_a", "twin_b"):
+        shutil.copytree(BUNDLED_BOTS_DIR / "heuristic_bot", tmp_path / copy)
+        manifest = tmp_path / copy / "bot.toml"
+        manifest.write_text(manifest.read_text().replace('name = "heuristic_bot"', f'name = "{copy}"'))
+    path = tmp_path / "twins.toml"
+    path.write_text('name = "twins"\nseed = 4\ntable_size = 2\ndeals = 200\nschedule = "gauntlet"\n'
+                    'challengers = 2\nbots = ["twin_a", "twin_b", "shell_bot"]\nstop = "sprt"\nsprt_delta1 = 0.05\n'
+                    + GENEROUS_LIMITS)
+    summary, state, keys, again = run(path, 1)
+    assert state.decision == H0 and state.deal_sets == MIN_DEAL_SETS and state.mean_difference == 0.0
+    assert state.no_spread and again == state

@@ -191,6 +191,8 @@ def test_a_withdrawn_bot_leaves_the_standings_keeps_its_games_and_can_rejoin(tmp
     data = json.loads(invoke("standings", str(config), "--format", "json").output)
     assert {b["bot"] for b in data["bots"]} == {"heuristic_bot", "random_bot", "shell_bot"}
     assert data["games"] == 12  # the one table without it: 6 seatings x 2 deals
+    # The facts count the tables in play, and the standings are complete (issue 33)
+    assert data["tournament"]["tables"] == 1 and data["games_scheduled"] == 12 and data["complete"] is True
     [gone] = data["history"]
     assert (gone["bot"], gone["why"], gone["games"]) == ("mybot", "withdrawn", 36)
     assert superseded_count(folder / "t.sqlite") == 36
