@@ -1,7 +1,10 @@
 """`arena bot new NAME --lang ...`: a new bot folder that plays legal moves and passes `arena bot check`.
 
-Each template answers `hello`, plays a legal move for every `request` (the first one listed:
-replace `choose` with your strategy), ignores every other line, and exits 0 on `quit` or end of input.
+Each template answers `hello`, plays a legal move for every `request`, ignores every other line,
+and exits 0 on `quit` or end of input. Its move (replace `choose` with your strategy) is simple
+but sensible, the same in every language: `draw` when it is legal, else the lowest card or run,
+and `pickup` (or `chance`) only when nothing else is legal. The first move listed would be
+`pickup` in every phase-2 answer: such a bot never goes out, and tables of them hit the cap.
 """
 
 from __future__ import annotations
@@ -25,7 +28,18 @@ import sys
 
 def choose(moves, view):
     """moves: the legal moves (tokens); view: dict of the request's key=value fields."""
-    return moves[0]
+    if "draw" in moves:
+        return "draw"  # phase 1: draw, then choose from 4 cards, rather than play one blind
+    # The lowest card or run (a run by its first, lowest card). The hand is sorted low to high
+    # (ace_high included), so a card's place in it is its rank. pickup and chance are not in the
+    # hand: they come last, played only when nothing else is legal.
+    hand = view.get("hand", "-").split(",")
+
+    def rank(move):
+        card = move.split(",")[0]
+        return hand.index(card) if card in hand else len(hand)
+
+    return min(moves, key=rank)
 
 
 def main():
@@ -56,10 +70,24 @@ _C = r'''/* {name}: a Skitgubbe bot (see protocol.md). Replace choose() with you
 #include <stdlib.h>
 #include <string.h>
 
-/* The legal moves are tokens 3 .. 3+count-1 of the request line. */
-static const char *choose(char **moves, int count) {{
-    (void)count;
-    return moves[0];
+/* The legal moves are tokens 3 .. 3+count-1 of the request line; hand is the view's hand=.
+   Phase 1: draw (then choose from 4 cards) rather than play one blind. Otherwise the lowest card
+   or run (a run by its first, lowest card): the hand is sorted low to high (ace_high included),
+   so the earlier a card is in it, the lower. pickup and chance are not in the hand: they are
+   played only when nothing else is legal. */
+static const char *choose(char **moves, int count, const char *hand) {{
+    const char *best = moves[0];
+    const char *best_at = NULL;
+    for (int i = 0; i < count; i++) {{
+        if (strcmp(moves[i], "draw") == 0) return moves[i];
+        char card[3] = {{moves[i][0], moves[i][1], 0}};  /* a move's first card */
+        const char *at = strstr(hand, card);
+        if (at && (!best_at || at < best_at)) {{
+            best = moves[i];
+            best_at = at;
+        }}
+    }}
+    return best;
 }}
 
 int main(void) {{
@@ -84,7 +112,10 @@ int main(void) {{
         }} else if (strcmp(tok[0], "request") == 0 && n >= 4) {{
             int count = atoi(tok[2]);
             if (count < 1 || (size_t)(3 + count) > n) continue;
-            printf("move %s %s\n", tok[1], choose(tok + 3, count));
+            const char *hand = "-";
+            for (size_t i = 3 + count; i < n; i++)
+                if (strncmp(tok[i], "hand=", 5) == 0) hand = tok[i] + 5;
+            printf("move %s %s\n", tok[1], choose(tok + 3, count, hand));
         }} else if (strcmp(tok[0], "quit") == 0) {{
             break;
         }}
@@ -112,8 +143,18 @@ _JS = '''// {name}: a Skitgubbe bot (see protocol.md). Replace choose() with you
 "use strict";
 const readline = require("readline");
 
+// moves: the legal moves (tokens); view: the request's key=value fields.
 function choose(moves, view) {{
-  return moves[0];
+  if (moves.includes("draw")) return "draw"; // phase 1: draw, then choose from 4 cards, not one blind
+  // The lowest card or run (a run by its first, lowest card). The hand is sorted low to high
+  // (ace_high included), so a card's place in it is its rank. pickup and chance are not in the
+  // hand: they come last, played only when nothing else is legal.
+  const hand = (view.hand || "-").split(",");
+  const rank = (move) => {{
+    const i = hand.indexOf(move.split(",")[0]);
+    return i < 0 ? hand.length : i;
+  }};
+  return moves.reduce((best, move) => (rank(move) < rank(best) ? move : best));
 }}
 
 const rl = readline.createInterface({{ input: process.stdin, terminal: false }});
@@ -138,7 +179,10 @@ rl.on("close", () => process.exit(0));
 '''
 
 _SH = '''#!/bin/sh
-# {name}: a Skitgubbe bot in POSIX sh + awk (see protocol.md). Plays the first legal move.
+# {name}: a Skitgubbe bot in POSIX sh + awk (see protocol.md). Its move: draw when it may (phase 1:
+# then it chooses from 4 cards, not one blind), else the lowest card or run. The hand= field is
+# sorted low to high (ace_high included), so the earlier a move's first card is in it, the lower;
+# pickup and chance are not in it (index 0) and are played only when nothing else is legal.
 # fflush() after every answer; mawk needs -W interactive to read its input line by line.
 # Diagnostics go to stderr only.
 if awk -W version 2>/dev/null | grep -qi mawk; then
@@ -148,7 +192,17 @@ else
 fi
 exec awk "$@" '{{ sub(/\\r$/, "") }}
 $1 == "hello"   {{ print "hello name={name} version=0.1"; fflush(); next }}
-$1 == "request" {{ print "move " $2 " " $4; fflush(); next }}
+$1 == "request" {{  # request <id> <count> <move_1> ... <move_count> <field>=<value> ...
+    hand = "-"
+    for (i = 4 + $3; i <= NF; i++) if ($i ~ /^hand=/) hand = substr($i, 6)
+    best = $4; best_at = 0
+    for (i = 4; i < 4 + $3; i++) {{
+        if ($i == "draw") {{ best = $i; break }}
+        at = index(hand, substr($i, 1, 2))
+        if (at > 0 && (best_at == 0 || at < best_at)) {{ best = $i; best_at = at }}
+    }}
+    print "move " $2 " " best; fflush(); next
+}}
 $1 == "quit"    {{ exit 0 }}'
 '''
 
@@ -168,7 +222,21 @@ import java.util.Map;
 public class Bot {{
     /** moves: the legal moves (tokens); view: the request's key=value fields. */
     static String choose(List<String> moves, Map<String, String> view) {{
-        return moves.get(0);
+        if (moves.contains("draw")) return "draw";  // phase 1: draw, then choose from 4 cards, not one blind
+        // The lowest card or run (a run by its first, lowest card). The hand is sorted low to high
+        // (ace_high included), so a card's place in it is its rank. pickup and chance are not in
+        // the hand: they come last, played only when nothing else is legal.
+        List<String> hand = Arrays.asList(view.getOrDefault("hand", "-").split(","));
+        String best = moves.get(0);
+        int bestRank = Integer.MAX_VALUE;
+        for (String move : moves) {{
+            int rank = hand.indexOf(move.split(",")[0]);
+            if (rank >= 0 && rank < bestRank) {{
+                best = move;
+                bestRank = rank;
+            }}
+        }}
+        return best;
     }}
 
     public static void main(String[] args) throws IOException {{
@@ -235,7 +303,8 @@ def manifest_text(name: str, fields: dict[str, object]) -> str:
         if key in fields:
             lines.append(f"{key} = {_toml_value(fields[key])}")
     lines.append('transport = "pipe"')
-    lines.append(f'description = "{name}: plays the first legal move (scaffold from arena bot new)."')
+    lines.append(f'description = "{name}: draws when it may, else plays its lowest legal card or run '
+                 '(scaffold from arena bot new)."')
     limits = fields.get("limits")
     if isinstance(limits, dict) and limits:  # the [limits] table (_files gives it as a dict)
         lines += ["", "[limits]"] + [f"{key} = {value}" for key, value in limits.items()]
