@@ -17,6 +17,12 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Click's help, not Typer's Rich panels: those show a type even for a flag ("--update <bool>")
+    # and keep the docstrings' line ends, breaking sentences mid-line. Click rewraps each paragraph
+    # to the terminal, up to 120 columns rather than its 80, which cut the command list's summaries
+    # short. Set here, both hold for every command and group under the app.
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 120},
 )
 
 

@@ -72,7 +72,8 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
                rule: list[str] | None = None, log: Path | None = None, grant: list[str] | None = None):
     from arena.check.runner import check_bot
     from arena.game import RulesError
-    from arena.submission.registry import save_check
+    from arena.submission.registry import save_bundled_check, save_check
+    from arena.submission.workspace import is_bundled
 
     try:
         options = parse_rule_options(rule)
@@ -97,6 +98,8 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     try:
         if report.directory.resolve().parent == bots_dir.resolve():
             save_check(report.directory, report.to_dict())
+        elif is_bundled(report.directory):  # never written into the installed package: kept per user
+            save_bundled_check(report.bot, report.to_dict())
     except OSError:
         pass
     return report

@@ -17,14 +17,15 @@ def init(
     """Make a workspace: bots/ with a starter bot, a demo tournament, and a .gitignore for results."""
     from arena.submission.scaffold import ScaffoldError
     from arena.tournament.config import ConfigError
-    from arena.tournament.workspace_init import DEMO_OPPONENTS, STARTER_BOT, WorkspaceExists, init_workspace
+    from arena.tournament.workspace_init import (DEMO_OPPONENTS, STARTER_BOT, WorkspaceExists, WorkspaceRefused,
+                                                 init_workspace)
 
     try:
         made = init_workspace(folder)
     except WorkspaceExists as exc:
         console.print(escape(str(exc)), highlight=False)
         return
-    except (ScaffoldError, ConfigError) as exc:
+    except (WorkspaceRefused, ScaffoldError, ConfigError) as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"{folder}: cannot make a workspace there ({exc.strerror or exc})")

@@ -5,7 +5,9 @@ A registered bot is a folder `bots/<name>/` whose bot.toml carries `version = "<
 bot's files, without build outputs in its .gitignore, __pycache__ and .check.json). A changed bot
 hashes differently, so it is a new version; stored games record the version that played.
 
-The last check result lives beside the manifest in `bots/<name>/.check.json`:
+The last check result lives beside the manifest in `bots/<name>/.check.json`; a bundled bot's,
+checked from a workspace, in the per-user cache (`checks/<name>-<version>.json`), since nothing is
+written into the installed package:
 `{"passed": true, "date": "2025-01-01T12:00:00+00:00", "version": "...", "checks": [...]}`, and the
 bot's version history in `.versions.json`: every version the arena has seen of it (`bot check`,
 `bot add`, `bot list`), when first, and that version's last check. Both are excluded from the
@@ -27,7 +29,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.submission.folder import FolderError, copy_entries, read_small, write_small
 from arena.submission.lookup import load_manifest
-from arena.submission.workspace import workspace_bots_dir
+from arena.submission.workspace import cache_dir, is_bundled, workspace_bots_dir
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
 from arena.submission.versions import bot_entries, content_hash
 
@@ -109,6 +111,38 @@ def _now() -> str:
 
 def load_check(directory: Path) -> dict[str, Any] | None:
     return _check_record(_read_record(Path(directory) / CHECK_FILE))
+
+
+def _bundled_check_path(name: str, version: str) -> Path:
+    # Beside the build cache (cache_dir() is its builds/): per user, outside the installed package,
+    # and per version, as the bundled bots change only with the arena.
+    return cache_dir().parent / "checks" / f"{name}-{version}.json"
+
+
+def save_bundled_check(name: str, report_dict: dict[str, Any]) -> Path:
+    """Store the check of a bundled bot (CheckReport.to_dict(), its version set) in the per-user
+    cache, with the date: `bot check` of a bundled bot from a workspace was recorded nowhere, and
+    `bot list` said it was never checked. OSError when the cache cannot be written."""
+    data = {**report_dict, "date": _now()}
+    path = _bundled_check_path(name, str(data.get("version") or ""))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_small(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
+    return path
+
+
+def _last_check(directory: Path, name: str, version: str) -> dict[str, Any] | None:
+    """The bot's last check: its .check.json, or, for a bundled bot, the later of that one (this
+    checkout's own bots/, checked from the checkout) and the per-user record of its version."""
+    check = load_check(directory)
+    if not is_bundled(directory) or not version:
+        return check
+    try:
+        cached = _check_record(_read_record(_bundled_check_path(name, version)))
+    except FolderError:  # not a file the arena wrote: as if none
+        cached = None
+    if check is None or (cached is not None and str(cached.get("date", "")) > str(check.get("date", ""))):
+        return cached
+    return check
 
 
 def set_version(manifest_path: Path, version: str) -> None:
@@ -233,8 +267,8 @@ def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> l
                     raise
                 except OSError:
                     pass  # a folder we may not write: the list still shows it
-            listed = ListedBot(m.name, m.language, m.transport, m.version, current, load_check(m.directory),
-                               history=tuple(load_versions(m.directory)))
+            listed = ListedBot(m.name, m.language, m.transport, m.version, current,
+                               _last_check(m.directory, m.name, current), history=tuple(load_versions(m.directory)))
         except ManifestError as exc:  # a file of the folder refused: named in the bot's row
             listed = ListedBot(m.name, m.language, m.transport, m.version, "", None, error=str(exc))
         out.append(listed)
@@ -242,4 +276,4 @@ def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> l
 
 
 __all__ = ["CHECK_FILE", "VERSIONS_FILE", "RegistryError", "Registered", "ListedBot", "register", "list_registered",
-           "save_check", "load_check", "load_versions", "note_version", "set_version"]
+           "save_check", "save_bundled_check", "load_check", "load_versions", "note_version", "set_version"]

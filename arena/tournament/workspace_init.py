@@ -57,6 +57,28 @@ class WorkspaceExists(Exception):
     """The folder is a workspace already: init changes nothing."""
 
 
+class WorkspaceRefused(Exception):
+    """The folder is no place for a workspace (in a bot's folder, or in a workspace's bots/ or
+    tournaments/): init changes nothing, and says where to make it instead."""
+
+
+def _refusal(folder: Path) -> str | None:
+    """Why `folder` (resolved) is no place for a workspace, or None. A workspace made in a bot's
+    folder or in another's bots/ was taken for a bot (or a broken one) of the one around it, and
+    the commands run in it lost the bots and tournaments of that one."""
+    if (folder / MANIFEST_NAME).is_file():
+        return f"{folder} is a bot's folder (it has {MANIFEST_NAME}): make the workspace elsewhere; nothing was changed"
+    for above in folder.parents:
+        if (above / MANIFEST_NAME).is_file():
+            return (f"{folder} is inside the bot's folder {above} (it has {MANIFEST_NAME}): make the workspace "
+                    "outside it; nothing was changed")
+    for above in (folder, *folder.parents):
+        if above.name in (BOTS, TOURNAMENTS) and is_workspace(above.parent):
+            return (f"{folder} is inside {above}, the {above.name}/ folder of the workspace {above.parent}: "
+                    f"work in that workspace, or make the new one outside {above}; nothing was changed")
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Workspace:
     folder: Path
@@ -67,14 +89,15 @@ class Workspace:
 
 def init_workspace(folder: Path) -> Workspace:
     """Make `folder` (created if missing) a workspace. WorkspaceExists when it holds bots/ or
-    tournaments/ already; OSError when it cannot be written. The demo config is checked as a run
+    tournaments/ already; WorkspaceRefused when it is in a bot's folder or in a workspace's bots/
+    or tournaments/; OSError when it cannot be written. The demo config is checked as a run
     would load it before init returns."""
     folder = Path(folder).expanduser().resolve()
     if is_workspace(folder):
         raise WorkspaceExists(f"{folder} is a workspace already (it has {BOTS}/ or {TOURNAMENTS}/): nothing was changed")
-    if (folder / MANIFEST_NAME).is_file():
-        raise WorkspaceExists(f"{folder} is a bot's folder (it has {MANIFEST_NAME}): make the workspace elsewhere; "
-                              "nothing was changed")
+    refusal = _refusal(folder)
+    if refusal is not None:
+        raise WorkspaceRefused(refusal)
     folder.mkdir(parents=True, exist_ok=True)
     starter = new_bot(STARTER_BOT, "python", folder / BOTS)
     (folder / TOURNAMENTS).mkdir()
@@ -93,4 +116,4 @@ def init_workspace(folder: Path) -> Workspace:
     return Workspace(folder, starter, demo, find_workspace(folder.parent))
 
 
-__all__ = ["STARTER_BOT", "DEMO_OPPONENTS", "WorkspaceExists", "Workspace", "init_workspace"]
+__all__ = ["STARTER_BOT", "DEMO_OPPONENTS", "WorkspaceExists", "WorkspaceRefused", "Workspace", "init_workspace"]
