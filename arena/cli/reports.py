@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import console, fail, note
+from arena.cli.common import command, console, fail, note
 from arena.tournament.opening import open_to_read, own_file
 from arena.wording import count
 
@@ -80,9 +80,10 @@ def standings(
     console.print(f"wrote {escape(str(output))}", highlight=False)
 
 
-def report_standings(store, config, with_history: bool = False):
+def report_standings(store, config, with_history: bool = False, by_points_per_game: bool | None = None):
     """The standings every report shows: rated, with the tournament's facts, an SPRT run's test,
-    and (`with_history`) the figures of the versions out of the standings."""
+    and (`with_history`) the figures of the versions out of the standings; ranked as the config
+    says, or by points per game if `by_points_per_game` (the live page, as the live board)."""
     from arena.report.facts import tournament_facts
     from arena.results.history import version_history
     from arena.results.queries import games_summary
@@ -91,7 +92,7 @@ def report_standings(store, config, with_history: bool = False):
     from arena.results.voids import pending_void_keys
     from arena.tournament.resubmission import stored_versions
 
-    result = rated_standings(store, config)
+    result = rated_standings(store, config, by_points_per_game=by_points_per_game)
     games = games_summary(store)
     void = len(pending_void_keys(store))
     versions = {b.bot: b.version for b in result.bots}
@@ -114,10 +115,18 @@ def report_standings(store, config, with_history: bool = False):
 
 def write_live_page(path: Path, store, config, refresh_s: int | None, progress: str | None = None) -> None:
     """The HTML report at `path`, replaced whole (a reader never sees half a page); `refresh_s`:
-    the live page, reloading itself, while the run goes on, with the run's `progress` line. Raises OSError."""
+    the live page, reloading itself, while the run goes on, with the run's `progress` line. Raises OSError.
+
+    The live page ranks as the terminal's live board does: by points per game while the run goes
+    on (on totals, the bots whose tables came first would lead), as the config says once it ended.
+    It ranked by total points beside a board ranked by points per game."""
     from arena.report import html
 
-    page = html.to_html(report_standings(store, config), config.name, refresh_s=refresh_s, progress=progress)
+    live = refresh_s is not None
+    standings = report_standings(store, config, by_points_per_game=True if live else None)
+    if live and not config.ranks_by_points_per_game:  # the page's own words say "ranked by points per game"
+        progress = "; ".join(filter(None, (progress, "ranked by points per game until the run ends, then by total points")))
+    page = html.to_html(standings, config.name, refresh_s=refresh_s, progress=progress)
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(page, encoding="utf-8")
     os.replace(partial, path)
@@ -151,6 +160,26 @@ def _write_report(output: Path, content: str, config) -> None:
         fail(f"cannot write the report to -o {output}: {exc.strerror or exc}")
 
 
+def _not_stored_words(store, config, config_path: Path, game: str, key: str, exc: Exception) -> str:
+    """Why a game is not there to show: superseded (its bot withdrawn, or resubmitted and the game
+    not played again yet), with how to see it, else not stored yet. A withdrawn bot's game was said
+    to be "not stored yet", which it never would be."""
+    from arena.results.rows import StoreError
+
+    named = f"game {game} ({key})" if key != game else f"game {key}"
+    try:
+        earlier = store.superseded(key=key)
+    except StoreError:  # the file found damaged: the first error says it
+        earlier = []
+    if earlier:
+        why = earlier[-1].why  # "a: withdrawn" or "a: version 1a2b3c4d5e6f, now 6f5e4d3c2b1a" (results/archive.py)
+        bot, _, change = why.partition(": ")
+        because = f"{bot} was withdrawn" if change == "withdrawn" else f"its bot was resubmitted ({why})"
+        return (f"{named} is superseded: {because}; the game is kept, out of the standings. See it with: "
+                f"{command('arena', 'replay', config_path, game, '--superseded')}")
+    return f"{named} is not stored yet in {config.database}" if key != game else str(exc)
+
+
 def replay(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
     game: Annotated[str, typer.Argument(help="The game: its tournament game number (the one bots are sent) or its key (e.g. t0001-d0000-s02).")],
@@ -175,7 +204,7 @@ def replay(
         else:
             row = store.get_game(key)
     except StoreError as exc:
-        fail(f"game {game} ({key}) is not stored yet in {config.database}" if key != game.strip() else str(exc))
+        fail(_not_stored_words(store, config, config_path, game.strip(), key, exc))
     finally:
         store.close()
     if earlier:

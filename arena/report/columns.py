@@ -43,6 +43,15 @@ ORDINAL = Column("ordinal", lambda b: format_ordinal(b.ordinal), kind="rating")
 # The leaderboard: one row per bot in the standings.
 STANDINGS_COLUMNS: tuple[Column, ...] = (RANK, BOT, VERSION, GAMES, POINTS, PER_GAME, WINS, SKITGUBBE, FAULTS,
                                          RATING, ORDINAL)
+# The leaderboard of an 80-column terminal (the live board's, mostly): the same figures under short
+# heads, a line a bot, with the interval's half-width a column of its own so that the numbers line
+# up. COMPACT_KEY, under the table, says what the short heads mean (of the columns shown).
+HALF_WIDTH = Column("±", lambda b: "n/a" if math.isnan(b.ci95_low) or math.isnan(b.ci95_high)
+                    else f"{b.ci95_half_width:.2f}")
+COMPACT_COLUMNS: tuple[Column, ...] = (
+    RANK, BOT, GAMES, Column("pts", POINTS.cell), Column("pts/g", lambda b: f"{b.points_per_game:.2f}"), HALF_WIDTH,
+    WINS, Column("skit", SKITGUBBE.cell), FAULTS, Column("ord", ORDINAL.cell, kind="rating"))
+COMPACT_KEY: dict[str, str] = {"±": "95% interval over deal sets", "skit": "skitgubbe", "ord": "rating mu - 3 sigma"}
 # The versions out of the standings (earlier versions of resubmitted bots, withdrawn bots).
 HISTORY_COLUMNS: tuple[Column, ...] = (BOT, VERSION, WHY, GAMES, POINTS, PER_GAME, WINS, SKITGUBBE, FAULTS)
 
@@ -52,4 +61,4 @@ def shown(columns: tuple[Column, ...], *, versions: bool = True, ratings: bool =
     return tuple(c for c in columns if (versions or c.kind != "version") and (ratings or c.kind != "rating"))
 
 
-__all__ = ["Column", "STANDINGS_COLUMNS", "HISTORY_COLUMNS", "shown", "per_game_text", "BOT", "FAULTS"]
+__all__ = ["Column", "STANDINGS_COLUMNS", "COMPACT_COLUMNS", "COMPACT_KEY", "HISTORY_COLUMNS", "shown", "per_game_text", "BOT", "FAULTS"]

@@ -7,10 +7,9 @@ import io
 import json
 import math
 import re
-from html import escape
 
-from arena.report.columns import HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
-from arena.report.facts import fact_text, flat_facts
+from arena.report.columns import BOT, HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
+from arena.report.facts import fact_text, flat_facts, shown_facts
 from arena.results.ratings import RATING_NOTE
 from arena.results.standings import Standings
 from arena.wording import count, spreadsheet_safe
@@ -30,24 +29,58 @@ _MD_ACTIVE = re.compile(r"[\\`*\[\]~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 def _md_cell(text: object) -> str:
     """Text as Markdown shows it literally: HTML in a tournament or bot name (which Markdown
-    passes through) as entities, what Markdown would act on backslash-escaped, and a | that
-    would end a table cell escaped."""
-    safe = escape(str(text), quote=False).replace("\n", " ")
+    passes through) made text by writing its < and & as entities (only they open a tag or an
+    entity: a > stays as it is, "LLR 25.15 >= 2.94", not "&gt;="), what Markdown would act on
+    backslash-escaped, and a | that would end a table cell escaped."""
+    safe = str(text).replace("&", "&amp;").replace("<", "&lt;").replace("\n", " ")
     return _MD_ACTIVE.sub(lambda m: "\\" + m.group(0), safe).replace("|", "\\|")
 
 
-def _md_table(columns, rows) -> list[str]:
-    """A Markdown table of `rows` (BotStandings, or versions out of the standings) in `columns`."""
+def _md_table(columns, rows, marked: tuple[str, ...] = ()) -> list[str]:
+    """A Markdown table of `rows` (BotStandings, or versions out of the standings) in `columns`;
+    the `marked` bots (a gauntlet's challengers) with "(challenger)" after their names."""
+    def cell(column, row) -> str:
+        text = _md_cell(column.cell(row))
+        return f"{text} ({CHALLENGER_MARK})" if column is BOT and row.bot in marked else text
+
     return ["| " + " | ".join(c.header for c in columns) + " |",
             "|" + "|".join("---:" if c.numeric else "---" for c in columns) + "|",
-            *("| " + " | ".join(_md_cell(c.cell(row)) for c in columns) + " |" for row in rows)]
+            *("| " + " | ".join(cell(c, row) for c in columns) + " |" for row in rows)]
+
+
+CHALLENGER_MARK = "challenger"
+
+
+def challengers(standings: Standings) -> tuple[str, ...]:
+    """A gauntlet's challengers (its config's first `challengers` bots), which the standings
+    reports mark: an SPRT run's from its test (the challenger, and a second challenger, its
+    baseline), else the first of the facts' bots (the config's, in order); () for other schedules."""
+    playing = {b.bot for b in standings.bots}
+    test = standings.test
+    if test is not None:
+        return tuple(name for name in (test.challenger, test.baseline) if name in playing)
+    n = standings.facts.get("challengers")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        return ()
+    return tuple(name for name in list(standings.facts.get("bots", {}))[:n] if name in playing)
+
+
+def challengers_sentence(names: tuple[str, ...]) -> str:
+    """What the challenger mark means, naming them (no full stop)."""
+    if len(names) == 1:
+        return f"Challenger: {names[0]} (the gauntlet's first bot), who meets the field of the other bots"
+    return (f"Challengers: {', '.join(names)} (the gauntlet's first {len(names)} bots), who each meet the field of "
+            "the other bots")
 
 
 def to_markdown(standings: Standings, title: str = "Standings") -> str:
-    facts = [f"- {key}: {_md_cell(fact_text(value))}" for key, value in standings.facts.items()]
+    facts = [f"- {key}: {_md_cell(fact_text(value))}" for key, value in shown_facts(standings.facts).items()]
+    marked = challengers(standings)
     lines = [f"# {_md_cell(title)}", "", *facts, *([""] if facts else []),
              f"{_md_cell(standings.games_words())}{_ranking_note(standings)}.{_not_complete(standings)}", "",
-             *_md_table(STANDINGS_COLUMNS, standings.bots)]
+             *_md_table(STANDINGS_COLUMNS, standings.bots, marked)]
+    if marked:
+        lines += ["", _md_cell(challengers_sentence(marked)) + "."]
     lines += ["", PER_GAME_NOTE + ".", "", RATING_NOTE + "."]
     if standings.test is not None:
         lines += ["", f"**Early stopping (SPRT):** {_md_cell(standings.test.sentence())}."]

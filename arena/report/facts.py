@@ -65,6 +65,12 @@ def fact_text(value: object) -> str:
     return _plain(value)
 
 
+def shown_facts(facts: dict[str, object]) -> dict[str, object]:
+    """The facts a report for people lists: those with a value ("challengers" of a round robin,
+    the `sprt_*` of a run without early stopping are empty; the CSV keeps them, as columns)."""
+    return {key: value for key, value in facts.items() if fact_text(value) != ""}
+
+
 def _plain(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -84,4 +90,4 @@ def flat_facts(facts: dict[str, object]) -> dict[str, str]:
     return flat
 
 
-__all__ = ["tournament_facts", "fact_text", "flat_facts"]
+__all__ = ["tournament_facts", "fact_text", "flat_facts", "shown_facts"]

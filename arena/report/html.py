@@ -1,20 +1,28 @@
 """The HTML standings report: one self-contained page (inline CSS and SVG, no script, nothing
 fetched from elsewhere), readable on a phone: tables scroll inside themselves, never the page.
 
+On a phone the standings come first, with every bot's points on the first screen (the version
+column, which the facts also give, is left out there, and long bot names wrap at their
+underscores); the tournament's facts follow, folded, without the empty ones. Text wraps at
+spaces, underscores and "=", never inside a word ("void_retur n").
+
 Charts: each bot's points per game with its 95% interval, a row per bot (strength at a glance),
-and the cumulative points in game-number order. A bot's colour comes from its name, so it is the
-same in every report whatever its rank. The live page (`arena tournament run --html FILE`) is the
-same page with a refresh every few seconds."""
+and the cumulative points in game-number order. A bot's colour comes from its name and the
+tournament's list of bots (arena/report/colours.py), so it is the same in every report of the
+tournament whatever its rank. The live page (`arena tournament run --html FILE`) is the same page
+with a refresh every few seconds."""
 
 from __future__ import annotations
 
 import math
-import zlib
+import re
 from html import escape
 
+from arena.report.colours import PALETTE, bot_colours
 from arena.report.columns import BOT, FAULTS, HISTORY_COLUMNS, STANDINGS_COLUMNS
-from arena.report.export import HISTORY_NOTE, NOT_COMPLETE, PER_GAME_NOTE, _ci_text, _ranking_note, fault_matrix, place_name
-from arena.report.facts import fact_text
+from arena.report.export import (CHALLENGER_MARK, HISTORY_NOTE, NOT_COMPLETE, PER_GAME_NOTE, _ci_text, _ranking_note,
+                                 challengers, challengers_sentence, fault_matrix, place_name)
+from arena.report.facts import fact_text, shown_facts
 from arena.results.ratings import RATING_NOTE
 from arena.results.standings import Standings
 from arena.wording import count
@@ -22,7 +30,7 @@ from arena.wording import count
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1em auto; max-width: 1100px;
        padding: 0 1em; color: #222; line-height: 1.4; }
-h1 { font-size: 1.6em; overflow-wrap: anywhere; }
+h1 { font-size: 1.6em; overflow-wrap: break-word; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; white-space: nowrap; }
@@ -31,13 +39,26 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.fault { color: #b00000; font-weight: bold; }
 .note { color: #555; font-size: 0.9em; }
 .warn { color: #b00000; }
+details.facts { margin: 0 0 1.5em; }
+details.facts summary { cursor: pointer; color: #444; }
 dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.15em 1em; font-size: 0.9em; }
 dl.facts dt { color: #555; }
-dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+dl.facts dd { margin: 0; overflow-wrap: break-word; }
+dl.facts .pair { display: inline-block; max-width: 100%; }
+td.bot { white-space: normal; }
+td.bot .lead { white-space: nowrap; }
+.tag { display: block; width: fit-content; margin: 0.15em 0 0 1.55em; padding: 0 0.45em; border: 1px solid #999;
+       border-radius: 0.7em; font-size: 0.75em; color: #444; white-space: nowrap; }
+@media (max-width: 600px) {
+  body { padding: 0 0.6em; }
+  table.standings .version { display: none; }
+  table.standings td.bot { min-width: 8.5em; }
+  table.standings th, table.standings td { padding: 0.3em 0.4em; }
+}
 .chart svg { display: block; width: 100%; max-width: 860px; height: auto; }
 .chart.narrow { display: none; }
 @media (max-width: 600px) { .chart.wide { display: none; } .chart.narrow { display: block; } }
-.legend > span { display: inline-block; max-width: 100%; overflow-wrap: anywhere; margin-right: 1em; }
+.legend > span { display: inline-block; max-width: 100%; overflow-wrap: break-word; margin-right: 1em; }
 svg text { font-size: 13px; font-family: inherit; fill: #222; }
 svg .grid { stroke: #e3e3e3; }
 svg .axis { stroke: #888; }
@@ -45,26 +66,22 @@ svg .axis { stroke: #888; }
 """
 
 
-# Sixteen colours that tell apart on screen and in print (after Kelly's and Tableau's lists).
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-           "#7f7f00", "#393b79", "#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354")
+_BREAK_AFTER = re.compile(r"([_=/])(?=[^_=/\s])")
 
 
-def bot_colours(names) -> dict[str, str]:
-    """Each bot's colour, from its name: its own palette slot (a hash of the name), or, when an
-    earlier name in alphabetical order took that slot, the next free one. So a bot keeps its
-    colour in every report of the same bots, whatever its rank, and no two share one while the
-    palette lasts."""
-    colours: dict[str, str] = {}
-    taken: set[int] = set()
-    for name in sorted(set(names)):
-        slot = zlib.crc32(name.encode()) % len(PALETTE)
-        if len(taken) < len(PALETTE):
-            while slot in taken:
-                slot = (slot + 1) % len(PALETTE)
-        taken.add(slot)
-        colours[name] = PALETTE[slot]
-    return colours
+def _breakable(text: str) -> str:
+    """`text` escaped, with a line-break opportunity after each _, = and / inside it: a long bot
+    name or rule list wraps there on a phone ("bounce_exhausted=" / "void_return"), and no word
+    is cut elsewhere."""
+    return _BREAK_AFTER.sub(r"\1<wbr>", escape(text))
+
+
+def _fact_html(value: object) -> str:
+    """A fact's value; a dict's (rules, bots) "key=value" pairs each kept on one line where it fits."""
+    if not isinstance(value, dict):
+        return _breakable(fact_text(value))
+    pairs = [_breakable(fact_text({key: item})) for key, item in value.items()]
+    return " ".join(f'<span class="pair">{pair}{"," if i < len(pairs) - 1 else ""}</span>' for i, pair in enumerate(pairs))
 
 
 def nice_ticks(low: float, high: float, most: int = 6) -> list[float]:
@@ -98,7 +115,7 @@ WIDE_PX, NARROW_PX = 820, 360
 
 def _short(name: str, width: int) -> str:
     """A name cut to fit a narrow chart's label column (the whole name is in the tooltip and the tables)."""
-    room = 14 if width <= NARROW_PX else 24
+    room = 14 if width <= NARROW_PX else 21  # 24 ran past the wide chart's left edge
     return name if len(name) <= room else name[:room - 1] + "…"
 
 
@@ -184,7 +201,7 @@ def cumulative_chart(standings: Standings, colours: dict[str, str], width: int =
 
 def _legend(names: list[str], colours: dict[str, str]) -> str:
     return ('<p class="legend">' + " ".join(f'<span><span class="swatch" style="background:{colours[n]}"></span>'
-                                            f"{escape(n)}</span>" for n in names) + "</p>")
+                                            f"{_breakable(n)}</span>" for n in names) + "</p>")
 
 
 def _both(chart, standings: Standings, colours: dict[str, str]) -> str:
@@ -192,19 +209,28 @@ def _both(chart, standings: Standings, colours: dict[str, str]) -> str:
             f'<div class="chart narrow">{chart(standings, colours, NARROW_PX)}</div>')
 
 
-def _table(head: list[str], rows: list[str], css_class: str = "") -> str:
+def _table(head: list[str], rows: list[str], css_class: str = "", head_classes: list[str] | None = None) -> str:
     cls = f' class="{css_class}"' if css_class else ""
-    return (f'<div class="scroll"><table{cls}><thead><tr>' + "".join(f"<th>{h}</th>" for h in head)
+    classes = head_classes or [""] * len(head)
+    return (f'<div class="scroll"><table{cls}><thead><tr>'
+            + "".join(f'<th class="{c}">{h}</th>' if c else f"<th>{h}</th>" for h, c in zip(head, classes))
             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+
+
+def _column_class(column) -> str:
+    """The class of a standings column's cells that the page's CSS needs: the bot's (it wraps on a
+    phone) and the version's (left out on a phone)."""
+    return "bot" if column is BOT else "version" if column.kind == "version" else ""
 
 
 def _num(value: object, fault: bool = False) -> str:
     return f'<td class="num{" fault" if fault else ""}">{value}</td>'
 
 
-def _row(columns, row, swatch: str = "") -> str:
+def _row(columns, row, swatch: str = "", mark: str = "") -> str:
     """A table row of a bot (or a version out of the standings) in `columns`: text escaped, numbers
-    right-aligned, a bot's faults marked, its colour's swatch before its name."""
+    right-aligned, a bot's faults marked, its colour's swatch before its name and its `mark`
+    (a challenger's) after it."""
     cells = []
     for column in columns:
         text = escape(column.cell(row))
@@ -212,8 +238,17 @@ def _row(columns, row, swatch: str = "") -> str:
             cells.append(_num(text, fault=row.faults > 0))
         elif column.numeric:
             cells.append(_num(text))
+        elif column is BOT:
+            first, wbr, rest = _breakable(column.cell(row)).partition("<wbr>")
+            if wbr:  # a name that may wrap: the swatch kept on the line of its first part
+                first = f'<span class="lead">{swatch}{first}</span>'
+            else:
+                first = swatch + first
+            tag = f'<span class="tag">{escape(mark)}</span>' if mark else ""
+            cells.append(f'<td class="bot">{first}{wbr}{rest}{tag}</td>')
         else:
-            cells.append(f"<td>{swatch if column is BOT else ''}{text}</td>")
+            cls = _column_class(column)
+            cells.append(f'<td class="{cls}">{text}</td>' if cls else f"<td>{text}</td>")
     return "<tr>" + "".join(cells) + "</tr>"
 
 
@@ -226,7 +261,7 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
             '<meta name="viewport" content="width=device-width, initial-scale=1">']
     if refresh_s:
         head.append(f'<meta http-equiv="refresh" content="{int(refresh_s)}">')
-    out = head + [f"<title>{t}</title>", f"<style>{_CSS}</style></head><body>", f"<h1>{t}</h1>"]
+    out = head + [f"<title>{t}</title>", f"<style>{_CSS}</style></head><body>", f"<h1>{_breakable(title)}</h1>"]
     if refresh_s:
         import datetime as dt
 
@@ -234,10 +269,8 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
         doing = f"{escape(progress)}; " if progress else ""
         out.append(f'<p class="note">Live: the tournament is running: {doing}updated {updated}; this page reloads '
                    f"every {int(refresh_s)} s.</p>")
-    if standings.facts:  # what the tournament was, first, as every report opens with it
-        out.append('<dl class="facts">')
-        out += [f"<dt>{escape(key)}</dt><dd>{escape(fact_text(value))}</dd>" for key, value in standings.facts.items()]
-        out.append("</dl>")
+    # The standings first, and then the facts, folded: first, the facts filled a phone's first
+    # screen and more, and the standings began 1,200 px down.
     out.append(f"<p>{escape(standings.games_words())}{_ranking_note(standings)}.</p>")
     if standings.completeness is not None and not standings.completeness.complete:
         out.append(f'<p class="warn">{escape(NOT_COMPLETE)}.</p>')
@@ -247,12 +280,23 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     if standings.test is not None:
         out.append(f'<p class="sprt"><strong>Early stopping (SPRT):</strong> {escape(standings.test.sentence())}.</p>')
     rows = []
-    colours = bot_colours(b.bot for b in standings.bots)
+    # The tournament's bots in config order (the facts'), so that colours are the same in each report of it.
+    colours = bot_colours((b.bot for b in standings.bots), roster=standings.facts.get("bots", ()))
+    marked = challengers(standings)
     for b in standings.bots:
         swatch = f'<span class="swatch" style="background:{colours[b.bot]}"></span>'
-        rows.append(_row(STANDINGS_COLUMNS, b, swatch))
-    out.append(_table([c.header for c in STANDINGS_COLUMNS], rows, "standings"))
+        rows.append(_row(STANDINGS_COLUMNS, b, swatch, CHALLENGER_MARK if b.bot in marked else ""))
+    out.append(_table([c.header for c in STANDINGS_COLUMNS], rows, "standings",
+                      [_column_class(c) for c in STANDINGS_COLUMNS]))
+    if marked:
+        out.append(f'<p class="challengers">{escape(challengers_sentence(marked))}.</p>')
     out.append(f'<p class="note">{escape(PER_GAME_NOTE)}. {escape(RATING_NOTE)}.</p>')
+    facts = shown_facts(standings.facts)  # an empty fact ("sprt_alpha" of a run without the test) is left out
+    if facts:
+        out.append('<details class="facts"><summary>About this tournament: when it ran, how it was set up, '
+                   'what played</summary><dl class="facts">')
+        out += [f"<dt>{_breakable(key)}</dt><dd>{_fact_html(value)}</dd>" for key, value in facts.items()]
+        out.append("</dl></details>")
     out.append("<h2>Points per game</h2>")
     out.append(_both(interval_chart, standings, colours))
     out.append("<h2>Cumulative points</h2>")
@@ -287,4 +331,4 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     return "\n".join(out) + "\n"
 
 
-__all__ = ["to_html", "bot_colours", "nice_ticks", "interval_chart", "cumulative_chart"]
+__all__ = ["to_html", "bot_colours", "PALETTE", "nice_ticks", "interval_chart", "cumulative_chart"]

@@ -1,9 +1,11 @@
 """The live tournament display: leaderboard and progress, refreshed while games are committed.
 
 The progress line is always on screen: the board above it gives up rows ("+N more") when the
-terminal is too short for both, since a board cropped by the terminal took the progress with it.
-While the run goes on, the board ranks by points per game (games beside it): a bot whose tables
-came first would otherwise lead on totals. The last board, at the end, ranks as the reports do."""
+terminal is too short for both, since a board cropped by the terminal took the progress with it;
+in 80 columns, or too few lines for the bordered table's every bot, it is the compact table, a line
+a bot. While the run goes on, the board ranks by points per game (games beside it), as the live
+HTML page does: a bot whose tables came first would otherwise lead on totals. The last board, at
+the end, ranks as the reports do. Each says what it ranks by."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ def test_line(state) -> str:
     s = state.settings
     if state.decided:
         return f"SPRT: {state.sentence()}"
-    return (f"SPRT {state.challenger} vs {state.baseline}: LLR {state.llr:.2f} (H0 at {s.lower:.2f}, H1 at "
+    return (f"SPRT {state.challenger} vs {state.baseline}: LLR {state.llr_text()} (H0 at {s.lower:.2f}, H1 at "
             f"{s.upper:.2f}) after {state.deal_sets} deal sets, {state.games:,} games")
 
 
@@ -70,21 +72,33 @@ class _Screen:
         room = (options.height or console.height) - len(console.render_lines(footer, options, pad=False))
         if self.board.final:
             room = 10**6  # the last board stays on screen whole, scrolling as any output does
-        standings = self.board.standings
-        limit = len(standings.bots) if standings is not None else 0
-        while True:
-            body = self.board.body(limit)
-            lines = console.render_lines(body, options, pad=False)
-            if len(lines) <= room or limit == 0:
-                break
-            # A bot takes at least a line: drop as many as there are lines too many, then one by
-            # one (a wrapped line per bot takes two). Rendering once per bot dropped, four times a
-            # second, cost a short terminal with a large field most of the organiser's time.
-            limit = max(0, min(limit - 1, limit - (len(lines) - room)))
-        for line in lines[:max(room, 0)]:
+        for line in self._fitted(console, options, room)[:max(room, 0)]:
             yield from line
             yield Segment.line()
         yield footer
+
+    def _fitted(self, console: Console, options: ConsoleOptions, room: int) -> list[list[Segment]]:
+        """The board's lines with as many bots as fit in `room` lines: every bot in the bordered
+        table if they fit, else in the compact table (a line a bot, fewer lines around them), as
+        many as fit, found by a binary search. Dropping as many bots as there were lines too many
+        left a board of bots that each took two lines half empty ("+7 more" and 5 empty rows);
+        dropping them one by one, rendering each time, four times a second, cost a large field
+        most of the organiser's time."""
+        standings = self.board.standings
+        bots = len(standings.bots) if standings is not None else 0
+        lines = console.render_lines(self.board.body(bots), options, pad=False)
+        if len(lines) <= room:
+            return lines
+        fitting = console.render_lines(self.board.body(0, compact=True), options, pad=False)  # cropped if too long
+        low, high = 1, bots
+        while low <= high:
+            limit = (low + high) // 2
+            tried = console.render_lines(self.board.body(limit, compact=True), options, pad=False)
+            if len(tried) <= room:
+                fitting, low = tried, limit + 1
+            else:
+                high = limit - 1
+        return fitting
 
 
 class LiveBoard:
@@ -100,20 +114,25 @@ class LiveBoard:
         self._test: SprtState | None = None
         self.final = False
         self._done, self._total, self._played, self._void = 0, 0, 0, 0
+        self._done_less_stored: int | None = None  # the progress's count minus the store's: see _catch_up
         self._started = time.monotonic()
         self._last_refresh = 0.0
         self._interval_s = REFRESH_EVERY_S
         self._refresh_board()
         self.live = Live(_Screen(self), console=console, refresh_per_second=4, transient=False)
 
-    def body(self, limit: int):
+    def body(self, limit: int, compact: bool = False):
+        """The board with its first `limit` bots; `compact`: the compact table even where the
+        bordered one fits the width (arena/report/standings.py)."""
         parts: list[RenderableType] = []
         if self.standings is not None:
             # No game count in the title mid-run: the progress line has the count, never behind.
             parts.append(leaderboard_renderable(self.standings, f"{self.config.name}: standings",
-                                                limit=limit, game_count=self.final))
+                                                limit=limit, game_count=self.final, compact=compact))
         if self._test is not None:
-            parts.append(Text(test_line(self._test), style="bold", overflow="fold"))
+            # Wrapped at words, also on a soft-wrapping console (ours), whose live display crops a
+            # long line: the test's standing was cut mid-sentence at 80 and 120 columns.
+            parts.append(Text(test_line(self._test), style="bold", no_wrap=False, overflow="fold"))
         return Group(*parts)
 
     def progress_line(self) -> str:
@@ -142,6 +161,8 @@ class LiveBoard:
 
     def __exit__(self, *exc) -> None:
         self.final = True
+        if exc[0] is not None:
+            self._catch_up()
         self._refresh_board()
         self.live.refresh()
         self.live.__exit__(*exc)
@@ -150,9 +171,25 @@ class LiveBoard:
         self._done, self._total, self._played = progress.done, progress.total, progress.played_now
         self._void = progress.void
         self._started = progress.started_at
+        if self._done_less_stored is None:  # once: a count of the whole table is not free
+            self._done_less_stored = self._stored_games(default=progress.done) - progress.done
         now = time.monotonic()
         if now - self._last_refresh >= self._interval_s or progress.done == progress.total:
             self._refresh_board()
+
+    def _stored_games(self, default: int) -> int:
+        stored = self.store.game_count_now()
+        return default if stored is None else stored  # a file locked or damaged: the board keeps its count
+
+    def _catch_up(self) -> None:
+        """A stopped run's last count, from the store: a Ctrl-C landing in a game's commit (the
+        longest step of the runner's loop, its fsync) is raised once the commit returns, before
+        the game's progress call. The board said 1,359 games, the stop message 1,360 stored."""
+        if self._done_less_stored is None:
+            return  # stopped before the run's first progress: nothing to count from
+        missed = self._stored_games(default=self._done + self._done_less_stored) - self._done_less_stored - self._done
+        if missed > 0:
+            self._done, self._played = self._done + missed, self._played + missed
 
     def _refresh_board(self) -> None:
         started = time.monotonic()

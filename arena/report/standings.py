@@ -11,12 +11,12 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from arena.report.columns import HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
+from arena.report.columns import COMPACT_COLUMNS, COMPACT_KEY, HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
 from arena.report.columns import shown as shown_columns
-from arena.report.export import HISTORY_NOTE, NOT_COMPLETE, fault_matrix, place_name
-from arena.report.facts import fact_text
+from arena.report.export import HISTORY_NOTE, NOT_COMPLETE, challengers, challengers_sentence, fault_matrix, place_name
+from arena.report.facts import fact_text, shown_facts
 from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
-from arena.results.standings import Standings
+from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
 
@@ -26,16 +26,22 @@ format_ci = per_game_text  # the name the reports' callers know
 
 
 class _TableOrLines:
-    """The leaderboard table where it fits; in a narrower terminal, one line of text per bot,
-    which wraps. A squeezed table cut its numbers short ("1.83…", a rank of width 0)."""
+    """The leaderboard table where it fits; in a narrower terminal (80 columns), the compact table:
+    short heads, a line a bot; narrower still, one line of text per bot, which wraps. A squeezed
+    table cut its numbers short ("1.83…", a rank of width 0), and the lines at 80 columns split
+    every bot over two ("skitgubbe 9 / times"), leaving a short terminal room for few of them."""
 
-    def __init__(self, table: Table, lines: list[Text]) -> None:
-        self.table, self.lines = table, lines
+    def __init__(self, table: Table, compact: Table, compact_view: Group, lines: list[Text],
+                 prefer_compact: bool = False) -> None:
+        self.table, self.compact, self.compact_view, self.lines = table, compact, compact_view, lines
+        self.prefer_compact = prefer_compact
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        natural = Measurement.get(console, options.update_width(10_000), self.table).maximum
-        if natural <= options.max_width:
+        unbounded = options.update_width(10_000)
+        if not self.prefer_compact and Measurement.get(console, unbounded, self.table).maximum <= options.max_width:
             yield self.table
+        elif Measurement.get(console, unbounded, self.compact).maximum <= options.max_width:
+            yield self.compact_view
         else:
             # Wrapped even on a soft-wrapping console (ours): the live display crops long lines.
             wrapping = options.update(no_wrap=False, overflow="fold")
@@ -43,11 +49,41 @@ class _TableOrLines:
                 yield from console.render(line, wrapping)
 
 
+def _ranked_by_words(standings: Standings) -> str:
+    """What the ranks go by, as the leaderboards say it: "total points" or "points per game"."""
+    return "points per game" if standings.ranks_by_points_per_game else "total points"
+
+
+def _compact_table(rows: Sequence[BotStanding], more: int, rated: bool) -> Table:
+    """A line a bot under short heads, without borders: an 80-column terminal's table, the numbers
+    right-aligned. Used only where it fits whole: a bot's name cut short may name another bot."""
+    table = Table(box=None, pad_edge=False, padding=(0, 1))
+    columns = shown_columns(COMPACT_COLUMNS, versions=False, ratings=rated)
+    for column in columns:
+        table.add_column(column.header, justify="right" if column.numeric else "left", no_wrap=True)
+    for b in rows:
+        table.add_row(*(column.cell(b) for column in columns), style="red" if b.faults else None)
+    if more:
+        table.add_row("", f"+{more} more")
+    return table
+
+
+def _compact_view(heading: str, table: Table, standings: Standings, rated: bool) -> Group:
+    """The compact table between its heading, which says what the ranks go by (its caption would
+    take a line more), and the key to its short heads."""
+    key = "; ".join(f"{head}: {meaning}" for head, meaning in COMPACT_KEY.items() if rated or head != "ord")
+    # Wrapped, not cropped, on a soft-wrapping console (ours), as the live display's lines are.
+    return Group(Text(f"{heading}, ranked by {_ranked_by_words(standings)}", style="italic", no_wrap=False, overflow="fold"),
+                 table, Text(key, style="dim", no_wrap=False, overflow="fold"))
+
+
 def leaderboard_renderable(standings: Standings, title: str = "Standings", show_versions: bool = False,
-                           limit: int | None = None, game_count: bool = True) -> _TableOrLines:
+                           limit: int | None = None, game_count: bool = True, compact: bool = False) -> _TableOrLines:
     """The leaderboard (also used by the live display during a run): a table, or where the
-    terminal is too narrow for it, a line per bot. `limit`: only the first bots, and a line
-    "+N more" (the live board, in a terminal too short for all); `game_count`: the games in the title.
+    terminal is too narrow for it, a compact table, or a line per bot. `limit`: only the first bots,
+    and a line "+N more" (the live board, in a terminal too short for all); `game_count`: the games
+    in the title; `compact`: the compact table even where the table fits (the live board, in a
+    terminal too short for the table's every bot). Each form says what the ranks go by.
 
     Bot versions (content hashes) make the table too wide for an 80-column terminal, so they
     are shown only on request; the JSON, CSV, Markdown and HTML reports always carry them."""
@@ -64,10 +100,10 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
                           + (f", rating {format_rating(b.mu, b.sigma)} (ordinal {format_ordinal(b.ordinal)})" if rated else ""),
                           style="red" if b.faults else ""))
     interval = "the 95% confidence interval over deal sets"
-    if standings.ranks_by_points_per_game:  # a gauntlet; kept short enough for 80 columns
+    if standings.ranks_by_points_per_game:  # a gauntlet, or a live board mid-run; short enough for 80 columns
         caption = note = f"ranked by points per game (± {interval})"
     else:
-        caption, note = f"per game: points per game ± {interval}", f"per game: ± {interval}"
+        caption = note = f"ranked by total points; per game: ± {interval}"
     if more:
         lines.append(Text(f"+{more} more"))
     lines.append(Text(note, style="dim"))
@@ -83,7 +119,8 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
         table.add_row(*(column.cell(b) for column in columns), style="red" if b.faults else None)
     if more:
         table.add_row("", f"+{more} more")
-    return _TableOrLines(table, lines)
+    compact_table = _compact_table(rows, more, rated)
+    return _TableOrLines(table, compact_table, _compact_view(heading, compact_table, standings, rated), lines, compact)
 
 
 def facts_renderable(standings: Standings) -> Table:
@@ -91,7 +128,7 @@ def facts_renderable(standings: Standings) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="dim", no_wrap=True)
     grid.add_column(overflow="fold")
-    for key, value in standings.facts.items():
+    for key, value in shown_facts(standings.facts).items():  # not the empty ones
         grid.add_row(key, escape(fact_text(value)))
     return grid
 
@@ -101,6 +138,9 @@ def render_standings_table(standings: Standings, console: Console, title: str = 
         console.print(facts_renderable(standings))
         console.print()
     console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 125))
+    marked = challengers(standings)  # a gauntlet's, which the Markdown and HTML tables mark too
+    if marked:
+        console.print(escape(challengers_sentence(marked) + "."), highlight=False)
     if standings.completeness is not None and not standings.completeness.complete:
         console.print(f"[yellow]{escape(NOT_COMPLETE)}[/yellow]: {escape(standings.games_words())}.", highlight=False)
     if standings.test is not None:

@@ -297,6 +297,14 @@ class ResultStore:
         with self._read() as db:
             return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
+    def game_count_now(self) -> int | None:
+        """The games stored, or None when the file cannot be read at this moment (locked, damaged):
+        for a display that can keep its own count rather than fail."""
+        try:
+            return self.game_count()
+        except (StoreError, sqlite3.Error):
+            return None
+
     def rows(self, with_transcripts: bool = True, chunk: int = 2000) -> Iterator[GameRow]:
         """Every game in commit order, read in short transactions of `chunk` games."""
         last = 0

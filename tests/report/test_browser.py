@@ -60,6 +60,12 @@ frame.addEventListener('load', () => {
 
 
 def _report(tmp_path: Path, refresh_s: int | None) -> str:
+    standings, title = _standings(tmp_path)
+    return to_html(standings, title, refresh_s=refresh_s)
+
+
+def _standings(tmp_path: Path):
+    """The standings of a small tournament (with the facts every report has) and its name."""
     rules = Rules()
     config = config_from_dict({"name": "Club cup <2026>", "bots": NAMES, "deals": 3}, tmp_path / "cup.toml")
     store = ResultStore(tmp_path / "cup.sqlite")
@@ -70,16 +76,16 @@ def _report(tmp_path: Path, refresh_s: int | None) -> str:
                 faults = (Fault(0, FaultKind.TIMEOUT, "slow", 3),) if spec.seating == 2 else ()
                 store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, rules),
                                                 faults, ((0.001,),) * 3, len(g.moves)), {})
-        return to_html(report_standings(store, config), config.name, refresh_s=refresh_s)
+        return report_standings(store, config), config.name
     finally:
         store.close()
 
 
-def _measure(tmp_path: Path, page: str, width: int) -> dict:
+def _measure(tmp_path: Path, page: str, width: int, script: str = MEASURE) -> dict:
     wrapper = tmp_path / f"wrapper-{width}.html"
     wrapper.write_text(f'<!DOCTYPE html><html><body style="margin:0"><iframe id="page" style="width:{width}px;'
                        f'height:1000px;border:0" srcdoc="{html.escape(page, quote=True)}"></iframe>'
-                       f"<script>{MEASURE}</script></body></html>", encoding="utf-8")
+                       f"<script>{script}</script></body></html>", encoding="utf-8")
     argv = [CHROMIUM, "--headless=new", "--disable-gpu", "--window-size=1400,1100", "--no-first-run",
             f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", wrapper.as_uri()]
     if os.geteuid() == 0:
@@ -113,3 +119,86 @@ def test_the_page_reads_well_in_a_browser(tmp_path, width, live):
     assert result["fetched"] == []  # nothing requested from anywhere
     assert result["refresh"] is live
     assert {"rating", "ordinal", "faults", "version"} <= set(result["headers"])
+
+
+FIRST_SCREEN = """
+const frame = document.getElementById('page');
+frame.addEventListener('load', () => {
+  const d = frame.contentDocument, width = d.documentElement.clientWidth;
+  const table = d.querySelector('table.standings');
+  const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent);
+  const at = heads.indexOf('points'), botAt = heads.indexOf('bot');
+  const points = [...table.querySelectorAll('tbody tr')].map(tr => {
+    const cell = tr.children[at], r = cell.getBoundingClientRect();
+    // What is shown at the cell's middle: the cell itself, not cut off by its scrolling box.
+    const seen = d.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return {bot: tr.children[botAt].textContent, text: cell.textContent, right: r.right, bottom: r.bottom,
+            seen: seen !== null && seen.closest('td') === cell};
+  });
+  const facts = d.querySelector('details.facts');
+  const factsAfter = facts !== null && !!(table.compareDocumentPosition(facts) & Node.DOCUMENT_POSITION_FOLLOWING);
+  const folded = facts !== null && !facts.open;
+  for (const details of d.querySelectorAll('details')) details.open = true;  // the facts' words too
+  // A line that ends inside a word: two letters on two lines, with no space, _, =, /, - or , after the first.
+  const midWord = [];
+  for (const e of d.querySelectorAll('h1, p, summary, dt, dd, td.bot, .legend > span')) {
+    if (e.getBoundingClientRect().width === 0) continue;
+    const chars = [];
+    const walker = d.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.parentElement.closest('.tag')) continue;  // the challenger mark: a line of its own
+      for (let i = 0; i < n.data.length; i++) {
+        const range = d.createRange(); range.setStart(n, i); range.setEnd(n, i + 1);
+        const rect = range.getClientRects()[0];
+        chars.push({c: n.data[i], rect});
+      }
+    }
+    for (let i = 1; i < chars.length; i++) {
+      const a = chars[i - 1], b = chars[i];
+      if (!a.rect || !b.rect || /\\s/.test(a.c) || /\\s/.test(b.c)) continue;
+      if (b.rect.top >= a.rect.bottom - 2 && !'_=/-,'.includes(a.c)) {
+        const text = chars.map(x => x.c).join('');
+        midWord.push(text.slice(Math.max(0, i - 12), i) + '|' + text.slice(i, i + 12));
+      }
+    }
+  }
+  document.body.setAttribute('data-result', JSON.stringify({
+    width, points, factsAfter, folded, midWord, pageWidth: d.documentElement.scrollWidth,
+    facts: [...d.querySelectorAll('dl.facts dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent])}));
+});
+"""
+
+
+@pytest.mark.parametrize("width", [400, 1280])
+@pytest.mark.parametrize("variant", ["report", "live page", "sprt"])
+def test_the_standings_and_every_bots_points_are_on_the_first_screen(tmp_path, width, variant):
+    """Issue: on a phone the first screen was the facts (about 25 rows), the standings began
+    1,200 px down and showed rank, bot and version only; a rule's name broke as "void_retur n".
+    Now every bot's points are on the first screen at 400 and at 1280 px, without scrolling
+    sideways, the facts come after the standings, folded, with no empty one, and no line ends
+    inside a word."""
+    import dataclasses
+
+    from arena.results.sprt import H1, SprtSettings, SprtState
+
+    standings, title = _standings(tmp_path)
+    if variant == "sprt":  # the long sentence of the test's decision comes before the table
+        test = SprtState(SprtSettings(delta1=0.1), NAMES[0], NAMES[1], llr=25.15, deal_sets=40, games=1440,
+                         mean_difference=0.3, decision=H1)
+        standings = dataclasses.replace(standings, test=test)
+    page = to_html(standings, title, refresh_s=5 if variant == "live page" else None)
+    result = _measure(tmp_path, page, width, FIRST_SCREEN)
+    assert result["pageWidth"] <= result["width"]
+    assert sorted(row["bot"].removesuffix("challenger") for row in result["points"]) == sorted(NAMES)
+    for row, bot in zip(result["points"], standings.bots):
+        assert row["text"] == str(bot.points)
+        assert row["seen"] and row["right"] <= result["width"], f"{row['bot']}'s points are not in sight at {width} px"
+        assert row["bottom"] <= 800, f"{row['bot']}'s points are {row['bottom']:.0f} px down at {width} px"
+    assert result["factsAfter"] and result["folded"]
+    facts = dict(result["facts"])
+    assert facts["seed"] and "bounce_exhausted=void_return" in facts["rules"]
+    assert all(value.strip() for value in facts.values()), "an empty fact is shown"
+    assert not any(key.startswith("sprt_") or key == "challengers" for key in facts)  # a round robin, no test
+    assert result["midWord"] == [], f"lines broken inside a word at {width} px: {result['midWord']}"
+    marked = {row["bot"].removesuffix("challenger") for row in result["points"] if row["bot"].endswith("challenger")}
+    assert marked == ({NAMES[0], NAMES[1]} if variant == "sprt" else set())  # the test's challengers

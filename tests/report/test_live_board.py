@@ -3,13 +3,17 @@ up rows; it reads "1,234/6,000 games, 41 games/s, 1:02 elapsed, about 1:56 left"
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import re
 import time
 from types import SimpleNamespace
 
+import pytest
 from rich.console import Console
 
 from arena.report.live import LiveBoard, _Screen, progress_text
+from arena.results.sprt import SprtSettings, SprtState
 from arena.schedule.numbers import GameNumbers
 from tests.results.test_ratings import _store
 
@@ -21,37 +25,141 @@ def test_progress_text_reads_as_the_issue_asks():
     assert progress_text(0, 100, 0, 0.0) == "0/100 games, 0.0 games/s, 0:00 elapsed"
 
 
-def _board(tmp_path, height: int):
+def _board(tmp_path, height: int, width: int = 100, test_status=None):
     store = _store(tmp_path / "r.db", None)  # four bots' games
     config = SimpleNamespace(name="cup", playing=("a", "b", "c", "d"), ranks_by_points_per_game=False,
                              game_numbers=lambda: GameNumbers(4, 3, 6))
-    console = Console(file=io.StringIO(), width=100, height=height, color_system=None)
-    board = LiveBoard(config, store, console)
+    console = Console(file=io.StringIO(), width=width, height=height, color_system=None, soft_wrap=True)  # as the CLI's
+    board = LiveBoard(config, store, console, test_status=test_status)
     board.update(SimpleNamespace(done=50, total=72, played_now=50, void=0, started_at=time.monotonic() - 5))
     return board, console, store
 
 
-def test_a_short_terminal_keeps_the_progress_and_shrinks_the_board(tmp_path):
-    board, console, store = _board(tmp_path, 9)
+def _screen(board, console) -> list[str]:
+    """The screen's lines as the live display shows them: rendered with the options a soft-wrapping
+    console prints with (no wrapping unless asked), each line cropped at the terminal's width."""
+    options = console.options.update(no_wrap=True, overflow="ignore")
+    return ["".join(s.text for s in line) for line in console.render_lines(_Screen(board), options, pad=False)]
+
+
+def _field(board, bots: int) -> None:
+    """The board's standings with `bots` bots (copies of its four under other names), long names among them."""
+    base = board.standings.bots
+    names = [f"bot_{i:02d}" if i % 3 else f"a_longer_name_{i:02d}" for i in range(1, bots + 1)]
+    board.standings = dataclasses.replace(board.standings, bots=tuple(
+        dataclasses.replace(base[i % len(base)], rank=i + 1, bot=name) for i, name in enumerate(names)))
+
+
+def _sprt():
+    """An SPRT's state, undecided: its line is longer than 80 columns."""
+    return SprtState(SprtSettings(delta1=0.1), "heuristic_bot", "random_bot", llr=0.52, deal_sets=12, games=288)
+
+
+def _token_ends(line: str) -> list[int]:
+    return [match.end() for match in re.finditer(r"\S+", line)]
+
+
+def test_at_80x14_the_board_is_a_compact_table_that_uses_the_rows_it_has(tmp_path):
+    """At 80 columns the board was prose split mid-phrase ("skitgubbe 9 / times"), and at 80x14
+    nine bots came out as 2 bots, "+7 more" and 5 empty rows, the SPRT line cut mid-sentence."""
+    board, console, store = _board(tmp_path, 14, width=80, test_status=_sprt)
     try:
-        lines = console.render_lines(_Screen(board), console.options, pad=False)
-        text = ["".join(segment.text for segment in line) for line in lines]
-        assert len(text) <= 9
-        assert "50/72 games" in text[-1] and "elapsed" in text[-1]
-        assert any("more" in line for line in text)
+        _field(board, 9)
+        text = _screen(board, console)
+        assert len(text) == 14  # every row used: no empty ones
+        assert all(len(line) <= 80 for line in text)
+        heads = next(line for line in text if line.startswith("#"))
+        assert heads.split() == ["#", "bot", "games", "pts", "pts/g", "±", "wins", "skit", "faults", "ord"]
+        bot_rows = [line for line in text if line.split()[0].isdigit()]
+        assert [row.split()[1] for row in bot_rows] == [b.bot for b in board.standings.bots[:len(bot_rows)]]
+        # 14 rows less the progress, the title, the heads, "+2 more", the key and the SPRT's two
+        assert len(bot_rows) == 7 and "+2 more" in " ".join(text)
+        assert all(_token_ends(row)[-8:] == _token_ends(heads)[-8:] for row in bot_rows)  # numbers aligned under their heads
+        assert "ranked by points per game" in text[0]
+        sprt = " ".join(line.strip() for line in text if "SPRT" in line or "games" in line and "deal sets" in line)
+        assert sprt.endswith("after 12 deal sets, 288 games")  # wrapped, not cut
+        assert "50/72 games" in text[-1]
     finally:
         store.close()
 
 
-def test_a_tall_terminal_shows_every_bot_ranked_by_points_per_game_mid_run(tmp_path):
-    board, console, store = _board(tmp_path, 40)
+def test_at_80x24_every_bot_of_a_field_of_nine_is_shown_a_line_each(tmp_path):
+    board, console, store = _board(tmp_path, 24, width=80)
     try:
-        text = "\n".join("".join(s.text for s in line) for line in console.render_lines(_Screen(board), console.options, pad=False))
-        assert "more" not in text and all(name in text for name in "abcd")
-        assert board.standings.ranks_by_points_per_game  # mid-run: totals would favour bots whose tables came first
-        assert "(72 games)" not in text  # the count is the progress line's, never behind it
+        _field(board, 9)
+        text = _screen(board, console)
+        assert "more" not in " ".join(text) and all(b.bot in " ".join(text) for b in board.standings.bots)
+        assert len(text) == 1 + 1 + 9 + 1 + 1  # title, heads, a line a bot, the key, the progress
+        assert "skitgubbe" in text[-2] and "times" not in " ".join(text)
     finally:
         store.close()
+
+
+def test_at_120x30_the_bordered_table_stays_and_the_sprt_line_is_whole(tmp_path):
+    board, console, store = _board(tmp_path, 30, width=120, test_status=lambda: dataclasses.replace(
+        _sprt(), challenger="heuristic_bot_version_two", baseline="heuristic_bot_version_one"))
+    try:
+        text = _screen(board, console)
+        assert len(text) <= 30 and all(len(line) <= 120 for line in text)
+        assert any("┃ bot" in line for line in text) and any("skitgubbe" in line for line in text)
+        assert any("ranked by points per game" in line for line in text)
+        sprt = " ".join(line.strip() for line in text[text.index(next(l for l in text if l.startswith("SPRT"))):-1])
+        assert sprt.endswith("after 12 deal sets, 288 games")
+        _field(board, 40)  # too many for the bordered table: the compact one, with as many as fit
+        text = _screen(board, console)
+        assert len(text) == 30 and not any("┃" in line for line in text) and "+" in " ".join(text)
+    finally:
+        store.close()
+
+
+def test_the_final_board_says_it_ranks_by_total_points_in_a_round_robin(tmp_path):
+    board, console, store = _board(tmp_path, 24, width=80)
+    try:
+        board.final = True
+        board._refresh_board()
+        text = _screen(board, console)
+        assert "ranked by total points" in text[0] and "(50 of 72 games played)" in text[0]
+        assert not board.standings.ranks_by_points_per_game
+    finally:
+        store.close()
+
+
+def test_a_game_stored_just_before_ctrl_c_is_on_the_last_board(tmp_path):
+    """A Ctrl-C landing in a game's commit is raised after it, before the game's progress call:
+    the board said 1,359 games where the stop message (the store's count) said 1,360."""
+    from arena.results.store import ResultStore
+    from tests.results.test_ratings import _tables
+
+    specs = [spec for table in _tables() for spec in table.games]
+    store = ResultStore(tmp_path / "r.db")
+    try:
+        for spec in specs[:-1]:
+            _store_game(store, spec)
+        config = SimpleNamespace(name="cup", playing=("a", "b", "c", "d"), ranks_by_points_per_game=False,
+                                 game_numbers=lambda: GameNumbers(4, 3, 6))
+        console = Console(file=io.StringIO(), width=100, height=30, color_system=None, soft_wrap=True)
+        with pytest.raises(KeyboardInterrupt):
+            with LiveBoard(config, store, console) as board:
+                board.update(SimpleNamespace(done=len(specs) - 1, total=len(specs), played_now=0, void=0,
+                                             started_at=time.monotonic() - 5))
+                _store_game(store, specs[-1])  # committed; the interrupt comes before its progress call
+                raise KeyboardInterrupt
+        assert store.game_count() == len(specs)
+        assert board.progress_line().startswith(f"{len(specs)}/{len(specs)} games")
+        assert f"{len(specs)}/{len(specs)} games" in console.file.getvalue()  # the last board shown
+    finally:
+        store.close()
+
+
+def _store_game(store, spec) -> None:
+    """A game of `spec` stored as the runner stores one."""
+    from arena.game import Rules, game_points
+    from arena.play.records import GameRecord
+    from arena.play.selfplay import play_random_game
+
+    g = play_random_game(Rules(), spec.seed ^ spec.seating, spec.dealer)
+    store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, Rules()), (),
+                                    ((0.001,),) * 3, len(g.moves)), {})
 
 
 def test_the_html_page_is_live_during_a_run_and_final_after_it(tmp_path):
@@ -98,3 +206,49 @@ def test_standings_say_how_much_of_the_tournament_is_played():
     assert Completeness(1800, 1800, 0).words() == "1800 games" and Completeness(1800, 1800, 0).complete
     assert not Completeness(1800, 1800, 3).complete  # a void game not yet played again
     assert Completeness(700, 1800, 0, decided=True).complete  # an SPRT run whose test decided
+
+
+def test_the_live_page_ranks_as_the_board_does_and_says_by_what(tmp_path):
+    """Mid-run the live page ranked by total points beside a board ranked by points per game: a
+    bot whose tables came first led the one and not the other. Both rank by points per game while
+    the run goes on, and as the config says (here by total points) once it has ended."""
+    from arena.cli.reports import write_live_page
+    from arena.results.store import ResultStore
+    from arena.schedule.tables import round_robin
+    from arena.tournament.config import config_from_dict
+
+    names = ["a", "b", "c", "d"]
+    config = config_from_dict({"name": "cup", "bots": names, "deals": 3, "seed": 7}, tmp_path / "cup.toml")
+    tables = round_robin(names, 3, 3, seed=7)
+    store = ResultStore(tmp_path / "cup.sqlite")
+    page = tmp_path / "live.html"
+    try:
+        for spec in [spec for table in (tables[0], tables[2]) for spec in table.games]:  # a played twice as often
+            _store_game(store, spec)
+        total = sum(len(table.games) for table in tables)
+        console = Console(file=io.StringIO(), width=100, height=30, color_system=None, soft_wrap=True)
+
+        def on_refresh(final: bool, progress: str) -> None:  # as `tournament run --html` does
+            write_live_page(page, store, config, None if final else 5, progress=None if final else progress)
+
+        with LiveBoard(config, store, console, on_refresh=on_refresh) as board:
+            board.update(SimpleNamespace(done=store.game_count(), total=total, played_now=0, void=0,
+                                         started_at=time.monotonic()))
+            live_board, live_page = board.standings, page.read_text()
+        final_board, final_page = board.standings, page.read_text()
+        assert [b.bot for b in live_board.bots] != [b.bot for b in final_board.bots]  # the test means something
+        assert _page_order(live_page, names) == [b.bot for b in live_board.bots]
+        assert _page_order(final_page, names) == [b.bot for b in final_board.bots]
+        live_words = " ".join(live_page.split())
+        assert "played; ranked by points per game.</p>" in live_words
+        assert "ranked by points per game until the run ends, then by total points" in live_words
+        assert "ranked by points per game" not in final_page  # the config's ranking, as every report of it
+    finally:
+        store.close()
+
+
+def _page_order(page: str, names: list[str]) -> list[str]:
+    """The bots in the order of the page's standings table."""
+    standings = page[page.index('<table class="standings">'):]
+    standings = standings[:standings.index("</table>")]
+    return sorted(names, key=lambda name: standings.index(f">{name}</td>"))

@@ -94,9 +94,10 @@ def test_markdown():
     assert "| 1 | alpha |" in md and "## Head to head" in md and "newbie" in md
     # Who faulted how, as in the terminal report (it used to give only tournament-wide counts).
     assert "| bot | timeout | total |" in md and "| all | 1 | 1 |" in md
-    # HTML in a name is shown, not run: Markdown passes HTML through to the page.
-    assert "<b>" not in md and "<script>" not in md and "| &lt;b&gt;&amp;co\" | 1 | 1 |" in md
-    assert md.startswith("# &lt;script&gt;alert(1)&lt;/script&gt; \\| cup\n")
+    # HTML in a name is shown, not run: Markdown passes HTML through to the page. Only < and &
+    # open a tag or an entity: a > stays as it is (issue: "LLR 25.15 &gt;= 2.94").
+    assert "<b>" not in md and "<script>" not in md and "| &lt;b>&amp;co\" | 1 | 1 |" in md
+    assert md.startswith("# &lt;script>alert(1)&lt;/script> \\| cup\n")
 
 
 def test_json_round_trip():
@@ -218,7 +219,7 @@ def test_the_standings_columns_have_the_same_names_in_every_text_format():
     markdown_names = [cell.strip() for cell in markdown.strip("| ").split("|")]
     page = to_html(s)
     table = page[page.index('<table class="standings">'):page.index("</thead>", page.index('<table class="standings">'))]
-    html_names = re.findall(r"<th>([^<]*)</th>", table)
+    html_names = re.findall(r"<th[^>]*>([^<]*)</th>", table)
     assert terminal == markdown_names == html_names
     assert {"per game", "rating", "ordinal", "version"} <= set(terminal)
     # JSON and CSV name the same figures as fields, one value each.
@@ -235,3 +236,95 @@ def test_bot_colours_come_from_names_and_never_repeat_in_a_report():
     assert len(set(colours.values())) == len(names)  # told apart
     assert bot_colours(reversed(names)) == colours  # from the names, not their order or rank
     assert set(bot_colours(f"bot{i}" for i in range(40)).values()) == set(PALETTE)  # past the palette: reused
+
+
+def _with_facts(s, **facts):
+    import dataclasses
+
+    base = {"tournament": "cup", "seed": 7, "schedule": "round_robin", "challengers": "", "stop": "none",
+            "sprt_delta0": "", "sprt_delta1": "", "sprt_alpha": "", "sprt_beta": "", "rules": {},
+            "bots": {"alpha": "v1", "beta": "v2", NASTY: "v3", "newbie": ""}}
+    return dataclasses.replace(s, facts={**base, **facts})
+
+
+def _terminal(s) -> str:
+    c = console()
+    render_standings_table(s, c)
+    return c.file.getvalue()
+
+
+def test_empty_facts_are_not_shown():
+    """A round robin's `challengers` and a run's `sprt_*` without early stopping are empty: the
+    reports for people leave them out (the HTML page listed them as empty rows); the CSV keeps
+    its columns."""
+    s = _with_facts(standings())
+    page, md, terminal = to_html(s, "cup"), to_markdown(s, "cup"), _terminal(s)
+    for empty in ("challengers", "sprt_delta0", "sprt_delta1", "sprt_alpha", "sprt_beta", "rules"):
+        assert f"<dt>{empty}</dt>" not in page.replace("<wbr>", "") and f"- {empty}:" not in md
+        assert not any(line.split()[:1] == [empty] for line in terminal.splitlines())
+    assert "<dt>seed</dt><dd>7</dd>" in page and "- seed: 7" in md and "seed" in terminal
+    assert "<dd></dd>" not in page
+    assert {"challengers", "sprt_alpha"} <= set(csv.DictReader(io.StringIO(to_csv(s))).fieldnames or [])
+
+
+def test_the_facts_follow_the_standings_on_the_page_folded():
+    page = to_html(_with_facts(standings()), "cup")
+    assert page.index('<table class="standings">') < page.index('<details class="facts">') < page.index("<dt>seed</dt>")
+
+
+def _gauntlet(test=None):
+    import dataclasses
+
+    s = _with_facts(standings(), schedule="gauntlet", challengers=1)
+    return dataclasses.replace(s, test=test)
+
+
+def test_a_gauntlets_challengers_are_marked_in_every_standings_report():
+    s = _gauntlet()
+    page, md, terminal = to_html(s, "cup"), to_markdown(s, "cup"), _terminal(s)
+    assert page.count('<span class="tag">challenger</span>') == 1
+    row = next(r for r in page.split("<tr>") if ">alpha" in r)
+    assert '<span class="tag">challenger</span>' in row
+    assert "| alpha (challenger) |" in md and "| beta |" in md
+    assert "Challenger: alpha (the gauntlet's first bot)" in md and "Challenger: alpha" in page
+    assert "Challenger: alpha (the gauntlet's first bot)" in " ".join(terminal.split())
+    plain = _with_facts(standings())  # a round robin: no challengers
+    assert "challenger" not in to_markdown(plain).lower()
+    assert 'class="tag"' not in to_html(plain) and "Challenger" not in _terminal(plain)
+
+
+def test_an_sprt_runs_challengers_are_marked_from_its_test():
+    """Two challengers: the tested one and its baseline, the config's first two bots."""
+    import dataclasses
+
+    from arena.results.sprt import H1, SprtSettings, SprtState
+
+    test = SprtState(SprtSettings(delta1=0.1), "beta", "alpha", llr=25.15, deal_sets=40, games=1440,
+                     mean_difference=0.3, decision=H1)
+    s = _gauntlet(test)
+    md, page, terminal = to_markdown(s), to_html(s), " ".join(_terminal(s).split())
+    assert "| alpha (challenger) |" in md and "| beta (challenger) |" in md and f"| {_md_name(NASTY)} |" in md
+    assert page.count('<span class="tag">challenger</span>') == 2
+    assert "Challengers: beta, alpha (the gauntlet's first 2 bots)" in terminal
+    field = _gauntlet(dataclasses.replace(test, baseline="the field"))  # one challenger: the field is its baseline
+    assert to_html(field).count('<span class="tag">challenger</span>') == 1
+
+
+def _md_name(name: str) -> str:
+    return name.replace("&", "&amp;").replace("<", "&lt;")
+
+
+def test_markdown_writes_greater_or_equal_as_it_is():
+    """The SPRT line read `LLR 25.15 &gt;= 2.94`: HTML escaping leaked into the Markdown."""
+    from markdown_it import MarkdownIt
+
+    from arena.results.sprt import H1, SprtSettings, SprtState
+
+    test = SprtState(SprtSettings(delta1=0.1), "alpha", "beta", llr=25.15, deal_sets=40, games=1440,
+                     mean_difference=0.3, decision=H1)
+    md = to_markdown(_gauntlet(test), title="a > b")
+    assert "(LLR 25.15 >= 2.94)" in md and "&gt;" not in md
+    assert md.startswith("# a > b\n")
+    rendered = MarkdownIt("commonmark").enable("table").render(md)
+    assert "(LLR 25.15 &gt;= 2.94)" in rendered  # a reader sees >=, in the rendered page too
+    assert "&lt;b&gt;&amp;co" in rendered and "<b>" not in rendered  # HTML in a name still shown, not run
