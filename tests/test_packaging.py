@@ -49,7 +49,8 @@ def test_the_wheel_carries_the_bundled_bots_sources_and_no_build_outputs(wheel):
     assert bundled == sources  # every file a bot's version hashes, and nothing else
     assert not any(n.endswith((".check.json", ".versions.json", ".pyc")) or "/c_bot/c_bot" == n[-12:] for n in names)
     assert "arena/cli/app.py" in names and not any(n.startswith(("tests/", "bots/")) for n in names)
-    assert {"arena/guide/protocol.md", "arena/guide/docs/rules.md", "arena/guide/docs/sandbox.md"} <= names
+    assert {"arena/guide/protocol.md", "arena/guide/docs/rules.md", "arena/guide/docs/sandbox.md",
+            "arena/guide/docs/organising.md", "arena/guide/docs/cluster.md"} <= names
 
 
 def test_installed_from_the_wheel_the_arena_works_from_an_empty_folder(wheel, tmp_path):

@@ -57,7 +57,7 @@ CONVERSATIONS_PROBED = 3
 
 
 def conversations_apart(manifest: BotManifest, settings: BotSettings) -> tuple[bool, str]:
-    """A service must answer each conversation on it (protocol.md section 12). A DEALER socket
+    """A service must answer each conversation on it (protocol.md appendix A). A DEALER socket
     passes every one-conversation check and then, with two tables open, sends each answer to
     whichever conversation comes next in its rotation, mixing games. So: open several
     conversations, then begin them one by one from the last opened to the first, against the
@@ -83,7 +83,7 @@ def conversations_apart(manifest: BotManifest, settings: BotSettings) -> tuple[b
                     return False, (
                         f"the hello of conversation {number} was answered on conversation {misrouted[0]} "
                         f"({CONVERSATIONS_PROBED} open): a DEALER socket? Only a ROUTER, replying [routing id, "
-                        "line], keeps simultaneous games apart (protocol.md section 12)")
+                        "line], keeps simultaneous games apart (protocol.md appendix A)")
                 return False, f"no answer to the hello of conversation {number} ({CONVERSATIONS_PROBED} open): {exc}"
         return True, f"{CONVERSATIONS_PROBED} conversations open at once, each answered on its own"
     finally:

@@ -12,9 +12,9 @@ from arena.submission.workspace import GUIDES, guide_path
 
 
 def docs(
-    name: Annotated[str, typer.Argument(help="protocol (for bot authors), rules (the game, numbered) or sandbox (what a bot runs under).")],
+    name: Annotated[str, typer.Argument(help="protocol (for bot authors), rules (the game, numbered), sandbox (what a bot runs under), organising (the organiser's guide: tournaments, every config key) or cluster (across machines).")],
 ) -> None:
-    """Print a document: the bot protocol, the rules, or the sandbox (Markdown; redirect it to a file)."""
+    """Print a document: the bot protocol, the rules, the sandbox, the organiser's guide or the cluster's (Markdown; redirect it to a file)."""
     if name not in GUIDES:
         fail(f"no document {name!r}: the documents are {', '.join(GUIDES)}")
     try:

@@ -135,7 +135,7 @@ class ClusterPool:
                                "whoever reaches it: use TLS. Start the scheduler and workers with --tls-ca-file, "
                                "--tls-cert and --tls-key (e.g. `dask scheduler --tls-ca-file ca.pem --tls-cert "
                                "scheduler.pem --tls-key scheduler-key.pem`), give the arena the same in Dask's "
-                               "configuration (distributed.comm.tls), and its tls:// address (README, Across machines)")
+                               "configuration (distributed.comm.tls), and its tls:// address (docs/cluster.md)")
         self._probe(host, int(self.address.rsplit(":", 1)[1]))
         try:
             # Dask waits for the scheduler's greeting with no time limit: a port that takes the
@@ -215,8 +215,8 @@ class ClusterPool:
             raise ClusterError(f"Dask's TLS settings cannot be used: {type(exc).__name__}: {exc}") from None
         if self.address.startswith("tls://") and context is None:
             raise ClusterError(f"{self.address} is a TLS address, and Dask's configuration has no TLS settings for "
-                               "this side: set distributed.comm.tls.ca-file and client cert and key (README, Across "
-                               "machines), or give a tcp:// address on a private network")
+                               "this side: set distributed.comm.tls.ca-file and client cert and key (docs/cluster.md, "
+                               "TLS), or give a tcp:// address on a private network")
         if self.address.startswith("tcp://") and security.require_encryption:
             raise ClusterError(f"Dask's configuration requires encryption (distributed.comm.require-encryption), "
                                f"and {self.address} is not encrypted: give the scheduler's tls:// address")

@@ -28,9 +28,9 @@
                               # "required" refuses to run without, "off" (docs/sandbox.md)
     on_change = "refuse"      # a bot resubmitted (its files changed) or taken out of `bots` with
                               # games stored: "refuse" says how, "replay" plays its tables again
-    cluster = "tcp://scheduler:8786"  # play the tables on this Dask cluster (README, Across machines)
+    cluster = "tcp://scheduler:8786"  # play the tables on this Dask cluster (docs/cluster.md)
     stop = "sprt"             # a gauntlet of 1 or 2 challengers: deals until the SPRT decides
-    sprt_delta1 = 0.1         # (and sprt_delta0 = 0, sprt_alpha = sprt_beta = 0.05): README, Early stopping
+    sprt_delta1 = 0.1         # (and sprt_delta0 = 0, sprt_alpha = sprt_beta = 0.05): docs/organising.md, Early stopping
 
     [sandbox]                 # the ceilings of every bot's limits: the most its manifest may
     address_space_mb = 8192   # ask for (docs/sandbox.md)
@@ -78,7 +78,7 @@ TOP_KEYS = {
     "sandbox": "a table of the ceilings of bot resource limits (docs/sandbox.md)",
     "grant": "a table of bots' own grants, [grant.NAME] (docs/sandbox.md)",
     "isolation": "auto, required or off: whether each bot sees only its own folder (docs/sandbox.md)",
-    "cluster": "the address of a Dask scheduler, e.g. tcp://scheduler:8786 (README, Across machines)",
+    "cluster": "the address of a Dask scheduler, e.g. tcp://scheduler:8786 (docs/cluster.md)",
     "on_change": "refuse or replay: what a run does when a bot's files changed or a bot was taken out",
     **STOP_KEYS,
 }

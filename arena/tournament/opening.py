@@ -184,7 +184,7 @@ def _refusal(store, changes, config, manifests, files: dict) -> str:
     return (f"{config.database}: " + "; ".join(parts) + ". To keep the stored games but count only those "
             f"of the bots as they are now (the tables of a changed bot are played again, with the same cards; "
             f"a bot taken out is withdrawn), run: {command('arena', 'tournament', 'run', config.path, '--update')}, "
-            f"or set on_change = \"replay\" in {config.path} for runs nobody watches (docs: README, Resubmission)")
+            f"or set on_change = \"replay\" in {config.path} for runs nobody watches (docs/organising.md, Resubmission and withdrawal)")
 
 
 def _resubmitted_words(changes) -> str:

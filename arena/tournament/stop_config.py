@@ -10,7 +10,7 @@ from arena.results.sprt import MIN_DEAL_SETS, SprtSettings
 from arena.schedule.kinds import Gauntlet, schedule_kind
 
 STOP_KEYS = {
-    "stop": 'none or sprt: "sprt" plays deals until the sequential test decides (gauntlet only, README)',
+    "stop": 'none or sprt: "sprt" plays deals until the sequential test decides (gauntlet only, docs/organising.md)',
     "sprt_delta1": "a number of points per game above sprt_delta0: the smallest improvement worth finding",
     "sprt_delta0": "a number of points per game (default 0): an improvement of no interest",
     "sprt_alpha": "a number between 0 and 0.5 (default 0.05): the false-alarm rate",

@@ -233,7 +233,7 @@ class ZmqTransport:
             elif ev in _FAIL_EVENTS:
                 self._failure = _FAIL_EVENTS[ev]
 
-    # What to suspect when a connected bot never answers hello (protocol.md section 12): the
+    # What to suspect when a connected bot never answers hello (protocol.md appendix A): the
     # usual ZeroMQ first bot uses REP, which cannot answer the arena's DEALER, or a ROUTER that
     # replies without the routing-id frame; both look like silence from here.
     NO_HELLO_HINT = ("does it reply on a ROUTER socket with two frames, [routing id, line]? REQ, REP "

@@ -1,5 +1,5 @@
 """`arena bot check` of a running ZeroMQ service: its conversations must stay apart (protocol.md
-section 12). A DEALER service passes every one-conversation check and then mixes the games of two
+appendix A). A DEALER service passes every one-conversation check and then mixes the games of two
 tables (found by a bot-author audit: illegal and stale faults with two `arena play` runs at once)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""What protocol.md (sections 5 and 8) promises bot authors about events, checked over random games:
-the order of events at the end of a trick and at the change of phase, and the order of the cards
-of a `pickup` event under each `pickup` option (R42-R43)."""
+"""What protocol.md (sections 5 and 8, appendix E.3) promises bot authors about events, checked over
+random games: the order of events at the end of a trick and at the change of phase, and the order of
+the cards of a `pickup` event under each `pickup` option (R42-R43)."""
 
 from __future__ import annotations
 

@@ -283,7 +283,7 @@ def test_constants():
 
 
 def test_every_example_line_in_protocol_md_parses():
-    """The example conversations of protocol.md section 14 are real lines of this codec."""
+    """The example conversations of protocol.md appendix D are real lines of this codec."""
     from pathlib import Path
 
     text = (Path(__file__).resolve().parents[2] / "protocol.md").read_text(encoding="utf-8")

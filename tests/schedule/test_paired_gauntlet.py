@@ -1,6 +1,6 @@
 """Issue 33: a gauntlet's challengers meet each field combination with the same cards, so the
 SPRT's difference per deal set carries no luck of the deal. Played in process by the players of
-benchmarks/sprt_pairing.py (which measures the same on more deals, for the README)."""
+benchmarks/sprt_pairing.py (which measures the same on more deals, for docs/organising.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A resubmitted bot (its files changed since its games were stored) and a withdrawn one: the
 update replays only their tables, with the same cards, keeps every stored game, and ends as a
-fresh run with the bots as they are now would (README, Resubmission)."""
+fresh run with the bots as they are now would (docs/organising.md, Resubmission and withdrawal)."""
 
 from __future__ import annotations
 
