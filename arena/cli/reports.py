@@ -92,9 +92,12 @@ def report_standings(store, config, with_history: bool = False, by_points_per_ga
     from arena.results.voids import pending_void_keys
     from arena.tournament.resubmission import stored_versions
 
-    result = rated_standings(store, config, by_points_per_game=by_points_per_game)
     games = games_summary(store)
     void = len(pending_void_keys(store))
+    # A tournament with every game stored has none still to come: its ratings' checkpoint may
+    # settle at its highest number (arena/results/rating_checkpoint.py).
+    settled = config.game_numbers().highest if games.games >= config.games_scheduled() and not void else None
+    result = rated_standings(store, config, by_points_per_game=by_points_per_game, settled_upto=settled)
     versions = {b.bot: b.version for b in result.bots}
     result = dataclasses.replace(result, facts=tournament_facts(config, games.first_finished_at, games.last_finished_at,
                                                                 versions, games.capped_games, games.games, void))

@@ -114,6 +114,7 @@ class LiveBoard:
         self._test: SprtState | None = None
         self.final = False
         self._done, self._total, self._played, self._void = 0, 0, 0, 0
+        self._settled_upto: int | None = None  # the run's: where the ratings' checkpoint may settle
         self._done_less_stored: int | None = None  # the progress's count minus the store's: see _catch_up
         self._started = time.monotonic()
         self._last_refresh = 0.0
@@ -170,6 +171,7 @@ class LiveBoard:
     def update(self, progress) -> None:
         self._done, self._total, self._played = progress.done, progress.total, progress.played_now
         self._void = progress.void
+        self._settled_upto = progress.settled_upto
         self._started = progress.started_at
         if self._done_less_stored is None:  # once: a count of the whole table is not free
             self._done_less_stored = self._stored_games(default=progress.done) - progress.done
@@ -195,7 +197,8 @@ class LiveBoard:
         started = time.monotonic()
         # Mid-run, by points per game: the ranking that does not favour bots whose tables came first.
         by_points_per_game = True if not self.final else self.config.ranks_by_points_per_game
-        standings = rated_standings(self.store, self.config, by_points_per_game=by_points_per_game)
+        standings = rated_standings(self.store, self.config, by_points_per_game=by_points_per_game,
+                                    settled_upto=self._settled_upto)
         if self._total:  # the final board's title says when the tournament is not complete
             standings = dataclasses.replace(standings, completeness=Completeness(self._done, self._total, self._void))
         self._test = self.test_status() if self.test_status is not None else None

@@ -18,9 +18,11 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from arena.results import rating_checkpoint
+from arena.results.rating_checkpoint import Checkpoint
 from arena.results.standings import Standings, sample_positions
 from arena.results.store import ResultStore
-from arena.schedule.numbers import GameNumbers
+from arena.schedule.numbers import PAIRED, GameNumbers
 
 
 @dataclass(frozen=True)
@@ -39,25 +41,40 @@ NO_RATING = Rating(math.nan, math.nan)
 RATING_NOTE = "rating: OpenSkill mu ± sigma over the games in game order; ordinal: mu - 3 sigma (points decide the ranking)"
 
 
-def rate_games(games: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[str, Rating]:
-    """Ratings after `games`, in the order given: each (bot names by seat, finishing order as seats
-    first out first). A bot at two seats of one game (self-play) is rated once, at its best place."""
-    from openskill.models import PlackettLuce, PlackettLuceRating
+class _Rater:
+    """The Plackett-Luce updates one game at a time, from a given state."""
 
-    model = PlackettLuce()
-    current: dict[str, PlackettLuceRating] = {}
-    for bots, order in games:
+    def __init__(self, start: dict[str, Rating] | None = None) -> None:
+        from openskill.models import PlackettLuce
+
+        self.model = PlackettLuce()
+        # A rating rebuilt from its two floats rates on exactly as the one it was read from.
+        self.current = {name: self.model.rating(mu=r.mu, sigma=r.sigma, name=name) for name, r in (start or {}).items()}
+
+    def add(self, bots: Sequence[str], order: Sequence[int]) -> None:
         place_of: dict[str, int] = {}
         for place, seat in enumerate(order, start=1):
             place_of.setdefault(bots[seat], place)
         if len(place_of) < 2:
-            continue  # nobody to be ranked against
+            return  # nobody to be ranked against
         names = list(place_of)
-        teams = [[current.get(name) or model.rating(name=name)] for name in names]
-        updated = model.rate(teams, ranks=[place_of[name] for name in names])
+        teams = [[self.current.get(name) or self.model.rating(name=name)] for name in names]
+        updated = self.model.rate(teams, ranks=[place_of[name] for name in names])
         for name, (rating,) in zip(names, updated):
-            current[name] = rating
-    return {name: Rating(r.mu, r.sigma) for name, r in current.items()}
+            self.current[name] = rating
+
+    def ratings(self) -> dict[str, Rating]:
+        return {name: Rating(r.mu, r.sigma) for name, r in self.current.items()}
+
+
+def rate_games(games: Iterable[tuple[Sequence[str], Sequence[int]]], start: dict[str, Rating] | None = None) -> dict[str, Rating]:
+    """Ratings after `games`, in the order given, from `start` (every bot new by default): each
+    (bot names by seat, finishing order as seats first out first). A bot at two seats of one game
+    (self-play) is rated once, at its best place."""
+    rater = _Rater(start)
+    for bots, order in games:
+        rater.add(bots, order)
+    return rater.ratings()
 
 
 def with_ratings(standings: Standings, ratings: dict[str, Rating]) -> Standings:
@@ -72,40 +89,112 @@ def compute_ratings(store: ResultStore, numbers: GameNumbers) -> dict[str, Ratin
     return in_game_order(store, numbers)[0]
 
 
-def in_game_order(store: ResultStore,
-                  numbers: GameNumbers) -> tuple[dict[str, Rating], list[tuple[int, dict[str, int]]]]:
+def numbering_of(numbers: GameNumbers) -> str:
+    """What a checkpoint must have been made under: the numbers of the games it rated."""
+    fixed = numbers.layout == PAIRED  # paired numbers stay when tables or deals are added
+    return f"{numbers.layout}:{numbers.seatings}" + ("" if fixed else f":{numbers.tables}:{numbers.deals}")
+
+
+_ROW = "SELECT id, table_no, deal, seating, bots, finishing_order, points FROM games"
+
+
+class _Pass:
+    """The pass in game-number order from a checkpoint's state: ratings, cumulative points, the
+    timeline at `positions`, and (`snapshots`) the cumulative points every SNAPSHOT games."""
+
+    def __init__(self, start: Checkpoint, positions: list[int]) -> None:
+        self.rater = _Rater({name: Rating(mu, sigma) for name, (mu, sigma) in start.ratings.items()})
+        self.cumulative = dict(start.cumulative)
+        self.games = start.games
+        self.snapshots = list(start.snapshots)
+        known = dict(start.snapshots)
+        known[start.games] = start.cumulative
+        self.timeline = [(position, dict(known[position])) for position in positions if position <= start.games]
+        self._ahead = [position for position in positions if position > start.games][::-1]
+
+    def take(self, bots: str, order: str, points: str) -> None:
+        names = bots.split(",")
+        self.rater.add(names, [int(seat) for seat in order.split(",")])
+        for name, got in zip(names, points.split(",")):
+            self.cumulative[name] = self.cumulative.get(name, 0) + int(got)
+        self.games += 1
+        if self.games % rating_checkpoint.SNAPSHOT == 0:
+            self.snapshots.append((self.games, dict(self.cumulative)))
+        if self._ahead and self._ahead[-1] == self.games:
+            self.timeline.append((self.games, dict(self.cumulative)))
+            self._ahead.pop()
+
+
+def in_game_order(store: ResultStore, numbers: GameNumbers, settled_upto: int | None = None
+                  ) -> tuple[dict[str, Rating], list[tuple[int, dict[str, int]]]]:
     """The current games of `store` taken in game-number order, once: the ratings, and the timeline
     of cumulative points (sampled as the standings' is) in that order, which, unlike the order
-    games were stored in, does not depend on the workers."""
+    games were stored in, does not depend on the workers.
+
+    From the results' checkpoint where it holds (arena/results/rating_checkpoint.py), only the
+    games numbered beyond it are rated, on top: the same floats. `settled_upto`: a game number up
+    to which no game can be stored any more (the run's first game still to play, less one; a
+    complete tournament's highest): the checkpoint is moved up to it."""
+    signature = numbering_of(numbers)
     with store._read() as db:
-        rows = db.execute("SELECT table_no, deal, seating, bots, finishing_order, points FROM games").fetchall()
-    rows.sort(key=lambda row: numbers.number(row[0], row[1], row[2]))
-    positions = set(sample_positions(len(rows)))
-    cumulative: dict[str, int] = {}
-    timeline = []
-    games = []
-    for index, (*_, bots, order, points) in enumerate(rows, start=1):
-        names = bots.split(",")
-        games.append((names, [int(seat) for seat in order.split(",")]))
-        for name, got in zip(names, points.split(",")):
-            cumulative[name] = cumulative.get(name, 0) + int(got)
-        if index in positions:
-            timeline.append((index, dict(cumulative)))
-    played = sorted(cumulative)
-    timeline = [(index, {name: cum.get(name, 0) for name in played}) for index, cum in timeline]
-    return rate_games(games), timeline
+        start = rating_checkpoint.load(db, signature)
+        rows: list = []
+        if start is not None:
+            rows = db.execute(f"{_ROW} WHERE id > ?", (start.max_id,)).fetchall()
+            new_since = len(rows)
+            for first in range(0, len(start.beyond), 500):
+                chunk = start.beyond[first:first + 500]
+                rows += db.execute(f"{_ROW} WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            positions = sample_positions(start.games + len(rows))
+            if not _serves(start, rows[:new_since], numbers, positions):
+                start = None
+        if start is None:
+            rows = db.execute(_ROW).fetchall()
+            new_since = len(rows)
+            start = rating_checkpoint.Checkpoint(signature, 0, 0, 0, 0)
+            positions = sample_positions(len(rows))
+    numbered = sorted((numbers.number(row[1], row[2], row[3]), row) for row in rows)
+    walk = _Pass(start, positions)
+    upto = settled_upto if settled_upto is not None and settled_upto > start.upto else None
+    settled = [row for number, row in numbered if upto is not None and number <= upto]  # a prefix of the order
+    for _, _, _, _, bots, order, points in settled:
+        walk.take(bots, order, points)
+    if upto is not None:
+        ids = [row[0] for row in rows]
+        max_id = max([start.max_id, *ids])
+        rating_checkpoint.save(store.path, Checkpoint(
+            signature, upto, walk.games, max_id, start.count_to_max_id + new_since,
+            sorted(row[0] for number, row in numbered if number > upto),
+            {name: (r.mu, r.sigma) for name, r in walk.rater.ratings().items()}, dict(walk.cumulative),
+            list(walk.snapshots)))
+    for _, (_, _, _, _, bots, order, points) in numbered[len(settled):]:
+        walk.take(bots, order, points)
+    played = sorted(walk.cumulative)
+    timeline = [(index, {name: cum.get(name, 0) for name in played}) for index, cum in walk.timeline]
+    return walk.rater.ratings(), timeline
 
 
-def rated_standings(store, config, by_points_per_game: bool | None = None) -> Standings:
+def _serves(start: Checkpoint, new_rows: list, numbers: GameNumbers, positions: list[int]) -> bool:
+    """Whether `start` still describes the results: no game stored since it was made is numbered up
+    to its `upto`, and it holds the timeline's samples within it (a small tournament samples at
+    counts between its snapshots: the full pass is cheap there)."""
+    if any(numbers.number(row[1], row[2], row[3]) <= start.upto for row in new_rows):
+        return False
+    known = {games for games, _ in start.snapshots} | {start.games}
+    return all(position in known for position in positions if position <= start.games)
+
+
+def rated_standings(store, config, by_points_per_game: bool | None = None, settled_upto: int | None = None) -> Standings:
     """The standings of `store` under `config` (a TournamentConfig), with every bot's rating and
     the timeline in game-number order;
-    ranked as the config says, or by points per game if `by_points_per_game` (a run's live board)."""
+    ranked as the config says, or by points per game if `by_points_per_game` (a run's live board).
+    `settled_upto`: see `in_game_order`."""
     from arena.results.standings_sql import compute_standings
 
     if by_points_per_game is None:
         by_points_per_game = config.ranks_by_points_per_game
     standings = compute_standings(store, list(config.playing), by_points_per_game, timeline=False)
-    ratings, timeline = in_game_order(store, config.game_numbers())
+    ratings, timeline = in_game_order(store, config.game_numbers(), settled_upto)
     return dataclasses.replace(with_ratings(standings, ratings), timeline=timeline)
 
 

@@ -38,6 +38,7 @@ from typing import Iterable, Sequence
 
 from arena.play.records import NOT_COUNTED_FAULTS
 from arena.results.sprt import SprtState
+from arena.results import rating_checkpoint
 
 Z975 = 1.959963984540054  # the normal quantile of 0.975
 # two-sided 95% t quantiles t(0.975, df) for df = 1..29 (k = 2..30 deal sets)
@@ -207,10 +208,16 @@ class Tally:
 
 
 def sample_positions(total: int) -> list[int]:
-    """Game counts (1-based) at which the timeline is sampled: at most ~TIMELINE_POINTS, always the last."""
+    """Game counts (1-based) at which the timeline is sampled: at most ~TIMELINE_POINTS, always the
+    last; in a large tournament, multiples of the rating checkpoint's SNAPSHOT."""
     if total == 0:
         return []
     step = max(1, math.ceil(total / TIMELINE_POINTS))
+    snapshot = rating_checkpoint.SNAPSHOT
+    if 2 * step > snapshot:
+        # A large tournament's samples fall on the rating checkpoint's snapshots, which then serve
+        # them: a step of the snapshot's interval times a power of two (so at least half as many).
+        step = snapshot * 2 ** math.ceil(math.log2(step / snapshot))
     positions = list(range(step, total + 1, step))
     if positions[-1] != total:
         positions.append(total)

@@ -9,6 +9,7 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 
 from __future__ import annotations
 
+import math
 import socket
 import time
 from dataclasses import dataclass
@@ -16,8 +17,8 @@ from typing import Callable, Sequence
 
 from arena.submission.manifest import BotManifest
 from arena.play.records import GameRecord, VoidGame
-from arena.schedule.numbers import BY_TABLE
-from arena.schedule.games import SEEDS_BY_BOTS, TableSpec
+from arena.schedule.numbers import BY_TABLE, GameNumbers
+from arena.schedule.games import SEEDS_BY_BOTS, GameSpec, TableSpec
 from arena.results.store import ResultStore
 from arena.sandbox.isolation import Isolation, find_isolation
 from arena.tournament.config import TournamentConfig
@@ -34,6 +35,30 @@ class Progress:
     started_at: float
     last: GameRecord | None = None
     void: int = 0  # games of this run that could not be played (arena/results/voids.py)
+    # Every game of the schedule numbered up to this is stored (None: not known): the ratings'
+    # checkpoint may settle there (arena/results/rating_checkpoint.py).
+    settled_upto: int | None = None
+
+
+class SettledNumbers:
+    """The highest game number up to which every game of a run's schedule is stored: no game
+    numbered that low can be stored any more, so the ratings in game order are final up to it."""
+
+    def __init__(self, numbers: GameNumbers, todo: Sequence[TableSpec]) -> None:
+        self._numbers = numbers
+        self._pending = sorted(numbers.of(game) for table in todo for game in table.games)
+        self._next = 0  # the first pending number not stored
+        self._ahead: set[int] = set()  # stored numbers beyond it
+
+    def stored(self, spec: GameSpec) -> None:
+        self._ahead.add(self._numbers.of(spec))
+        while self._next < len(self._pending) and self._pending[self._next] in self._ahead:
+            self._ahead.discard(self._pending[self._next])
+            self._next += 1
+
+    @property
+    def upto(self) -> int:
+        return self._pending[self._next] - 1 if self._next < len(self._pending) else self._numbers.highest
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +234,10 @@ def run_tournament(
         pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
     where = pool.where
     feed = TableFeed(play_order(todo, pending_void_keys(store)))
+    # The whole schedule's games still to play, or only a part of it (an SPRT wave): then the
+    # games outside it are still to come too, and nothing is settled.
+    settled = SettledNumbers(config.game_numbers(), todo) if len(tables) == config.tables_in_play() and all(
+        len(t.games) == config.deals * math.factorial(config.table_size) for t in tables) else None
     finished = False
     try:
         pool.start()
@@ -224,10 +253,13 @@ def run_tournament(
                 store.add_game(spec, item, record)  # the game is done once this commit returns
                 played += 1
                 feed.played(spec)
+                if settled is not None:
+                    settled.stored(spec)
             (voided.add if isinstance(item, VoidGame) else voided.discard)(spec.key)
             if on_progress:
                 last = None if isinstance(item, VoidGame) else item
-                on_progress(Progress(already + played, total, played, started, last, void=len(voided)))
+                on_progress(Progress(already + played, total, played, started, last, void=len(voided),
+                                     settled_upto=None if settled is None else settled.upto))
         untried = feed.untried()
         for spec, item in untried:
             add_void(store, spec, item, extra)

@@ -31,7 +31,7 @@ def _board(tmp_path, height: int, width: int = 100, test_status=None):
                              game_numbers=lambda: GameNumbers(4, 3, 6))
     console = Console(file=io.StringIO(), width=width, height=height, color_system=None, soft_wrap=True)  # as the CLI's
     board = LiveBoard(config, store, console, test_status=test_status)
-    board.update(SimpleNamespace(done=50, total=72, played_now=50, void=0, started_at=time.monotonic() - 5))
+    board.update(SimpleNamespace(done=50, total=72, played_now=50, void=0, settled_upto=None, started_at=time.monotonic() - 5))
     return board, console, store
 
 
@@ -140,7 +140,7 @@ def test_a_game_stored_just_before_ctrl_c_is_on_the_last_board(tmp_path):
         console = Console(file=io.StringIO(), width=100, height=30, color_system=None, soft_wrap=True)
         with pytest.raises(KeyboardInterrupt):
             with LiveBoard(config, store, console) as board:
-                board.update(SimpleNamespace(done=len(specs) - 1, total=len(specs), played_now=0, void=0,
+                board.update(SimpleNamespace(done=len(specs) - 1, total=len(specs), played_now=0, void=0, settled_upto=None,
                                              started_at=time.monotonic() - 5))
                 _store_game(store, specs[-1])  # committed; the interrupt comes before its progress call
                 raise KeyboardInterrupt
@@ -232,7 +232,7 @@ def test_the_live_page_ranks_as_the_board_does_and_says_by_what(tmp_path):
             write_live_page(page, store, config, None if final else 5, progress=None if final else progress)
 
         with LiveBoard(config, store, console, on_refresh=on_refresh) as board:
-            board.update(SimpleNamespace(done=store.game_count(), total=total, played_now=0, void=0,
+            board.update(SimpleNamespace(done=store.game_count(), total=total, played_now=0, void=0, settled_upto=None,
                                          started_at=time.monotonic()))
             live_board, live_page = board.standings, page.read_text()
         final_board, final_page = board.standings, page.read_text()
