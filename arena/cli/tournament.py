@@ -136,6 +136,8 @@ def run(
     from arena.tournament.session import RunOptions, TournamentSession, start_failure_words, void_words
 
     kinds = tuple(dict.fromkeys(kind.strip() for given in replay_faults or () for kind in given.split(",") if kind.strip()))
+    if replay_faults is not None and not kinds:
+        fail("--replay-faults needs a fault kind, e.g. --replay-faults no_hello")
     options = RunOptions(workers=workers, log_dir=log, update=update, cluster=cluster, html_page=html_page,
                          replay_faults=kinds)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started

@@ -122,7 +122,7 @@ def place_name(place: int, n: int) -> str:
     return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place, 'th') } out"
 
 
-NOT_COMPLETE = "The tournament is not complete: run it again to play the rest"
+NOT_COMPLETE = "The tournament is not complete: a run under way, or the next arena tournament run, plays the rest"
 
 
 def _not_complete(standings: Standings) -> str:
