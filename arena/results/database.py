@@ -6,6 +6,7 @@ arena/results/store.py says why each is as it is (durability, readers during a r
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import shutil
 import sqlite3
@@ -13,7 +14,8 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-from arena.results.rows import SCHEMA, SCHEMA_VERSION, StoreError
+from arena.results import number_order, totals
+from arena.results.rows import READABLE_SCHEMA_VERSIONS, SCHEMA, SCHEMA_VERSION, StoreError
 
 BUSY_TIMEOUT_S = 30.0  # how long a statement waits for another connection's lock (a checkpoint, a shell)
 
@@ -71,14 +73,33 @@ def open_writable(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA cache_size = -65536")  # 64 MiB page cache: big scans and bulk loads
         if not tables:
             with Transaction(db, "IMMEDIATE", path):
-                for statement in SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
+                for statement in totals.statements(SCHEMA):
+                    db.execute(statement)
+                totals.create(db)
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
     except BaseException:
         db.close()
         raise
     return db
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> None:
+    """A results file of schema version 1 made one of version 2, in one transaction: the kept
+    totals (arena/results/totals.py) summed from its games, and the index of its game numbers.
+    A few seconds on a million games, once; older arenas then refuse the file, as they could
+    not keep its totals. Until then a file of version 1 is read and written as it is: without
+    the totals, its reports sum the games."""
+    with Transaction(db, "IMMEDIATE", path):
+        if read_meta(db, "schema_version") == SCHEMA_VERSION:
+            return  # another process migrated it first
+        totals.create(db)
+        stored = read_meta(db, "fingerprint")
+        try:
+            fingerprint = json.loads(stored) if stored else None
+        except ValueError:
+            fingerprint = None  # the reports name a damaged fingerprint; the order falls back to by-table
+        number_order.create_index(db, number_order.layout_of(fingerprint if isinstance(fingerprint, dict) else None))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
 
 
 def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
@@ -134,8 +155,9 @@ def check_is_results_file(db: sqlite3.Connection, path: Path, tables: set[str] |
         what = f"tables {', '.join(sorted(tables)[:6])}" if tables else "no tables"
         raise StoreError(f"{path} is not an arena results database (an SQLite file with {what}); "
                          "give the results a file of their own")
-    if version != SCHEMA_VERSION:
-        raise StoreError(f"{path}: results schema version {version}, this arena reads version {SCHEMA_VERSION}")
+    if version not in READABLE_SCHEMA_VERSIONS:
+        raise StoreError(f"{path}: results schema version {version}, this arena reads versions "
+                         f"{' and '.join(READABLE_SCHEMA_VERSIONS)} (a newer arena wrote it?)")
 
 
 def acquire_run_lock(path: Path) -> int:

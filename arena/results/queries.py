@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena.results import totals
 from arena.results.store import ResultStore
 
 
@@ -33,18 +34,27 @@ class DealPoints:
 def games_summary(store: ResultStore) -> GamesSummary:
     """First and last finishing times, capped games and games, of the current (not superseded) games."""
     with store._read() as db:
-        first_at, last_at, capped, games = db.execute(
-            "SELECT MIN(finished_at), MAX(finished_at), COUNT(CASE WHEN reason = 'capped' THEN 1 END), COUNT(*) "
-            "FROM games").fetchone()
+        if totals.present(db):  # kept: two ends of an index and one row
+            first_at, last_at = db.execute("SELECT (SELECT MIN(finished_at) FROM games), "
+                                           "(SELECT MAX(finished_at) FROM games)").fetchone()
+            capped, games = db.execute("SELECT capped, games FROM totals_games").fetchone() or (0, 0)
+        else:
+            first_at, last_at, capped, games = db.execute(
+                "SELECT MIN(finished_at), MAX(finished_at), COUNT(CASE WHEN reason = 'capped' THEN 1 END), COUNT(*) "
+                "FROM games").fetchone()
     return GamesSummary(first_at, last_at, capped, games)
 
 
 def points_by_deal(store: ResultStore) -> list[DealPoints]:
-    """Each bot's points and seats per deal over the current games (summed in SQL from seat_results,
-    one row per bot and deal), in no particular order."""
+    """Each bot's points and seats per deal over the current games (kept in totals_deals, or summed
+    from seat_results in a file without totals), one row per bot and deal, in no particular order."""
     with store._read() as db:
-        rows = db.execute("SELECT b.name, s.deal, SUM(s.points), COUNT(*) FROM seat_results s "
-                          "JOIN bots b ON b.id = s.bot GROUP BY s.bot, s.deal").fetchall()
+        if totals.present(db):
+            rows = db.execute("SELECT b.name, t.deal, t.points, t.seats FROM totals_deals t JOIN bots b ON b.id = t.bot "
+                              "WHERE t.seats > 0").fetchall()
+        else:
+            rows = db.execute("SELECT b.name, s.deal, SUM(s.points), COUNT(*) FROM seat_results s "
+                              "JOIN bots b ON b.id = s.bot GROUP BY s.bot, s.deal").fetchall()
     return [DealPoints(name, deal, points, seats) for name, deal, points, seats in rows]
 
 

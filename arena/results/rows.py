@@ -18,7 +18,10 @@ from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
 from arena.schedule.games import GameSpec
 
 
-SCHEMA_VERSION = "1"
+# Version 2 keeps totals beside the games (arena/results/totals.py); a file of version 1 is read
+# as it is and made one of version 2 when a run opens it to write (database.migrate).
+SCHEMA_VERSION = "2"
+READABLE_SCHEMA_VERSIONS = ("1", "2")
 
 # The tables (arena/results/store.py's docstring says what each is for).
 SCHEMA = """

@@ -14,7 +14,7 @@ Readers. Another process may open the same file while a run is writing (standing
 replays during a run): WAL lets readers and the single writer work at once, every read
 here is a short transaction, and a busy timeout covers the moments of a checkpoint.
 
-Schema (version 1):
+Schema (version 2; rows.py has it):
 
 * ``games``: one row per game, everything but the transcript (kept small so that scans
   stay fast); ``key`` is the `GameSpec.key` and is UNIQUE, so a game is never stored twice.
@@ -25,6 +25,9 @@ Schema (version 1):
   finishing_order) for head-to-head and places by seat.
 * ``faults``: one row per fault, for counts by kind.
 * ``meta(key, value)``: schema version and the tournament fingerprint (JSON).
+* ``totals_*``: sums of the above kept by triggers (arena/results/totals.py), which the reports
+  read instead of the games; index ``games_by_number`` walks games in game-number order
+  (number_order.py), ``games_finished_at`` finds the first and last finished.
 """
 
 from __future__ import annotations
@@ -39,12 +42,12 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from arena.play.records import GameRecord
-from arena.results import archive
+from arena.results import archive, number_order, totals
 from arena.results.changes import FingerprintDiff, as_stored, compare
 from arena.results.database import (Transaction, acquire_run_lock, check_is_results_file, damaged, is_damage,
-                                    open_read_only, open_writable, read_meta)
-from arena.results.rows import (FAULT_COLUMNS, GAME_COLUMNS, SEAT_COLUMNS, DamagedRow, GameRow, StoreError,
-                                decode_row, encode_game, insert_sql)
+                                    migrate, open_read_only, open_writable, read_meta)
+from arena.results.rows import (FAULT_COLUMNS, GAME_COLUMNS, SCHEMA_VERSION, SEAT_COLUMNS, DamagedRow, GameRow,
+                                StoreError, decode_row, encode_game, insert_sql)
 from arena.schedule.games import GameSpec
 
 _INSERT_GAME = insert_sql("games", GAME_COLUMNS, "INSERT OR IGNORE")  # a key already stored is skipped
@@ -101,6 +104,12 @@ class ResultStore:
         if found != ["ok"]:
             raise damaged(self.path, "; ".join(found[:3]))
 
+    def upgrade(self) -> None:
+        """Make a file of an older schema one of this arena's (database.migrate); a run calls it once
+        it holds the run lock and has found the file whole."""
+        if self._meta("schema_version") != SCHEMA_VERSION:
+            migrate(self._db, self.path)
+
     def lock_for_run(self) -> None:
         """Claim these results for one run; a second run of the same tournament is refused.
 
@@ -136,6 +145,7 @@ class ResultStore:
             stored = self._meta("fingerprint")
             if stored is None:
                 self._db.execute("INSERT INTO meta VALUES ('fingerprint', ?)", (json.dumps(new, sort_keys=True),))
+                number_order.create_index(self._db, number_order.layout_of(new))
                 return None
             diff = self._diff(json.loads(stored), new)
             self._refuse(diff)
@@ -295,6 +305,8 @@ class ResultStore:
 
     def game_count(self) -> int:
         with self._read() as db:
+            if totals.present(db):
+                return (db.execute("SELECT games FROM totals_games").fetchone() or (0,))[0]
             return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
 
     def game_count_now(self) -> int | None:

@@ -83,6 +83,7 @@ def open_results(config: TournamentConfig, manifests: dict[str, BotManifest], ve
         if create:
             store.lock_for_run()  # before the fingerprint check: a refused run must not raise the deals
             store.check_whole()  # before anything is written: a damaged file is left as it is
+            store.upgrade()  # the totals of a file an earlier arena wrote
         stored = store.fingerprint()
         # Older results keep their table order and game numbers (schedule.numbers.GameNumbers).
         config = replace(config, layout=_stored_layout(stored), seeds=_stored_seeds(stored))

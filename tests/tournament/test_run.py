@@ -336,3 +336,36 @@ def test_ctrl_c_during_a_build_says_what_it_stopped_and_leaves_nothing(tmp_path,
     while (marker_processes(marker) or live_processes_with("cmdline", nap)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert marker_processes(marker) == [] and live_processes_with("cmdline", nap) == []  # the build's sleep is gone
+
+
+def test_a_results_file_of_an_earlier_arena_is_upgraded_by_the_next_run(tmp_path):
+    """A file of schema version 1 (no kept totals): the reports read it as it is, the next run
+    sums its totals once and goes on; the standings are those of a run that never paused."""
+    from typer.testing import CliRunner
+
+    from arena.cli.app import app as cli
+    from tests.results.test_totals import as_version_1, assert_kept_equals_summed_again
+
+    runner = CliRunner()
+    config = write_config(tmp_path, "t", deals=1)
+    assert runner.invoke(cli, ["tournament", "run", str(config), "--workers", "1"]).exit_code == 0
+    database = config.with_suffix(".sqlite")
+    as_version_1(database)
+    shown = runner.invoke(cli, ["standings", str(config), "--format", "json"])
+    assert shown.exit_code == 0 and '"games": 24' in shown.output
+    write_config(tmp_path, "t", deals=2)
+    grown = runner.invoke(cli, ["tournament", "run", str(config), "--workers", "1"])
+    assert grown.exit_code == 0 and "done: 48 games stored (24 played now)" in " ".join(grown.output.split())
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+    db.close()
+    assert_kept_equals_summed_again(database)
+    (tmp_path / "ref").mkdir()
+    _, reference_results, reference_standings = run_in_process(write_config(tmp_path / "ref", "t", deals=2), workers=1)
+    store = ResultStore(database)
+    try:
+        assert game_results(store) == reference_results
+        entries = [b.bot for b in reference_standings.bots]
+        assert standings_key(compute_standings(store, entries)) == standings_key(reference_standings)
+    finally:
+        store.close()
