@@ -103,10 +103,9 @@ def report_standings(store, config, with_history: bool = False, by_points_per_ga
                                                                 versions, games.capped_games, games.games, void))
     decided = False
     if config.sprt:
-        from arena.tournament.early_stop import sprt_state
-        from arena.tournament.runner import build_schedule
+        from arena.tournament.early_stop import sprt_state, sprt_tables
 
-        result = dataclasses.replace(result, test=sprt_state(store, config, build_schedule(config)))
+        result = dataclasses.replace(result, test=sprt_state(store, config, sprt_tables(config)))
         decided = result.test is not None and result.test.decided
     result = dataclasses.replace(result, completeness=Completeness(games.games, config.games_scheduled(), void, decided))
     if with_history:

@@ -67,15 +67,19 @@ def gauntlet(entries: list[str], challengers: int, table_size: int, deals: int, 
     if len(field) < table_size - 1:
         raise ScheduleError(f"the {len(field)} entries after the challengers cannot fill the other "
                             f"{table_size - 1} seats of a table")
-    combos = _colex(len(field), table_size - 1)
     tables: list[TableSpec] = []
-    for combo in combos:
-        for head in heads:
-            entries_of = (head, *(field[x] for x in combo))
-            seeded_as = None if seeds == SEEDS_BY_BOTS else (CHALLENGER_SLOT, *entries_of[1:])
-            tables.append(TableSpec(len(tables), entries_of,
-                                    table_games(len(tables), entries_of, deals, seed, seeded_as=seeded_as)))
+    for entries_of in gauntlet_entries(entries, challengers, table_size):
+        seeded_as = None if seeds == SEEDS_BY_BOTS else (CHALLENGER_SLOT, *entries_of[1:])
+        tables.append(TableSpec(len(tables), entries_of,
+                                table_games(len(tables), entries_of, deals, seed, seeded_as=seeded_as)))
     return tables
+
+
+def gauntlet_entries(entries: list[str], challengers: int, table_size: int) -> list[tuple[str, ...]]:
+    """The bots of each table of a `gauntlet`, in its order, without laying out the games (the
+    SPRT's counts need no more)."""
+    heads, field = entries[:challengers], entries[challengers:]
+    return [(head, *(field[x] for x in combo)) for combo in _colex(len(field), table_size - 1) for head in heads]
 
 
 def gauntlet_table_count(entries: int, challengers: int, table_size: int) -> int:

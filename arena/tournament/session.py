@@ -238,7 +238,7 @@ class TournamentSession:
 
         store = self.store
         assert store is not None  # open()
-        return lambda: sprt_state(store, self.config, self.tables)
+        return lambda: sprt_state(store, self.config, [table.entries for table in self.tables])
 
     def play(self, on_progress: Callable[[Progress], None] | None = None) -> RunOutcome:
         """Play what is not stored yet. RunStopped when the run cannot go on (what is stored stays);

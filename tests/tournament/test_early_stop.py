@@ -10,7 +10,7 @@ import pytest
 from arena.results.sprt import H1, MIN_DEAL_SETS
 from arena.results.store import ResultStore
 from arena.tournament.config import ConfigError, config_from_dict, load_config, load_entries
-from arena.tournament.early_stop import WAVE_DEALS, run_until_decided, sprt_state
+from arena.tournament.early_stop import WAVE_DEALS, run_until_decided, sprt_state, sprt_tables
 from arena.tournament.runner import build_schedule
 from tests.load_support import GENEROUS_LIMITS
 
@@ -32,7 +32,7 @@ def run(path: Path, workers: int):
     with ResultStore(config.database) as store:
         summary, state = run_until_decided(config, manifests, store, tables=tables, workers=workers)
         keys = store.done_keys()
-        again = sprt_state(store, config, tables)  # read back from the file, as a resumed run would
+        again = sprt_state(store, config, sprt_tables(config))  # read back from the file, as a report does
     return summary, state, keys, again
 
 
@@ -100,7 +100,7 @@ def test_one_challenger_is_tested_against_the_field_deal_set_by_deal_set(tmp_pat
                     for seat, name in enumerate(spec.bots):
                         (mine if name == "a" else field).append(points[seat])
             expected.append(sum(mine) / len(mine) - sum(field) / len(field))
-        state = sprt_state(store, config, tables)
+        state = sprt_state(store, config, sprt_tables(config))
     assert state.challenger == "a" and state.baseline == "the field"
     assert state.deal_sets == 5 and state.games == 5 * len(tables) * 6
     assert state.mean_difference == pytest.approx(sum(expected) / 5)
@@ -126,3 +126,19 @@ def test_two_identical_challengers_decide_h0_at_the_first_deal_set_the_test_may(
     summary, state, keys, again = run(path, 1)
     assert state.decision == H0 and state.deal_sets == MIN_DEAL_SETS and state.mean_difference == 0.0
     assert state.no_spread and again == state
+
+
+@pytest.mark.parametrize("size, challengers, withdrawn", [(2, 2, ()), (3, 1, ()), (3, 2, ("e",)), (4, 1, ("b",))])
+def test_the_tests_tables_are_the_schedules_without_laying_out_its_games(tmp_path, size, challengers, withdrawn):
+    """sprt_tables gives each table's bots as build_schedule lays them out (a withdrawn bot's left
+    out), and every table plays size! seatings of each deal, as sprt_state counts them."""
+    import dataclasses
+    import math
+
+    config = config_from_dict({"name": "g", "seed": 3, "deals": 20, "table_size": size, "schedule": "gauntlet",
+                               "challengers": challengers, "bots": ["a", "b", "c", "d", "e"], "stop": "sprt",
+                               "sprt_delta1": 0.1}, tmp_path / "g.toml")
+    config = dataclasses.replace(config, withdrawn=withdrawn)  # as the stored fingerprint says
+    tables = build_schedule(config)
+    assert sprt_tables(config) == [table.entries for table in tables] and tables
+    assert all(len(table.games) == 20 * math.factorial(size) for table in tables)
