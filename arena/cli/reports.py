@@ -80,10 +80,11 @@ def standings(
     console.print(f"wrote {escape(str(output))}", highlight=False)
 
 
-def report_standings(store, config, with_history: bool = False, by_points_per_game: bool | None = None):
+def report_standings(store, config, with_history: bool = False, by_points_per_game: bool | None = None, live=None):
     """The standings every report shows: rated, with the tournament's facts, an SPRT run's test,
     and (`with_history`) the figures of the versions out of the standings; ranked as the config
-    says, or by points per game if `by_points_per_game` (the live page, as the live board)."""
+    says, or by points per game if `by_points_per_game` (the live page, as the live board);
+    `live`: a run's provisional ratings for its live page (results/live_ratings.py)."""
     from arena.report.facts import tournament_facts
     from arena.results.history import version_history
     from arena.results.queries import games_summary
@@ -97,7 +98,7 @@ def report_standings(store, config, with_history: bool = False, by_points_per_ga
     # A tournament with every game stored has none still to come: its ratings' checkpoint may
     # settle at its highest number (arena/results/rating_checkpoint.py).
     settled = config.game_numbers().highest if games.games >= config.games_scheduled() and not void else None
-    result = rated_standings(store, config, by_points_per_game=by_points_per_game, settled_upto=settled)
+    result = rated_standings(store, config, by_points_per_game=by_points_per_game, settled_upto=settled, live=live)
     versions = {b.bot: b.version for b in result.bots}
     result = dataclasses.replace(result, facts=tournament_facts(config, games.first_finished_at, games.last_finished_at,
                                                                 versions, games.capped_games, games.games, void))
@@ -115,7 +116,7 @@ def report_standings(store, config, with_history: bool = False, by_points_per_ga
     return result
 
 
-def write_live_page(path: Path, store, config, refresh_s: int | None, progress: str | None = None) -> None:
+def write_live_page(path: Path, store, config, refresh_s: int | None, progress: str | None = None, live=None) -> None:
     """The HTML report at `path`, replaced whole (a reader never sees half a page); `refresh_s`:
     the live page, reloading itself, while the run goes on, with the run's `progress` line. Raises OSError.
 
@@ -124,9 +125,9 @@ def write_live_page(path: Path, store, config, refresh_s: int | None, progress: 
     It ranked by total points beside a board ranked by points per game."""
     from arena.report import html
 
-    live = refresh_s is not None
-    standings = report_standings(store, config, by_points_per_game=True if live else None)
-    if live and not config.ranks_by_points_per_game:  # the page's own words say "ranked by points per game"
+    refreshing = refresh_s is not None
+    standings = report_standings(store, config, by_points_per_game=True if refreshing else None, live=live)
+    if refreshing and not config.ranks_by_points_per_game:  # the page's own words say "ranked by points per game"
         progress = "; ".join(filter(None, (progress, "ranked by points per game until the run ends, then by total points")))
     page = html.to_html(standings, config.name, refresh_s=refresh_s, progress=progress)
     partial = path.with_name(f".{path.name}.partial")

@@ -185,7 +185,8 @@ class _LivePage:
         self.written_at = 0.0
         self.broken = False
 
-    def __call__(self, final: bool, progress: str) -> None:
+    def __call__(self, final: bool, progress: str, live=None) -> None:
+        """`live`: the board's provisional ratings (results/live_ratings.py), None once they are exact."""
         import time
 
         from arena.cli.reports import write_live_page
@@ -194,7 +195,7 @@ class _LivePage:
             return
         try:
             write_live_page(self.path, self.store, self.config, None if final else LIVE_PAGE_EVERY_S,
-                            progress=None if final else progress)
+                            progress=None if final else progress, live=live)
         except OSError as exc:
             self.broken = True
             err_console.print(escape(f"note: cannot write --html {self.path}: {exc.strerror or exc}; "

@@ -10,7 +10,7 @@ import re
 
 from arena.report.columns import BOT, HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
 from arena.report.facts import fact_text, flat_facts, shown_facts
-from arena.results.ratings import RATING_NOTE
+from arena.results.ratings import rating_note
 from arena.results.standings import Standings
 from arena.wording import count, spreadsheet_safe
 
@@ -81,7 +81,7 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
              *_md_table(STANDINGS_COLUMNS, standings.bots, marked)]
     if marked:
         lines += ["", _md_cell(challengers_sentence(marked)) + "."]
-    lines += ["", PER_GAME_NOTE + ".", "", RATING_NOTE + "."]
+    lines += ["", PER_GAME_NOTE + ".", "", rating_note(standings) + "."]
     if standings.test is not None:
         lines += ["", f"**Early stopping (SPRT):** {_md_cell(standings.test.sentence())}."]
     names = [b.bot for b in standings.bots]

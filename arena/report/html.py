@@ -23,7 +23,7 @@ from arena.report.columns import BOT, FAULTS, HISTORY_COLUMNS, STANDINGS_COLUMNS
 from arena.report.export import (CHALLENGER_MARK, HISTORY_NOTE, NOT_COMPLETE, PER_GAME_NOTE, _ci_text, _ranking_note,
                                  challengers, challengers_sentence, fault_matrix, place_name)
 from arena.report.facts import fact_text, shown_facts
-from arena.results.ratings import RATING_NOTE
+from arena.results.ratings import rating_note
 from arena.results.standings import Standings
 from arena.wording import count
 
@@ -290,7 +290,7 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
                       [_column_class(c) for c in STANDINGS_COLUMNS]))
     if marked:
         out.append(f'<p class="challengers">{escape(challengers_sentence(marked))}.</p>')
-    out.append(f'<p class="note">{escape(PER_GAME_NOTE)}. {escape(RATING_NOTE)}.</p>')
+    out.append(f'<p class="note">{escape(PER_GAME_NOTE)}. {escape(rating_note(standings))}.</p>')
     facts = shown_facts(standings.facts)  # an empty fact ("sprt_alpha" of a run without the test) is left out
     if facts:
         out.append('<details class="facts"><summary>About this tournament: when it ran, how it was set up, '

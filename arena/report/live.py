@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.report.standings import leaderboard_renderable
+from arena.results.live_ratings import PlayOrderRatings
 from arena.results.ratings import rated_standings
 from arena.results.sprt import SprtState
 from arena.results.standings import Completeness, Standings
@@ -106,7 +107,8 @@ class LiveBoard:
 
     def __init__(self, config, store, console: Console, test_status=None, on_refresh=None) -> None:
         """`test_status`: for an SPRT run, a callable giving the test's state (arena/results/sprt.py);
-        `on_refresh(final, progress line)`: called after each refresh of the board (the live HTML page)."""
+        `on_refresh(final, progress line, live ratings)`: called after each refresh of the board (the live
+        HTML page); the live ratings (results/live_ratings.py) are None once the board's are exact."""
         self.config, self.store, self.console = config, store, console
         self.test_status = test_status
         self.on_refresh = on_refresh
@@ -119,6 +121,9 @@ class LiveBoard:
         self._started = time.monotonic()
         self._last_refresh = 0.0
         self._interval_s = REFRESH_EVERY_S
+        # While the run goes on, ratings in the order games were stored: a refresh costs the new games.
+        self.play_order = PlayOrderRatings()
+        self._interrupted = False
         self._refresh_board()
         self.live = Live(_Screen(self), console=console, refresh_per_second=4, transient=False)
 
@@ -164,6 +169,9 @@ class LiveBoard:
         self.final = True
         if exc[0] is not None:
             self._catch_up()
+            # Stopped: the last board keeps the provisional ratings rather than make the stop wait
+            # for a pass over every game in game order (a report makes it when asked).
+            self._interrupted = True
         self._refresh_board()
         self.live.refresh()
         self.live.__exit__(*exc)
@@ -197,13 +205,14 @@ class LiveBoard:
         started = time.monotonic()
         # Mid-run, by points per game: the ranking that does not favour bots whose tables came first.
         by_points_per_game = True if not self.final else self.config.ranks_by_points_per_game
+        live = None if self.final and not self._interrupted else self.play_order
         standings = rated_standings(self.store, self.config, by_points_per_game=by_points_per_game,
-                                    settled_upto=self._settled_upto)
+                                    settled_upto=self._settled_upto, live=live, head_to_head=False)
         if self._total:  # the final board's title says when the tournament is not complete
             standings = dataclasses.replace(standings, completeness=Completeness(self._done, self._total, self._void))
         self._test = self.test_status() if self.test_status is not None else None
         self.standings = standings
         if self.on_refresh is not None:
-            self.on_refresh(self.final, self.progress_line())
+            self.on_refresh(self.final, self.progress_line(), live)
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))

@@ -15,7 +15,7 @@ from arena.report.columns import COMPACT_COLUMNS, COMPACT_KEY, HISTORY_COLUMNS, 
 from arena.report.columns import shown as shown_columns
 from arena.report.export import HISTORY_NOTE, NOT_COMPLETE, challengers, challengers_sentence, fault_matrix, place_name
 from arena.report.facts import fact_text, shown_facts
-from arena.results.ratings import RATING_NOTE, format_ordinal, format_rating
+from arena.results.ratings import format_ordinal, format_rating, rating_note
 from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
@@ -108,7 +108,7 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
         lines.append(Text(f"+{more} more"))
     lines.append(Text(note, style="dim"))
     if rated:
-        caption += f"\n{RATING_NOTE}"
+        caption += f"\n{rating_note(standings)}"
     table = Table(title=escape(heading), caption=caption)
     show_versions = show_versions and any(b.version for b in standings.bots)
     columns = shown_columns(STANDINGS_COLUMNS, versions=show_versions, ratings=rated)

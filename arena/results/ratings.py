@@ -39,6 +39,9 @@ class Rating:
 NO_RATING = Rating(math.nan, math.nan)
 # The reports' one-line gloss.
 RATING_NOTE = "rating: OpenSkill mu ± sigma over the games in game order; ordinal: mu - 3 sigma (points decide the ranking)"
+PROVISIONAL_RATING_NOTE = ("rating: OpenSkill mu ± sigma, provisional while the run goes on (the games in the order "
+                           "they were played; the final ratings take them in game order); ordinal: mu - 3 sigma "
+                           "(points decide the ranking)")
 
 
 class _Rater:
@@ -102,13 +105,12 @@ class _Pass:
     """The pass in game-number order from a checkpoint's state: ratings, cumulative points, the
     timeline at `positions`, and (`snapshots`) the cumulative points every SNAPSHOT games."""
 
-    def __init__(self, start: Checkpoint, positions: list[int]) -> None:
+    def __init__(self, start: Checkpoint, positions: list[int], known: dict[int, dict[str, int]]) -> None:
+        """`known`: the cumulative points at the `positions` within the checkpoint's games."""
         self.rater = _Rater({name: Rating(mu, sigma) for name, (mu, sigma) in start.ratings.items()})
         self.cumulative = dict(start.cumulative)
         self.games = start.games
-        self.snapshots = list(start.snapshots)
-        known = dict(start.snapshots)
-        known[start.games] = start.cumulative
+        self.snapshots: list[tuple[int, dict[str, int]]] = []  # those taken by this pass
         self.timeline = [(position, dict(known[position])) for position in positions if position <= start.games]
         self._ahead = [position for position in positions if position > start.games][::-1]
 
@@ -139,6 +141,7 @@ def in_game_order(store: ResultStore, numbers: GameNumbers, settled_upto: int | 
     with store._read() as db:
         start = rating_checkpoint.load(db, signature)
         rows: list = []
+        known: dict[int, dict[str, int]] | None = None
         if start is not None:
             rows = db.execute(f"{_ROW} WHERE id > ?", (start.max_id,)).fetchall()
             new_since = len(rows)
@@ -146,15 +149,17 @@ def in_game_order(store: ResultStore, numbers: GameNumbers, settled_upto: int | 
                 chunk = start.beyond[first:first + 500]
                 rows += db.execute(f"{_ROW} WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
             positions = sample_positions(start.games + len(rows))
-            if not _serves(start, rows[:new_since], numbers, positions):
+            known = _served(db, start, rows[:new_since], numbers, positions)
+            if known is None:
                 start = None
-        if start is None:
+        if start is None or known is None:
             rows = db.execute(_ROW).fetchall()
             new_since = len(rows)
             start = rating_checkpoint.Checkpoint(signature, 0, 0, 0, 0)
             positions = sample_positions(len(rows))
+            known = {}
     numbered = sorted((numbers.number(row[1], row[2], row[3]), row) for row in rows)
-    walk = _Pass(start, positions)
+    walk = _Pass(start, positions, known)
     upto = settled_upto if settled_upto is not None and settled_upto > start.upto else None
     settled = [row for number, row in numbered if upto is not None and number <= upto]  # a prefix of the order
     for _, _, _, _, bots, order, points in settled:
@@ -166,7 +171,7 @@ def in_game_order(store: ResultStore, numbers: GameNumbers, settled_upto: int | 
             signature, upto, walk.games, max_id, start.count_to_max_id + new_since,
             sorted(row[0] for number, row in numbered if number > upto),
             {name: (r.mu, r.sigma) for name, r in walk.rater.ratings().items()}, dict(walk.cumulative),
-            list(walk.snapshots)))
+            walk.snapshots))
     for _, (_, _, _, _, bots, order, points) in numbered[len(settled):]:
         walk.take(bots, order, points)
     played = sorted(walk.cumulative)
@@ -174,28 +179,42 @@ def in_game_order(store: ResultStore, numbers: GameNumbers, settled_upto: int | 
     return walk.rater.ratings(), timeline
 
 
-def _serves(start: Checkpoint, new_rows: list, numbers: GameNumbers, positions: list[int]) -> bool:
-    """Whether `start` still describes the results: no game stored since it was made is numbered up
-    to its `upto`, and it holds the timeline's samples within it (a small tournament samples at
-    counts between its snapshots: the full pass is cheap there)."""
+def _served(db, start: Checkpoint, new_rows: list, numbers: GameNumbers, positions: list[int]
+            ) -> dict[int, dict[str, int]] | None:
+    """The cumulative points at the timeline's samples within `start`, if it still describes the
+    results: no game stored since it was made is numbered up to its `upto`, and it holds those
+    samples (a small tournament samples at counts between its snapshots: the full pass is cheap
+    there). None otherwise."""
     if any(numbers.number(row[1], row[2], row[3]) <= start.upto for row in new_rows):
-        return False
-    known = {games for games, _ in start.snapshots} | {start.games}
-    return all(position in known for position in positions if position <= start.games)
+        return None
+    return rating_checkpoint.snapshots_at(db, start, [position for position in positions if position <= start.games])
 
 
-def rated_standings(store, config, by_points_per_game: bool | None = None, settled_upto: int | None = None) -> Standings:
+def rated_standings(store, config, by_points_per_game: bool | None = None, settled_upto: int | None = None,
+                    live=None, head_to_head: bool = True) -> Standings:
     """The standings of `store` under `config` (a TournamentConfig), with every bot's rating and
     the timeline in game-number order;
     ranked as the config says, or by points per game if `by_points_per_game` (a run's live board).
-    `settled_upto`: see `in_game_order`."""
+    `settled_upto`: see `in_game_order`. `live`: a run's PlayOrderRatings (results/live_ratings.py),
+    for its live views while it goes on: the ratings and timeline in the order games were stored,
+    marked provisional. Without `head_to_head`: none (the live board shows none)."""
     from arena.results.standings_sql import compute_standings
 
     if by_points_per_game is None:
         by_points_per_game = config.ranks_by_points_per_game
-    standings = compute_standings(store, list(config.playing), by_points_per_game, timeline=False)
-    ratings, timeline = in_game_order(store, config.game_numbers(), settled_upto)
-    return dataclasses.replace(with_ratings(standings, ratings), timeline=timeline)
+    standings = compute_standings(store, list(config.playing), by_points_per_game, timeline=False,
+                                  head_to_head=head_to_head)
+    if live is not None:
+        ratings, timeline = live.update(store, config.game_numbers())
+    else:
+        ratings, timeline = in_game_order(store, config.game_numbers(), settled_upto)
+    return dataclasses.replace(with_ratings(standings, ratings), timeline=timeline,
+                               ratings_in_play_order=live is not None)
+
+
+def rating_note(standings: Standings) -> str:
+    """The reports' gloss on the ratings: RATING_NOTE, or what a live view's provisional ones are."""
+    return PROVISIONAL_RATING_NOTE if standings.ratings_in_play_order else RATING_NOTE
 
 
 def format_rating(mu: float, sigma: float) -> str:
@@ -207,4 +226,4 @@ def format_ordinal(ordinal: float) -> str:
     return "n/a" if math.isnan(ordinal) else f"{ordinal:.1f}"
 
 
-__all__ = ["Rating", "NO_RATING", "RATING_NOTE", "rate_games", "with_ratings", "compute_ratings", "rated_standings", "format_rating", "format_ordinal"]
+__all__ = ["Rating", "NO_RATING", "RATING_NOTE", "PROVISIONAL_RATING_NOTE", "rating_note", "rate_games", "with_ratings", "compute_ratings", "rated_standings", "format_rating", "format_ordinal"]

@@ -107,6 +107,9 @@ class Standings:
     games: int
     timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)  # (games so far, cumulative points by bot)
     ranked_by: str = RANKED_BY_POINTS  # or RANKED_BY_POINTS_PER_GAME
+    # A run's live view while it goes on: the ratings and timeline take the games in the order they
+    # were stored (arena/results/live_ratings.py), not in game order.
+    ratings_in_play_order: bool = False
     # Figures of the bot versions out of the standings, when asked for (results.history.VersionFigures):
     # earlier versions of resubmitted bots, and withdrawn bots.
     history: tuple = ()

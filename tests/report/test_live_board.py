@@ -228,8 +228,8 @@ def test_the_live_page_ranks_as_the_board_does_and_says_by_what(tmp_path):
         total = sum(len(table.games) for table in tables)
         console = Console(file=io.StringIO(), width=100, height=30, color_system=None, soft_wrap=True)
 
-        def on_refresh(final: bool, progress: str) -> None:  # as `tournament run --html` does
-            write_live_page(page, store, config, None if final else 5, progress=None if final else progress)
+        def on_refresh(final: bool, progress: str, live) -> None:  # as `tournament run --html` does
+            write_live_page(page, store, config, None if final else 5, progress=None if final else progress, live=live)
 
         with LiveBoard(config, store, console, on_refresh=on_refresh) as board:
             board.update(SimpleNamespace(done=store.game_count(), total=total, played_now=0, void=0, settled_upto=None,
@@ -243,6 +243,9 @@ def test_the_live_page_ranks_as_the_board_does_and_says_by_what(tmp_path):
         assert "played; ranked by points per game.</p>" in live_words
         assert "ranked by points per game until the run ends, then by total points" in live_words
         assert "ranked by points per game" not in final_page  # the config's ranking, as every report of it
+        # Mid-run the ratings are the provisional ones, in the order played; at the end, in game order.
+        assert live_board.ratings_in_play_order and "provisional while the run goes on" in live_words
+        assert not final_board.ratings_in_play_order and "provisional" not in final_page
     finally:
         store.close()
 
