@@ -41,6 +41,7 @@ def games(
 
     For each game: who sat where, who finished first, the points, the faults and the bots' versions."""
     from arena.results.games_list import GameLine, csv_header, csv_row, game_lines, json_line
+    from arena.results.games_page import GameFilter, count_current, current_lines
     from arena.report.games import render_game_table
     from arena.results.rows import StoreError
 
@@ -72,28 +73,27 @@ def games(
     shown: list[GameLine] = []
     more = 0
     try:
-        rows = [] if superseded == "only" else store.rows(with_transcripts=False)
+        # The current games come from SQL, filtered and in order, read as they are taken (a page reads
+        # a page); the superseded ones, few, are read whole and come after them.
+        wanted_games = GameFilter(tuple(wanted), faults, skitgubbe)
+        current = iter(()) if superseded == "only" else current_lines(
+            store, numbers, wanted_games, by_number=sort == "number", page=limit or TABLE_LIMIT)
         gone = [(game.row, game.why) for game in store.superseded()] if superseded != "exclude" else []
         if sort == "number":
-            rows = sorted(rows, key=numbers.of)
             gone.sort(key=lambda pair: numbers.of(pair[0]))
-        found = game_lines(itertools.chain(rows, gone), numbers.of, bots=wanted, faults_only=faults,
-                           skitgubbe=skitgubbe)
-        if format == "csv":
-            console.out(csv_header(), end="", highlight=False)
-        printed = 0
-        for line in found:
-            if format == "table":  # kept to print as one table; beyond the limit only counted
-                if limit and len(shown) >= limit:
-                    more += 1
-                else:
-                    shown.append(line)
-                continue
-            console.out(csv_row(line) if format == "csv" else json_line(line), end="" if format == "csv" else "\n",
-                        highlight=False)
-            printed += 1
-            if limit and printed >= limit:
-                break
+        gone_lines = list(game_lines(gone, numbers.of, bots=wanted, faults_only=faults, skitgubbe=skitgubbe))
+        found = itertools.chain(current, gone_lines)
+        if format == "table":  # kept to print as one table; beyond the limit only counted
+            shown = list(itertools.islice(found, limit or None))
+            if limit and len(shown) == limit:
+                counted = 0 if superseded == "only" else count_current(store, wanted_games)
+                more = max(0, counted + len(gone_lines) - limit)
+        else:
+            if format == "csv":
+                console.out(csv_header(), end="", highlight=False)
+            for line in itertools.islice(found, limit or None):
+                console.out(csv_row(line) if format == "csv" else json_line(line), end="" if format == "csv" else "\n",
+                            highlight=False)
     except StoreError as exc:  # a file found damaged as it is read
         fail(str(exc), code=1)
     finally:

@@ -129,3 +129,36 @@ def test_games_come_by_game_number_unless_asked_for_the_stored_order(tmp_path):
     db.close()
     assert [game["key"] for game in listed("--sort", "stored")] == stored != [game["key"] for game in listed()]
     assert invoke("games", str(config), "--sort", "random").exit_code != 0
+
+
+def test_games_lists_by_sql_what_every_game_read_and_sorted_by_number_gave(tmp_path):
+    # `arena games` selects, orders and counts in SQL (arena/results/games_page.py; more cases in
+    # test_games_page.py): its output is the old way's, every game read, sorted and filtered in Python.
+    from arena.results import number_order
+    from arena.results.games_list import csv_header, csv_row, json_line
+    from arena.results.store import ResultStore
+    from arena.tournament.config import load_config
+
+    config = tmp_path / "t.toml"
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "shell_bot", "{hostile_bot("illegal")}"]\n'
+                      'deals = 2\nworkers = 2\n')
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+    numbers = load_config(config).game_numbers()
+    with ResultStore(tmp_path / "t.sqlite", read_only=True) as store:
+        rows = sorted(store.rows(with_transcripts=False), key=numbers.of)
+    cases = [((), {}), (("-b", "hostile_illegal", "--faults"), {"bots": ["hostile_illegal"], "faults_only": True}),
+             (("--faults",), {"faults_only": True}), (("--skitgubbe", "random_bot"), {"skitgubbe": "random_bot"}),
+             (("-b", "random_bot", "-b", "shell_bot"), {"bots": ["random_bot", "shell_bot"]})]
+    for indexed in (False, True):
+        if indexed:
+            with ResultStore(tmp_path / "t.sqlite") as store, store._write() as db:
+                number_order.create_index(db, numbers.layout)
+        for options, wanted in cases:
+            expected = list(game_lines(rows, numbers.of, **wanted))
+            assert 2 < len(expected) < len(rows) or not wanted, options
+            listed = invoke("games", str(config), "--format", "csv", *options).output
+            assert listed == csv_header() + "".join(csv_row(line) for line in expected), options
+            first = invoke("games", str(config), "--format", "json", "--limit", "2", *options).output
+            assert first.splitlines() == [json_line(line) for line in expected[:2]], options
+            table = " ".join(invoke("games", str(config), "--limit", "2", *options).output.split())
+            assert f"{len(expected)} stored games" in table and f"... and {len(expected) - 2} more" in table, table
