@@ -27,7 +27,7 @@ in paired game numbers than here: the figures with the checkpoint are those afte
 late in one.
 
 What is measured, with the issue's goals (for 1,000,000 games):
-- standings: `report_standings`, what `arena standings` calls (the SQL aggregates, the OpenSkill
+- standings: `report_standings`, what `arena standings` calls (the kept totals, the OpenSkill
   ratings and the timeline in game-number order, the facts, and the history JSON adds), then
   the result rendered in every format (json, csv, markdown, html, the terminal table), timed
   together as "all formats". Cold: in a fresh process, as a user's command, with the file's
@@ -35,10 +35,12 @@ What is measured, with the issue's goals (for 1,000,000 games):
   process (goal < 2 s; the full pass: one run).
 - peak memory: the peak RSS of that fresh process (/proc's VmHWM, else getrusage's ru_maxrss):
   interpreter, imports, SQLite's cache and the Python heap (goal < 200 MB).
-- refresh: one live-board refresh (`rated_standings(store, config, by_points_per_game=True,
-  settled_upto=...)`, as arena/report/live.py's `_refresh_board` calls it, with the run's settled
-  game number) after 1,000 more games, on the file with the run's checkpoint, whose previous
-  refresh left it in the OS cache (goal < 100 ms).
+- refresh: one live-board refresh mid-run (`rated_standings(store, config, by_points_per_game=True,
+  live=..., head_to_head=False)`, as arena/report/live.py's `_refresh_board` calls it: the kept
+  totals, and the provisional ratings in stored order of arena/results/live_ratings.py, which
+  started from the run's checkpoint at the run's first refresh) after 1,000 more games, the
+  previous refresh having left the file in the OS cache (goal < 100 ms). Also timed: the run's
+  final board after them (the ratings in game order, its checkpoint moved up).
 - `arena games` (its default first page of 100 games), `arena replay` of one game, and the SPRT
   state of a gauntlet with stop = "sprt", each once (goal < 1 s each).
 Where a goal is missed, the steps behind it are timed one by one.
@@ -76,8 +78,8 @@ from arena.report import export, html  # noqa: E402
 from arena.report.games import render_game_table  # noqa: E402
 from arena.report.standings import render_standings_details, render_standings_table  # noqa: E402
 from arena.results import rating_checkpoint  # noqa: E402
-from arena.results.games_list import game_lines  # noqa: E402
 from arena.results.history import version_history  # noqa: E402
+from arena.results.live_ratings import PlayOrderRatings  # noqa: E402
 from arena.results.queries import games_summary  # noqa: E402
 from arena.results.ratings import (  # noqa: E402
     in_game_order,
@@ -92,9 +94,8 @@ from arena.results.store import ResultStore  # noqa: E402
 from arena.results.voids import pending_void_keys  # noqa: E402
 from arena.schedule.games import table_games  # noqa: E402
 from arena.tournament.config import TournamentConfig, config_from_dict  # noqa: E402
-from arena.tournament.early_stop import sprt_state  # noqa: E402
+from arena.tournament.early_stop import sprt_state, sprt_tables  # noqa: E402
 from arena.tournament.resubmission import stored_versions  # noqa: E402
-from arena.tournament.runner import build_schedule  # noqa: E402
 
 ENTRIES = [f"bot{i:02d}" for i in range(12)]
 GAMES_PER_DEAL = math.comb(len(ENTRIES), 3) * 6  # 220 tables, six seatings each
@@ -327,50 +328,55 @@ def cold_run(path: Path, games: int, steps: bool = False) -> dict | None:
     return figures
 
 
-def refresh_after_new_games(path: Path, games: int, stored: set[int]) -> tuple[float, float, float]:
-    """One live-board refresh after NEW_GAMES more games, on the file with the run's checkpoint:
-    (seconds of the refresh, of the refresh before them, of compute_standings alone after it).
-    The run's store is a writable one; each refresh passes the run's settled number."""
+def refresh_after_new_games(path: Path, games: int, stored: set[int]) -> tuple[float, float, float, float]:
+    """One live-board refresh mid-run after NEW_GAMES more games, on the file with the run's
+    checkpoint: (seconds of the refresh, of the run's first refresh before them, of compute_standings
+    alone after it, of the run's final board after it). The run's store is a writable one."""
     store = ResultStore(path)
     config = config_for(games, path)
+    live = PlayOrderRatings()  # the board's, for the whole run
     started = time.perf_counter()
-    rated_standings(store, config, by_points_per_game=True, settled_upto=settled_point(config, stored))  # the previous
+    rated_standings(store, config, by_points_per_game=True, live=live, head_to_head=False)  # the run's first
     before_s = time.perf_counter() - started
     build(store, games + NEW_GAMES, first=games)  # the games of this run's next 1,000
-    numbers = config.game_numbers()
-    settled = settled_point(config, stored | {numbers.of(spec) for spec in specs(games + NEW_GAMES, first=games)})
     started = time.perf_counter()
-    standings = rated_standings(store, config, by_points_per_game=True, settled_upto=settled)
+    standings = rated_standings(store, config, by_points_per_game=True, live=live, head_to_head=False)
     took = time.perf_counter() - started
     check_covers(standings, games + NEW_GAMES)
     started = time.perf_counter()
-    compute_standings(store, list(config.playing), True, timeline=False)
+    compute_standings(store, list(config.playing), True, timeline=False, head_to_head=False)
     sql_s = time.perf_counter() - started
+    numbers = config.game_numbers()
+    settled = settled_point(config, stored | {numbers.of(spec) for spec in specs(games + NEW_GAMES, first=games)})
+    started = time.perf_counter()
+    final = rated_standings(store, config, settled_upto=settled, head_to_head=False)  # the final board, exact
+    final_s = time.perf_counter() - started
+    check_covers(final, games + NEW_GAMES)
     store.close()
-    return took, before_s, sql_s
+    return took, before_s, sql_s, final_s
 
 
 def games_page(store: ResultStore, config: TournamentConfig) -> dict[str, float]:
-    """`arena games` as it runs by default (the terminal table: every current game read and
-    sorted by number, the first TABLE_LIMIT shown, the rest counted), step by step."""
+    """`arena games` as it runs by default (the terminal table: the first TABLE_LIMIT current games
+    read by game number through arena/results/games_page.py, the rest counted), step by step."""
+    import itertools
+
+    from arena.results.games_page import GameFilter, count_current, current_lines
+
     numbers = config.game_numbers()
+    wanted = GameFilter()
     took = {}
     started = time.perf_counter()
-    rows = list(store.rows(with_transcripts=False))
-    took["read rows"] = time.perf_counter() - started
+    shown = list(itertools.islice(current_lines(store, numbers, wanted, page=TABLE_LIMIT), TABLE_LIMIT))
+    took["first page read"] = time.perf_counter() - started
     started = time.perf_counter()
-    rows.sort(key=numbers.of)
-    took["sort"] = time.perf_counter() - started
+    more = count_current(store, wanted) - len(shown)
+    took["count"] = time.perf_counter() - started
     started = time.perf_counter()
-    shown: list = []
-    more = 0
-    for line in game_lines(rows, numbers.of):
-        if len(shown) < TABLE_LIMIT:
-            shown.append(line)
-        else:
-            more += 1
     render_game_table(shown, Console(file=io.StringIO(), width=120, color_system=None), title=config.name)
-    took["lines and table"] = time.perf_counter() - started
+    took["table"] = time.perf_counter() - started
+    if more < 0:
+        raise SystemExit(f"arena games counted fewer games than it showed ({more})")
     return took
 
 
@@ -396,8 +402,8 @@ def sprt_decision(store: ResultStore, path: Path, games: int):
     config = config_for(games, path, schedule="gauntlet", challengers=1, stop="sprt", sprt_delta1=0.1)
     took = {}
     started = time.perf_counter()
-    tables = build_schedule(config)
-    took["schedule"] = time.perf_counter() - started
+    tables = sprt_tables(config)
+    took["tables"] = time.perf_counter() - started
     started = time.perf_counter()
     state = sprt_state(store, config, tables)
     took["points by deal and the test"] = time.perf_counter() - started
@@ -418,7 +424,7 @@ def report_steps(path: Path, config: TournamentConfig) -> dict[str, float]:
     """The steps of `report_standings`, each once, on the file as it is (with its checkpoint)."""
     store = ResultStore(path, read_only=True)
     took = timed_steps({
-        "SQL aggregates": lambda: compute_standings(store, list(config.playing), config.ranks_by_points_per_game,
+        "kept totals (compute_standings)": lambda: compute_standings(store, list(config.playing), config.ranks_by_points_per_game,
                                                     timeline=False),
         "games summary": lambda: games_summary(store),
         "void keys": lambda: pending_void_keys(store),
@@ -521,7 +527,7 @@ def main() -> None:
         warm_s, worst_s, report_s, formats, result = warm_runs(copy, config, args.repeat)
         steps = report_steps(copy, config)
         cold_steps = cold_run(copy, games, steps=True)
-        refresh_s, before_s, refresh_sql_s = refresh_after_new_games(copy, games, stored)
+        refresh_s, before_s, refresh_sql_s, final_s = refresh_after_new_games(copy, games, stored)
         drop_checkpoint(copy)
         full_line = full_pass_steps(copy, config)
     finally:
@@ -547,7 +553,8 @@ def main() -> None:
           f"rating {top.mu:.1f} ± {top.sigma:.1f}; {len(result.timeline)} timeline points to game {result.timeline[-1][0]:,}, "
           f"{sum(result.faults_by_kind.values())} faults")
     print(f"live refresh after {NEW_GAMES:,} new games at {games:,} stored: {refresh_s * 1000:.0f} ms "
-          f"(the refresh before them: {before_s * 1000:.0f} ms)")
+          f"(the run's first refresh before them, from its checkpoint: {before_s * 1000:.0f} ms; the run's final "
+          f"board after them, rated in game order: {final_s * 1000:.0f} ms)")
     print(f"arena games (first page of {TABLE_LIMIT}): {sum(listing.values()):.3f} s ({steps_text(listing)})")
     print(f"arena replay {max(stored)}: {sum(replay.values()):.3f} s ({steps_text(replay)})")
     print(f"SPRT state of a gauntlet of bot00 (stop = \"sprt\"): {sum(sprt.values()):.3f} s ({steps_text(sprt)}); "
@@ -573,8 +580,8 @@ def main() -> None:
           f"{sum(formats.values()):.3f}")
     if cold_steps is not None:
         print(f"  the same steps cold (a fresh process, the file out of the OS cache): {steps_text(cold_steps)}")
-    print(f"  the refresh after the new games (warm): SQL aggregates (compute_standings) {refresh_sql_s:.3f} s, the rest "
-          f"(in_game_order rating the games beyond the checkpoint, and moving it) {refresh_s - refresh_sql_s:.3f} s")
+    print(f"  the refresh after the new games (warm): the kept totals (compute_standings) {refresh_sql_s:.3f} s, the rest "
+          f"(rating the new games in stored order, the timeline) {refresh_s - refresh_sql_s:.3f} s")
     print(full_line)
     if cold is not None and full_cold is not None:
         print(f"what the peak memory is made of: {cold['rss_after_imports_mb']:.0f} MB after the imports; "
