@@ -24,6 +24,9 @@ def test_a_ctrl_c_while_workers_start_is_raised_only_afterwards():
     # With another thread running (Rich's refresh thread, in the CLI), the kernel hands the
     # signal to that thread, so blocking it in ours is not enough: Python still raises
     # KeyboardInterrupt in the main thread, halfway through starting a worker.
+    # As a terminal starts Python: a shell that starts pytest in the background hands it an
+    # ignored SIGINT, which the block would restore (tests/conftest.py puts it back after).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     other_thread = threading.Thread(target=time.sleep, args=(2.0,), daemon=True)
     other_thread.start()
     reached_end_of_block = False
