@@ -13,6 +13,11 @@ def shell_command(*words: object) -> str:
     return " ".join(shlex.quote(str(w)) for w in words)
 
 
+def as_written(value: object) -> str:
+    """A config's value as its author wrote it in TOML: `true`, not Python's True."""
+    return ("true" if value else "false") if isinstance(value, bool) else repr(value)
+
+
 def count(number: int, noun: str) -> str:
     """'1 game', '2 games', '0 games': English plurals of the nouns we count (all take an s)."""
     return f"{number} {noun if number == 1 else noun + 's'}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from arena.game import Outcome, Transcript
+from arena.wording import as_written
 
 
 class FaultKind(str, Enum):
@@ -79,7 +80,7 @@ def time_limit_problem(value: object, bounds_s: tuple[float, float]) -> str | No
     """Why `value` cannot be a time limit within `bounds_s` (None if it can)."""
     low, high = bounds_s
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-        return f"expected a number of seconds from {low:g} to {high:g}, got {value!r}"
+        return f"expected a number of seconds from {low:g} to {high:g}, got {as_written(value)}"
     return None  # NaN fails both comparisons above, so it is refused too
 
 

@@ -63,7 +63,7 @@ from arena.schedule.numbers import PAIRED, GameNumbers
 from arena.submission.lookup import load_manifest
 from arena.tournament.resubmission import ON_CHANGE_MODES
 from arena.submission.manifest import BotManifest, ManifestError, toml_text
-from arena.wording import count
+from arena.wording import as_written, count
 
 MAX_WORKERS = 256  # a worker is a process with its table's bots: far more than any machine's cores
 
@@ -225,14 +225,9 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
 CLUSTER_ADDRESS = re.compile(r"^(tcp|tls)://[^\s/]+:\d+$")
 
 
-def _as_toml(value: Any) -> str:
-    """A value as the config's author wrote it: `true`, not Python's True."""
-    return ("true" if value else "false") if isinstance(value, bool) else repr(value)
-
-
 def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     def bad(key: str, value: Any = None) -> ConfigError:
-        got = "" if value is None else f", got {_as_toml(value)}"
+        got = "" if value is None else f", got {as_written(value)}"
         return ConfigError(f"{path}: key {key!r}: expected {TOP_KEYS.get(key) or LIMIT_KEYS.get(key.split('.')[-1], 'something else')}{got}")
 
     for key in data:

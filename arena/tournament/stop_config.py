@@ -8,6 +8,7 @@ from typing import Any
 
 from arena.results.sprt import MIN_DEAL_SETS, SprtSettings
 from arena.schedule.kinds import Gauntlet, schedule_kind
+from arena.wording import as_written
 
 STOP_KEYS = {
     "stop": 'none or sprt: "sprt" plays deals until the sequential test decides (gauntlet only, docs/organising.md)',
@@ -37,7 +38,7 @@ def stop_settings(data: dict[str, Any], path: Path, schedule: str, challengers: 
     def number(key: str, default: float, low: float, high: float) -> float:
         value = data.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value < high:
-            raise error(f"{path}: key {key!r}: expected {STOP_KEYS[key]}, got {value!r}")
+            raise error(f"{path}: key {key!r}: expected {STOP_KEYS[key]}, got {as_written(value)}")
         return float(value)
 
     delta0 = number("sprt_delta0", 0.0, -100.0, 100.0)

@@ -75,6 +75,8 @@ def test_tournament_new_rejects_bad_options(tmp_path, args, message):
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nmove_timeout_s = nan\n', "limits.move_timeout_s"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nstartup_timeout_s = inf\n', "from 0.1 to 600"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nmove_timeout_s = 1e-9\n', "from 0.01 to 600"),
+    # Said "got True" (Python's word) of what the author wrote as `true`.
+    ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nstart_retry_s = true\n', "to 3600, got true"),
     # Passed a "> 0" check, then failed setrlimit in every bot's start: a whole run of junk results.
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[sandbox]\naddress_space_mb = 999999999999999\n',
      "key 'sandbox.address_space_mb': expected a whole number from 1 to 4194304"),
