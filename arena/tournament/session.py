@@ -149,14 +149,8 @@ class TournamentSession:
     def _void_on_request(self, kinds: tuple[str, ...]) -> None:
         """--replay-faults: stored games with a fault of these kinds (a bot that could not start,
         in a run of an arena that did not know void games) leave the results and are played again."""
-        from arena.play.records import FaultKind, NOT_COUNTED_FAULTS
         from arena.results.voids import void_on_request
 
-        allowed = [kind.value for kind in FaultKind if kind.value not in NOT_COUNTED_FAULTS]
-        unknown = [kind for kind in kinds if kind not in allowed]
-        if unknown:
-            raise ArenaError(f"--replay-faults {unknown[0]}: not a fault kind; give one of {', '.join(allowed)} "
-                             "(protocol.md section 9)")
         assert self.store is not None
         asked = f"--replay-faults {','.join(kinds)}"
         moved = void_on_request(self.store, kinds, asked)
@@ -166,7 +160,14 @@ class TournamentSession:
     def _refuse_options(self) -> None:
         """Options that cannot go together with the config or with each other; the --log folder
         made, where it will be written, before any bot starts."""
+        from arena.play.records import FaultKind, NOT_COUNTED_FAULTS
+
         config, options = self.config, self.options
+        allowed = [kind.value for kind in FaultKind if kind.value not in NOT_COUNTED_FAULTS]
+        unknown = [kind for kind in options.replay_faults if kind not in allowed]
+        if unknown:  # before the run's first line: a refused option says so alone
+            raise ArenaError(f"--replay-faults {unknown[0]}: not a fault kind; give one of {', '.join(allowed)} "
+                             "(protocol.md section 9)")
         if options.html_page is not None:
             own = own_file(options.html_page, config)
             if own is not None:

@@ -276,6 +276,7 @@ def test_stored_no_hello_games_of_an_older_arena_are_played_again_on_request(tmp
 
     bad = _run(config, "--replay-faults", "no_such_kind")
     assert bad.returncode != 0 and "no_such_kind" in bad.stderr and "Traceback" not in bad.stderr
+    assert "isolation:" not in bad.stdout  # refused before the run says anything of its own
 
     replayed = _run(config, "--replay-faults", "no_hello")
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
