@@ -143,7 +143,9 @@ def _void_games(store, config, numbers, wanted: list[str], format: str, limit: i
                                    row.played_since, row.machine, row.on_request)), end="", highlight=False)
         return
     pending = len({row.key for _, row in found if not row.played_since})
-    title = f"{config.name}: {count(len(found), 'void attempt')}{_described(wanted, False, None)}, {pending} to be played"
+    games = len({row.key for _, row in found})
+    title = (f"{config.name}: {count(games, 'void game')} ({count(len(found), 'attempt')})"
+             f"{_described(wanted, False, None)}, {pending} to be played")
     if not shown:
         console.print(f"{config.name}: no void game", highlight=False, markup=False)
         return

@@ -34,16 +34,23 @@ def render_game_table(lines: Sequence[GameLine], console: Console, *, title: str
 
 
 def render_void_table(rows: Sequence[tuple[int, VoidRow]], console: Console, *, title: str) -> None:
-    """Void attempts (arena/results/voids.py), each with its game number: what could not be played, and why."""
+    """Void games (arena/results/voids.py), a line each, with their game numbers: what could not be
+    played, how often it was tried, and why the last time (CSV and JSON list every attempt). A
+    game tried again and again took a line, and its long reason, each time."""
+    attempts: dict[str, list[tuple[int, VoidRow]]] = {}
+    for number, row in rows:  # in game-number order, each game's attempts in time order
+        attempts.setdefault(row.key, []).append((number, row))
     table = Table(title=escape(title), title_justify="left")
-    table.add_column("game", justify="right")
+    table.add_column("game", justify="right", no_wrap=True)
     table.add_column("seats")
     table.add_column("could not start")
-    table.add_column("when")
+    table.add_column("tries", justify="right", no_wrap=True)
+    table.add_column("last")
     table.add_column("now")
-    table.add_column("why", overflow="fold")
-    for number, row in rows:
-        now = "played since" if row.played_since else "to be played"
-        cells = [str(number), " ".join(row.bots), row.bot, when_text(row.voided_at), now, row.why]
+    table.add_column("why (the last time)", overflow="fold")
+    for tried in attempts.values():
+        number, last = tried[-1]
+        now = "played since" if last.played_since else "to be played"
+        cells = [str(number), " ".join(last.bots), last.bot, str(len(tried)), when_text(last.voided_at), now, last.why]
         table.add_row(*[escape(cell) for cell in cells])
     console.print(table)
