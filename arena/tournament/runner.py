@@ -9,7 +9,6 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 
 from __future__ import annotations
 
-import math
 import socket
 import time
 from dataclasses import dataclass
@@ -204,6 +203,7 @@ def run_tournament(
     pool: Pool | None = None,
     builds: dict[str, str] | None = None,
     on_note: Callable[[str], None] | None = None,
+    partial: bool = False,
 ) -> RunSummary:
     """Play every scheduled game that is not yet stored (`tables`: the schedule, if the caller has
     built it already). Returns when all are stored or void, or raises KeyboardInterrupt (after
@@ -211,7 +211,8 @@ def run_tournament(
     ClusterPool); by default the local worker pool. Either has start, games and stop, and the
     runner uses them alike; a pool's `where` (game key -> machine, isolation, builds) overrides
     the run's record. `builds`: each bot's build digest (its prepared copy), recorded with every
-    game. `on_note`: a line for the organiser while the run goes on (a bot paused)."""
+    game. `on_note`: a line for the organiser while the run goes on (a bot paused). `partial`:
+    `tables` are a part of the schedule (an SPRT wave), whose other games are still to come."""
     from arena.results.voids import add_void, pending_void_keys
 
     tables = build_schedule(config) if tables is None else tables
@@ -234,10 +235,8 @@ def run_tournament(
         pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
     where = pool.where
     feed = TableFeed(play_order(todo, pending_void_keys(store)))
-    # The whole schedule's games still to play, or only a part of it (an SPRT wave): then the
-    # games outside it are still to come too, and nothing is settled.
-    settled = SettledNumbers(config.game_numbers(), todo) if len(tables) == config.tables_in_play() and all(
-        len(t.games) == config.deals * math.factorial(config.table_size) for t in tables) else None
+    # Of a part of the schedule, the games outside it are still to come too: nothing is settled.
+    settled = None if partial else SettledNumbers(config.game_numbers(), todo)
     finished = False
     try:
         pool.start()
