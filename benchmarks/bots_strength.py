@@ -27,19 +27,21 @@ from arena.protocol import format_request  # noqa: E402
 from arena.game.scoring import placement_points  # noqa: E402
 
 
-def _load_heuristic():
+def load_heuristic():
+    """bots/heuristic_bot/heuristic.py as a module: its parse_request and choose, played in process."""
     spec = importlib.util.spec_from_file_location("heuristic", ROOT / "bots" / "heuristic_bot" / "heuristic.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def request_line(game: Game, request_id: int) -> str:
-    return format_request(request_id, game.view(game.to_act), game.legal_moves())
+def request_line(game: Game, request_id: int, moves=None) -> str:
+    """The request the seat to act would be sent (protocol.md), for `moves` (default: the legal ones)."""
+    return format_request(request_id, game.view(game.to_act), game.legal_moves() if moves is None else moves)
 
 
 def play_games(games: int, players: int, seed: int, heuristic_seats: int = 1, options: dict | None = None) -> dict:
-    h = _load_heuristic()
+    h = load_heuristic()
     rules = Rules.from_options({**(options or {}), "num_players": players})
     rng = random.Random(seed)
     stats = {kind: {"points": 0, "seatgames": 0, "skitgubbe": 0, "first": 0} for kind in ("heuristic", "random")}

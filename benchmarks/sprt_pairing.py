@@ -18,7 +18,6 @@ Prints, per scenario, the mean and variance of the difference under each scheme 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import random
 import statistics
 import sys
@@ -27,27 +26,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # bots_strength, also when a test loads this file by path
 
 from arena.game import Game, Rules  # noqa: E402
-from arena.protocol import format_request  # noqa: E402
 from arena.schedule.games import SEEDS_BY_BOTS, SEEDS_BY_FIELD  # noqa: E402
 from arena.schedule.tables import gauntlet  # noqa: E402
+from bots_strength import load_heuristic, request_line  # noqa: E402
 
-
-def _load_heuristic():
-    spec = importlib.util.spec_from_file_location("heuristic", ROOT / "bots" / "heuristic_bot" / "heuristic.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-H = _load_heuristic()
+H = load_heuristic()
 
 
 def _heuristic(game: Game, moves, rng: random.Random, noise: float):
     if noise and rng.random() < noise:
         return rng.choice(moves)
-    _, tokens, fields = H.parse_request(format_request(1, game.view(game.to_act), moves))
+    _, tokens, fields = H.parse_request(request_line(game, 1, moves))
     return moves[tokens.index(H.choose(fields, tokens))]
 
 
@@ -56,7 +48,7 @@ RANKS = "23456789TJQKA"
 
 def _lowest(game: Game, moves, rng: random.Random):
     """Deterministic and modest: draw when it may, else the lowest card, pick up only when it must."""
-    _, tokens, _ = H.parse_request(format_request(1, game.view(game.to_act), moves))
+    _, tokens, _ = H.parse_request(request_line(game, 1, moves))
 
     def cost(token: str) -> tuple[int, int]:
         if token == "draw":
