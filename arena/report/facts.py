@@ -45,6 +45,7 @@ def tournament_facts(config, first_game_at: float | None, last_game_at: float | 
         "fault_policy": options.get("fault_policy", ""),
         "move_timeout_s": config.move_timeout_s,
         "startup_timeout_s": config.startup_timeout_s,
+        "start_retry_s": config.start_retry_s,  # how long a start failing outside the bot is retried before void
         "stop": "sprt" if config.sprt else "none",
         "sprt_delta0": config.sprt.delta0 if config.sprt else "",
         "sprt_delta1": config.sprt.delta1 if config.sprt else "",

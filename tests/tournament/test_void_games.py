@@ -133,6 +133,7 @@ def test_a_service_down_for_the_whole_run_leaves_void_games_that_the_next_run_pl
             facts = json.loads(shown.output)
             assert (facts["games"], facts["games_scheduled"], facts["games_void"]) == (12, GAMES, GAMES - 12)
             assert facts["complete"] is False
+            assert facts["tournament"]["start_retry_s"] == 2.0  # how long its starts were tried, among the facts
         elif form != "csv":  # a CSV is the table alone
             assert f"12 of {GAMES} games played" in shown.output, (form, shown.output)
             assert f"{GAMES - 12} void" in shown.output, (form, shown.output)
