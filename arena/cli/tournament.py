@@ -164,8 +164,10 @@ def run(
     elif summary.played == 0 and not summary.void:
         _say(f"nothing to play: all {count(summary.total, 'game')} {'is' if summary.total == 1 else 'are'} "
              "already stored")
-    _say(f"done: {count(summary.already_done + summary.played, 'game')} stored ({summary.played} played now). "
-         f"Report: {command('arena', 'standings', config_path)} --format html -o standings.html")
+    # With --html the page was just written: a command that writes it again was one line too many.
+    report = (f"the page {html_page} is the final report" if page is not None and not page.broken
+              else f"Report: {command('arena', 'standings', config_path, '-o', 'standings.html')}")
+    _say(f"done: {count(summary.already_done + summary.played, 'game')} stored ({summary.played} played now). {report}")
     problems = [words for words in (void_words(summary, session), failed_starts) if words]
     if problems:
         fail("\n".join(problems), code=1)

@@ -71,7 +71,10 @@ def _compact_table(rows: Sequence[BotStanding], more: int, rated: bool) -> Table
 def _compact_view(heading: str, table: Table, standings: Standings, rated: bool) -> Group:
     """The compact table between its heading, which says what the ranks go by (its caption would
     take a line more), and the key to its short heads."""
-    key = "; ".join(f"{head}: {meaning}" for head, meaning in COMPACT_KEY.items() if rated or head != "ord")
+    meanings = dict(COMPACT_KEY)
+    if standings.ratings_in_play_order:  # a live board's (in 80 columns): the full table's note says more
+        meanings["ord"] = "provisional mu - 3 sigma"
+    key = "; ".join(f"{head}: {meaning}" for head, meaning in meanings.items() if rated or head != "ord")
     # Wrapped, not cropped, on a soft-wrapping console (ours), as the live display's lines are.
     return Group(Text(f"{heading}, ranked by {_ranked_by_words(standings)}", style="italic", no_wrap=False, overflow="fold"),
                  table, Text(key, style="dim", no_wrap=False, overflow="fold"))

@@ -39,9 +39,9 @@ class Rating:
 NO_RATING = Rating(math.nan, math.nan)
 # The reports' one-line gloss.
 RATING_NOTE = "rating: OpenSkill mu ± sigma over the games in game order; ordinal: mu - 3 sigma (points decide the ranking)"
-PROVISIONAL_RATING_NOTE = ("rating: OpenSkill mu ± sigma, provisional while the run goes on (the games in the order "
-                           "they were played; the final ratings take them in game order); ordinal: mu - 3 sigma "
-                           "(points decide the ranking)")
+PROVISIONAL_RATING_NOTE = ("rating: OpenSkill mu ± sigma, provisional until the run ends: over the games in the order "
+                           "they were played (the tournament's ratings, as arena standings gives them, take them in game "
+                           "order); ordinal: mu - 3 sigma (points decide the ranking)")
 
 
 class _Rater:

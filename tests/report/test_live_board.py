@@ -91,6 +91,7 @@ def test_at_80x24_every_bot_of_a_field_of_nine_is_shown_a_line_each(tmp_path):
         assert "more" not in " ".join(text) and all(b.bot in " ".join(text) for b in board.standings.bots)
         assert len(text) == 1 + 1 + 9 + 1 + 1  # title, heads, a line a bot, the key, the progress
         assert "skitgubbe" in text[-2] and "times" not in " ".join(text)
+        assert "ord: provisional mu - 3 sigma" in text[-2]  # mid-run ratings, in the order games were played
     finally:
         store.close()
 
@@ -171,8 +172,9 @@ def test_the_html_page_is_live_during_a_run_and_final_after_it(tmp_path):
     config = tmp_path / "t.toml"
     config.write_text('bots = ["random_bot", "heuristic_bot", "shell_bot"]\ndeals = 30\nworkers = 1\n')
     page = tmp_path / "live.html"
+    out = tmp_path / "out.txt"  # a file, not a pipe nobody reads while the page is watched
     run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--html", str(page)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=out.open("w"), stderr=subprocess.DEVNULL)
     seen_live = False
     try:
         deadline = time.monotonic() + 120
@@ -184,6 +186,9 @@ def test_the_html_page_is_live_during_a_run_and_final_after_it(tmp_path):
     finally:
         run.kill()
     assert seen_live
+    # Not "Report: arena standings ... -o standings.html", which would write the page again.
+    said = " ".join(out.read_text().split())
+    assert f"the page {page} is the final report" in said and "Report:" not in said
     final = page.read_text()
     assert 'http-equiv="refresh"' not in final and "<p>180 games" in final and "Live:" not in final
     assert not list(tmp_path.glob(".*partial"))  # written whole, through a file that is renamed
@@ -244,7 +249,7 @@ def test_the_live_page_ranks_as_the_board_does_and_says_by_what(tmp_path):
         assert "ranked by points per game until the run ends, then by total points" in live_words
         assert "ranked by points per game" not in final_page  # the config's ranking, as every report of it
         # Mid-run the ratings are the provisional ones, in the order played; at the end, in game order.
-        assert live_board.ratings_in_play_order and "provisional while the run goes on" in live_words
+        assert live_board.ratings_in_play_order and "provisional until the run ends" in live_words
         assert not final_board.ratings_in_play_order and "provisional" not in final_page
     finally:
         store.close()
