@@ -113,13 +113,7 @@ def test_raising_deals_plays_only_the_new_ones_and_ends_as_if_they_had_been_ther
     said = " ".join(grown.output.split())
     assert grown.exit_code == 0 and "note: deals raised from 1 to 2" in said, said
     assert "done: 48 games stored (24 played now)" in said
-    store = ResultStore(config.with_suffix(".sqlite"))
-    try:
-        assert game_results(store) == reference_results
-        entries = [b.bot for b in reference_standings.bots]
-        assert standings_key(compute_standings(store, entries)) == standings_key(reference_standings)
-    finally:
-        store.close()
+    assert_same_results(config.with_suffix(".sqlite"), reference_results, reference_standings)
     write_config(grown_dir, "t", deals=1)  # fewer deals would leave stored games outside the schedule
     lowered = runner.invoke(app, ["tournament", "run", str(config)])
     assert lowered.exit_code == 2 and "deals may rise, to play more, but not fall" in " ".join(lowered.output.split())
@@ -362,6 +356,11 @@ def test_a_results_file_of_an_earlier_arena_is_upgraded_by_the_next_run(tmp_path
     assert_kept_equals_summed_again(database)
     (tmp_path / "ref").mkdir()
     _, reference_results, reference_standings = run_in_process(write_config(tmp_path / "ref", "t", deals=2), workers=1)
+    assert_same_results(database, reference_results, reference_standings)
+
+
+def assert_same_results(database: Path, reference_results, reference_standings) -> None:
+    """The games stored in `database` and their standings are those of the reference run."""
     store = ResultStore(database)
     try:
         assert game_results(store) == reference_results
