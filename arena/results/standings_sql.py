@@ -1,5 +1,6 @@
-"""Standings of a results store, aggregated in SQL in one read snapshot (fast on a million games):
-the same maths as `standings_from_rows` in arena/results/standings.py, which ranks both."""
+"""Standings of a results store in one read snapshot, from the totals it keeps (arena/results/
+totals.py: a few thousand rows for a million games), or summed in SQL from the games of a file
+without them: the same maths as `standings_from_rows` in arena/results/standings.py, which ranks all."""
 
 from __future__ import annotations
 
@@ -28,11 +29,9 @@ def compute_standings(store: ResultStore, entries: Sequence[str] | None = None, 
             _places_kept(db, agg, names)
             if head_to_head:
                 _head_to_head(agg, db.execute("SELECT bots, finishing_order, games FROM totals_orders WHERE games > 0"))
-        else:
-            _add_orders(agg, db.execute("SELECT bots, finishing_order, COUNT(*) FROM games GROUP BY bots, finishing_order"))
-        if kept:
             _deal_sets_kept(db, agg, names)
         else:
+            _add_orders(agg, db.execute("SELECT bots, finishing_order, COUNT(*) FROM games GROUP BY bots, finishing_order"))
             _deal_sets_summed(db, agg, names)
         faults = (db.execute("SELECT bot, kind, faults FROM totals_faults WHERE faults > 0") if kept else
                   db.execute("SELECT bot, kind, COUNT(*) FROM faults GROUP BY bot, kind"))
