@@ -16,8 +16,8 @@ the games took 4.4 s from a cold file; these tables hold about ten thousand rows
 * totals_faults: per bot and kind, faults (every kind; the reports leave out the uncounted).
 * totals_games: the games and the games ended by the move cap.
 
-Files of schema version 1 have none: a writable open adds them (database.migrate), a read-only
-one is summed the old way (standings_sql.py)."""
+Files of schema version 1 have none: a run adds them once it holds the file (ResultStore.upgrade,
+database.migrate); until then their reports sum the games the old way (standings_sql.py)."""
 
 from __future__ import annotations
 
