@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from arena.results import rating_checkpoint, standings, totals
 from arena.results.rating_checkpoint import Checkpoint
-from arena.results.ratings import Rating, _Rater, numbering_of
+from arena.results.ratings import Rating, _Rater, held_checkpoint
 from arena.results.standings import sample_positions
 from arena.results.store import ResultStore
 from arena.schedule.numbers import GameNumbers
@@ -54,24 +54,18 @@ class PlayOrderRatings:
             return self._rater.ratings(), self._timeline(db)
 
     def _start(self, db, numbers: GameNumbers | None) -> list:
-        """Start from the ratings' checkpoint where one still holds: the games it counted are rated
-        in game order already; returns the rows of the others stored up to it, to take first."""
+        """Start from the ratings' checkpoint where one still holds (ratings.held_checkpoint): the
+        games it counted are rated in game order already; returns the rows of the others stored up
+        to it, to take first."""
         self._started = True
-        start = rating_checkpoint.load(db, numbering_of(numbers)) if numbers is not None else None
-        if start is None or start.games <= rating_checkpoint.SNAPSHOT * standings.TIMELINE_POINTS:
+        held = held_checkpoint(db, numbers) if numbers is not None else None
+        if held is None or held[0].games <= rating_checkpoint.SNAPSHOT * standings.TIMELINE_POINTS:
             return []  # none, or a small tournament's: its timeline samples between the snapshots
-        since = db.execute("SELECT table_no, deal, seating FROM games WHERE id > ?", (start.max_id,)).fetchall()
-        if any(numbers.number(*place) <= start.upto for place in since):  # type: ignore[union-attr]
-            return []  # a game stored since is numbered within it: it no longer holds
+        start, _, beyond = held  # those stored since it are read with the new ones
         self._checkpoint = start
         self._rater = _Rater({name: Rating(mu, sigma) for name, (mu, sigma) in start.ratings.items()})
         self._cumulative, self._games, self._last_id = dict(start.cumulative), start.games, start.max_id
-        rows = []
-        for first in range(0, len(start.beyond), 500):
-            chunk = start.beyond[first:first + 500]
-            rows += db.execute(f"SELECT id, bots, finishing_order, points FROM games WHERE id IN "
-                               f"({','.join('?' * len(chunk))}) ORDER BY id", chunk).fetchall()
-        return rows
+        return [(row[0], *row[4:]) for row in beyond]
 
     def _take(self, rows: list) -> None:
         early_limit = rating_checkpoint.SNAPSHOT * standings.TIMELINE_POINTS

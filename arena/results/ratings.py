@@ -139,20 +139,18 @@ def in_game_order(store: ResultStore, numbers: GameNumbers, settled_upto: int | 
     complete tournament's highest): the checkpoint is moved up to it."""
     signature = numbering_of(numbers)
     with store._read() as db:
-        start = rating_checkpoint.load(db, signature)
+        held = held_checkpoint(db, numbers)
         rows: list = []
         known: dict[int, dict[str, int]] | None = None
-        if start is not None:
-            rows = db.execute(f"{_ROW} WHERE id > ?", (start.max_id,)).fetchall()
-            new_since = len(rows)
-            for first in range(0, len(start.beyond), 500):
-                chunk = start.beyond[first:first + 500]
-                rows += db.execute(f"{_ROW} WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        if held is not None:
+            start, since, beyond = held
+            rows = since + beyond
+            new_since = len(since)
             positions = sample_positions(start.games + len(rows))
-            known = _served(db, start, rows[:new_since], numbers, positions)
-            if known is None:
-                start = None
-        if start is None or known is None:
+            # It holds the timeline's samples within it, unless a small tournament samples at counts
+            # between its snapshots (the full pass is cheap there).
+            known = rating_checkpoint.snapshots_at(db, start, [p for p in positions if p <= start.games])
+        if held is None or known is None:
             rows = db.execute(_ROW).fetchall()
             new_since = len(rows)
             start = rating_checkpoint.Checkpoint(signature, 0, 0, 0, 0)
@@ -179,15 +177,21 @@ def in_game_order(store: ResultStore, numbers: GameNumbers, settled_upto: int | 
     return walk.rater.ratings(), timeline
 
 
-def _served(db, start: Checkpoint, new_rows: list, numbers: GameNumbers, positions: list[int]
-            ) -> dict[int, dict[str, int]] | None:
-    """The cumulative points at the timeline's samples within `start`, if it still describes the
-    results: no game stored since it was made is numbered up to its `upto`, and it holds those
-    samples (a small tournament samples at counts between its snapshots: the full pass is cheap
-    there). None otherwise."""
-    if any(numbers.number(row[1], row[2], row[3]) <= start.upto for row in new_rows):
+def held_checkpoint(db, numbers: GameNumbers) -> tuple[Checkpoint, list, list] | None:
+    """The results' checkpoint (rating_checkpoint.load), if it still holds: no game stored since it
+    was made is numbered up to its `upto`; with the rows (as `_ROW` reads them) stored since, in
+    stored order, and those it left beyond `upto`, in stored order. None when it does not hold."""
+    start = rating_checkpoint.load(db, numbering_of(numbers))
+    if start is None:
         return None
-    return rating_checkpoint.snapshots_at(db, start, [position for position in positions if position <= start.games])
+    since = db.execute(f"{_ROW} WHERE id > ? ORDER BY id", (start.max_id,)).fetchall()
+    if any(numbers.number(row[1], row[2], row[3]) <= start.upto for row in since):
+        return None
+    beyond: list = []
+    for first in range(0, len(start.beyond), 500):
+        chunk = start.beyond[first:first + 500]
+        beyond += db.execute(f"{_ROW} WHERE id IN ({','.join('?' * len(chunk))}) ORDER BY id", chunk).fetchall()
+    return start, since, beyond
 
 
 def rated_standings(store, config, by_points_per_game: bool | None = None, settled_upto: int | None = None,
@@ -226,4 +230,4 @@ def format_ordinal(ordinal: float) -> str:
     return "n/a" if math.isnan(ordinal) else f"{ordinal:.1f}"
 
 
-__all__ = ["Rating", "NO_RATING", "RATING_NOTE", "PROVISIONAL_RATING_NOTE", "rating_note", "rate_games", "with_ratings", "compute_ratings", "rated_standings", "format_rating", "format_ordinal"]
+__all__ = ["held_checkpoint", "Rating", "NO_RATING", "RATING_NOTE", "PROVISIONAL_RATING_NOTE", "rating_note", "rate_games", "with_ratings", "compute_ratings", "rated_standings", "format_rating", "format_ordinal"]
