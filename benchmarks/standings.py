@@ -91,6 +91,7 @@ from arena.results.ratings import (  # noqa: E402
 )
 from arena.results.replay import replay_lines  # noqa: E402
 from arena.results.rows import compress_transcript, encode_game  # noqa: E402
+from arena.results.sprt import MIN_DEAL_SETS  # noqa: E402
 from arena.results.standings_sql import compute_standings  # noqa: E402
 from arena.results.store import ResultStore  # noqa: E402
 from arena.results.voids import pending_void_keys  # noqa: E402
@@ -254,15 +255,9 @@ def render_all(result, title: str) -> dict[str, float]:
         render_standings_details(result, console)
         return text.getvalue()
 
-    makers = {"json": lambda: export.to_json(result), "csv": lambda: export.to_csv(result),
-              "markdown": lambda: export.to_markdown(result, title), "html": lambda: html.to_html(result, title),
-              "table": table}
-    took = {}
-    for name, make in makers.items():
-        started = time.perf_counter()
-        make()
-        took[name] = time.perf_counter() - started
-    return took
+    return timed_steps({"json": lambda: export.to_json(result), "csv": lambda: export.to_csv(result),
+                        "markdown": lambda: export.to_markdown(result, title), "html": lambda: html.to_html(result, title),
+                        "table": table})
 
 
 def standings_once(store: ResultStore, config: TournamentConfig):
@@ -416,7 +411,8 @@ def sprt_decision(store: ResultStore, path: Path, games: int):
     the schedule built, then `sprt_state`. The gauntlet is bot00 against every 2 of the others,
     55 tables: bot00 has 330 games a deal in it as in the stored round robin, so the test reads
     the complete deal sets of the stored games. Returns (step -> seconds, the state)."""
-    config = config_for(games, path, schedule="gauntlet", challengers=1, stop="sprt", sprt_delta1=0.1)
+    deals = max(MIN_DEAL_SETS, config_for(games, path).deals)  # a test of fewer deals is refused (a small --games)
+    config = config_for(games, path, schedule="gauntlet", challengers=1, stop="sprt", sprt_delta1=0.1, deals=deals)
     took = {}
     started = time.perf_counter()
     tables = sprt_tables(config)

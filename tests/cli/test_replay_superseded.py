@@ -6,16 +6,12 @@ from __future__ import annotations
 import json
 
 from tests.cli_support import invoke
-from tests.tournament.test_resubmission import put_bot, run, tournament
+from tests.tournament.test_resubmission import MY_LEAGUE, played_league, run, tournament
 
 
 def test_replaying_a_withdrawn_bots_game_says_it_is_superseded_and_how_to_see_it(tmp_path):
-    bots = ["heuristic_bot", "random_bot", "shell_bot", "./mybot"]
-    folder = tmp_path / "league"
-    put_bot(folder / "mybot", "mybot", "random_bot")
-    config = tournament(folder, bots, deals=1)
-    assert run(config)[0] == 0
-    tournament(folder, bots[:3], deals=1)  # its author took it out
+    folder, config, _ = played_league(tmp_path, deals=1)
+    tournament(folder, MY_LEAGUE[:3], deals=1)  # its author took it out
     code, output = run(config, "--update")
     assert code == 0, output
     gone = json.loads(invoke("games", str(config), "--format", "json", "--superseded", "only").output.splitlines()[0])

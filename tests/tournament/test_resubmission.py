@@ -47,6 +47,20 @@ def tournament(folder: Path, bots: list[str], deals: int = 2, workers: int = 2) 
     return config
 
 
+MY_LEAGUE = ["heuristic_bot", "random_bot", "shell_bot", "./mybot"]
+
+
+def played_league(tmp_path: Path, deals: int = 2) -> tuple[Path, Path, str]:
+    """MY_LEAGUE, its own bot `mybot` playing as random_bot, run once: (its folder, its config,
+    what the run said)."""
+    folder = tmp_path / "league"
+    put_bot(folder / "mybot", "mybot", "random_bot")
+    config = tournament(folder, MY_LEAGUE, deals=deals)
+    code, output = run(config)
+    assert code == 0, output
+    return folder, config, output
+
+
 def run(config: Path, *extra: str):
     result = invoke("tournament", "run", str(config), *extra)
     return result.exit_code, " ".join(result.output.split())
@@ -81,12 +95,9 @@ def fresh_run(tmp_path: Path, bots: list[str], now: dict[str, str], deals: int =
 
 
 def test_an_update_replays_only_the_changed_bots_tables_and_equals_a_fresh_run(tmp_path):
-    bots = ["heuristic_bot", "random_bot", "shell_bot", "./mybot"]
-    folder = tmp_path / "league"
-    put_bot(folder / "mybot", "mybot", "random_bot")
-    config = tournament(folder, bots)
-    code, output = run(config)
-    assert code == 0 and "48 games stored" in output, output
+    bots = MY_LEAGUE
+    folder, config, output = played_league(tmp_path)
+    assert "48 games stored" in output, output
     before = game_results(ResultStore(folder / "t.sqlite", read_only=True))
 
     put_bot(folder / "mybot", "mybot", "heuristic_bot")  # resubmitted: another program
@@ -175,11 +186,8 @@ def test_on_change_replay_updates_without_the_word(tmp_path):
 
 
 def test_a_withdrawn_bot_leaves_the_standings_keeps_its_games_and_can_rejoin(tmp_path):
-    bots = ["heuristic_bot", "random_bot", "shell_bot", "./mybot"]
-    folder = tmp_path / "league"
-    put_bot(folder / "mybot", "mybot", "random_bot")
-    config = tournament(folder, bots)
-    assert run(config)[0] == 0
+    bots = MY_LEAGUE
+    folder, config, _ = played_league(tmp_path)
     full = game_results(ResultStore(folder / "t.sqlite", read_only=True))
     full_standings = comparable_standings(config)
 
@@ -206,11 +214,7 @@ def test_a_withdrawn_bot_leaves_the_standings_keeps_its_games_and_can_rejoin(tmp
 
 
 def test_sigkill_in_the_middle_of_an_update_then_a_rerun_loses_and_doubles_nothing(tmp_path):
-    bots = ["heuristic_bot", "random_bot", "shell_bot", "./mybot"]
-    folder = tmp_path / "league"
-    put_bot(folder / "mybot", "mybot", "random_bot")
-    config = tournament(folder, bots, deals=4)
-    assert run(config)[0] == 0
+    folder, config, _ = played_league(tmp_path, deals=4)
     put_bot(folder / "mybot", "mybot", "heuristic_bot")
 
     marker = uuid.uuid4().hex
@@ -246,7 +250,7 @@ def test_sigkill_in_the_middle_of_an_update_then_a_rerun_loses_and_doubles_nothi
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert superseded_count(database) == 72  # each old game superseded once
     assert_no_load_faults(database)
-    fresh = fresh_run(tmp_path, bots, {"mybot": "heuristic_bot"}, deals=4)
+    fresh = fresh_run(tmp_path, MY_LEAGUE, {"mybot": "heuristic_bot"}, deals=4)
     assert game_results(ResultStore(database, read_only=True)) == \
         game_results(ResultStore(fresh.parent / "t.sqlite", read_only=True))
     assert comparable_standings(config) == comparable_standings(fresh)
