@@ -82,7 +82,8 @@ def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> 
     """Start the bot (sandboxed, unless settings say not) or connect to its service; no line is sent."""
     if not settings.sandbox or manifest.is_service:
         return _start_raw(manifest, settings, label, settings.preexec)
-    from arena.sandbox.guard import BotGuard, SandboxedTransport
+    from arena.sandbox.guard import BotGuard
+    from arena.sandbox.sandboxed import SandboxedTransport
     from arena.sandbox.isolation import Isolation, find_isolation
     from arena.sandbox.limits import LimitRefused
 
