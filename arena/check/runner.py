@@ -24,6 +24,7 @@ from arena.play.match import rotation, allow_restarts, close_seat, play_match
 from arena.play.records import FaultKind, TimeLimits
 from arena.play.seat import Seat
 from arena.play.startup import BotSettings, connect_bot, granted, refused_words
+from arena.sandbox.folder_copy import copy_refused
 from arena.sandbox.limits import LimitRefused
 from arena.submission.prepared import prepare_bot
 from arena.submission.lookup import load_manifest
@@ -102,10 +103,16 @@ def check_bot(
             report.seconds = time.monotonic() - started
             return report
         how = "built now" if prepared.built_now else "built before, from the build cache"
-        results.append(CheckResult("build", True, f"{' '.join(manifest.build)} ({how})" if manifest.build
-                                   else "nothing to build"))
-        report.version = prepared.version
+        built = f"{' '.join(manifest.build)} ({how})" if manifest.build else "nothing to build"
+        report.version, report.build = prepared.version, prepared.build
         manifest = prepared.manifest
+        # A writable folder is copied at each start under the bot's own limits: one that cannot
+        # be is refused here, as at a run's start (every game of it would be charged).
+        refused = copy_refused(manifest.directory, given.limits) if manifest.writable_folder else None
+        results.append(CheckResult("build", refused is None, built if refused is None else f"{built}; but {refused}"))
+        if refused is not None:
+            report.seconds = time.monotonic() - started
+            return report
 
     limits = TimeLimits(move_timeout_s=move_timeout_s, startup_timeout_s=startup_timeout_s)
     with tempfile.TemporaryDirectory(prefix="arena-check-") as tmp:

@@ -22,6 +22,7 @@ class CheckReport:
     bot: str
     directory: Path | None
     version: str = ""
+    build: str = ""  # the digest of the prepared copy that played (arena/submission/prepared.py)
     results: list[CheckResult] = field(default_factory=list)
     sandbox: dict[str, Any] = field(default_factory=dict)
     think_ms: tuple[float, float] | None = None  # p50, p99
@@ -35,7 +36,7 @@ class CheckReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "bot": self.bot, "version": self.version, "passed": self.passed,
+            "bot": self.bot, "version": self.version, "build": self.build, "passed": self.passed,
             "checks": [{"name": r.name, "passed": r.passed, "skipped": r.skipped, "detail": r.detail} for r in self.results],
             "rules": self.rule_options, "sandbox": self.sandbox, "seconds": round(self.seconds, 3),
         }

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.play.startup import BotSettings, granted, refused_words
+from arena.sandbox.folder_copy import copy_refused
 from arena.sandbox.isolation import Isolation
 from arena.sandbox.limits import Granted, LimitRefused
 from arena.submission.manifest import BotManifest
@@ -24,11 +25,15 @@ def ready_bot(manifest: BotManifest, settings: BotSettings, isolation: Isolation
     except LimitRefused as exc:
         raise ArenaError(refused_words(manifest, exc, config_path)) from None
     try:
-        return prepare_bot(manifest, isolation=isolation, limits=given.limits), given
+        prepared = prepare_bot(manifest, isolation=isolation, limits=given.limits)
     except KeyboardInterrupt:
         # Its processes are killed by then; without this the command ended with exit code 130 and no word.
         raise ArenaError(f"interrupted during the build of {manifest.name} ({' '.join(manifest.build)}): the build "
                          "was stopped, and no game was played", exit_code=130) from None
+    refused = copy_refused(prepared.manifest.directory, given.limits) if prepared.manifest.writable_folder else None
+    if refused is not None:  # each start would be charged: said once, before any game
+        raise ArenaError(f"{manifest.path}: key 'writable_folder': {refused} (docs/sandbox.md)")
+    return prepared, given
 
 
 __all__ = ["ready_bot"]

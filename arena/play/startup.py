@@ -95,7 +95,8 @@ def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> 
     # A granted tcp endpoint: joined to the arena alone under isolation; without it, the host's.
     network = not given.limits.no_network or (given.tcp and not isolation.active)
     guard = BotGuard(given.limits, network=network, isolation=isolation, folder=manifest.directory,
-                     writable_folder=manifest.writable_folder, relay=given.tcp, extra_preexec=settings.preexec)
+                     writable_folder=manifest.writable_folder, relay=given.tcp, extra_preexec=settings.preexec,
+                     ceilings=given.ceilings)
     try:
         transport = _start_raw(manifest, settings, label, guard.preexec, guard)
     except BaseException:

@@ -85,30 +85,68 @@ def _uid_tasks(uid: int) -> int:
 # ---------------------------------------------------------------- the child side
 
 
+# What bash's `ulimit` calls each rlimit, and the unit it counts in (bytes per unit; 1: as is).
+_ULIMIT_FLAGS = {resource.RLIMIT_AS: ("-v", 1024), resource.RLIMIT_CPU: ("-t", 1), resource.RLIMIT_FSIZE: ("-f", 1024),
+                 resource.RLIMIT_NOFILE: ("-n", 1), resource.RLIMIT_CORE: ("-c", 1024)}
+if hasattr(resource, "RLIMIT_NPROC"):
+    _ULIMIT_FLAGS[resource.RLIMIT_NPROC] = ("-u", 1)
+
+
+def rlimits(limits: Limits, *, uid: int, counted: bool) -> list[tuple[int, int, int]]:
+    """The rlimits of a process run under `limits`, as (resource, soft, hard), each within this
+    process's own hard limit (which its children inherit and could not raise). `uid`: who the
+    process runs as; `counted`: a cgroup counts its processes (then no RLIMIT_NPROC)."""
+    mb = 1 << 20
+    wanted = [(resource.RLIMIT_AS, limits.address_space_mb * mb), (resource.RLIMIT_CPU, limits.cpu_seconds),
+              (resource.RLIMIT_FSIZE, limits.file_size_mb * mb), (resource.RLIMIT_NOFILE, limits.open_files),
+              (resource.RLIMIT_CORE, 0)]
+    if uid != 0 and not counted and hasattr(resource, "RLIMIT_NPROC"):
+        # Only where no cgroup counts the bot: a backstop against a fork bomb between two looks of
+        # the watchdog. It counts every task of the user, other bots' too, hence twice the limit
+        # beyond those that exist: at the limit itself the watchdog, which kills, never acted.
+        wanted.append((resource.RLIMIT_NPROC, _uid_tasks(uid) + 2 * limits.processes))
+    found = []
+    for which, value in wanted:
+        try:
+            hard = resource.getrlimit(which)[1]
+        except (ValueError, OSError):
+            continue
+        if which == resource.RLIMIT_CPU:  # SIGXCPU at the limit, SIGKILL 5 s later
+            new_hard = value + 5 if hard == resource.RLIM_INFINITY else min(hard, value + 5)
+            found.append((which, min(value, new_hard), new_hard))
+        else:
+            new_hard = value if hard == resource.RLIM_INFINITY else min(hard, value)
+            found.append((which, new_hard, new_hard))
+    return found
+
+
+def ulimit_words(values: list[tuple[int, int, int]]) -> str:
+    """bash words that set `values` (`rlimits`) on the shell itself, for the program it then execs:
+    each soft limit first, then the hard one (lowering a hard limit below the soft one fails).
+    Exits 126, saying so, if one cannot be set."""
+    soft, hard = [], []
+    for which, low, high in values:
+        flag, unit = _ULIMIT_FLAGS[which]
+        soft += [flag, str(low // unit)]
+        hard += [flag, str(high // unit)]
+    return (f"ulimit -S {' '.join(soft)} && ulimit -H {' '.join(hard)} "
+            "|| { echo 'arena: the limits of the bot could not be set' >&2; exit 126; }")
+
+
 def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | None = None,
                  extra: Callable[[], Any] | None = None, namespaces: bool = True,
                  bot_uid: int | None = None, run_as: int | None = None,
                  lock_filter: bool = False) -> Callable[[], None]:
-    """A preexec_fn for the bot's child process. `network=True` keeps the network (zmq tcp).
+    """A preexec_fn for the bot's child process, run under `limits` (under isolation, the ceilings
+    of the sandbox's set-up: the bot's own come after its ready mark, arena/sandbox/guard.py).
+    `network=True` keeps the network (zmq tcp).
     `namespaces=False`: the bot's PID and network namespaces are bubblewrap's job (isolation), not
     ours. `bot_uid`: who the bot runs as, when not the arena's user (isolation under root).
     `run_as`: a user the child becomes itself, last (a root arena's build without isolation).
     `lock_filter`: the seccomp filter of arena/sandbox/seccomp.py, installed last of all.
     Everything here is computed in the parent; the child only makes syscalls."""
-    mb = 1 << 20
-    rl = [
-        (resource.RLIMIT_AS, limits.address_space_mb * mb),
-        (resource.RLIMIT_CPU, limits.cpu_seconds),
-        (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_CORE, 0),
-    ]
     uid = os.getuid() if bot_uid is None else bot_uid
-    if uid != 0 and cgroup is None and hasattr(resource, "RLIMIT_NPROC"):
-        # Only where no cgroup counts the bot: a backstop against a fork bomb between two looks of
-        # the watchdog. It counts every task of the user, other bots' too, hence twice the limit
-        # beyond those that exist: at the limit itself the watchdog, which kills, never acted.
-        rl.append((resource.RLIMIT_NPROC, _uid_tasks(uid) + 2 * limits.processes))
+    rl = rlimits(limits, uid=uid, counted=cgroup is not None)
     unshare = namespaces and limits.no_network and not network and can_unshare_net()
     own_pids = namespaces and can_unshare_pid()
     libc = _libc() if unshare or own_pids else None
@@ -128,16 +166,9 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
                 cgroup.join_self()
             except OSError:
                 pass
-        for which, value in rl:
+        for which, soft, hard in rl:
             try:
-                soft, hard = resource.getrlimit(which)
-                if which == resource.RLIMIT_CPU:
-                    new_hard = value + 5 if hard == resource.RLIM_INFINITY else min(hard, value + 5)
-                    value = min(value, new_hard)
-                else:
-                    new_hard = value if hard == resource.RLIM_INFINITY else min(hard, value)
-                    value = new_hard
-                resource.setrlimit(which, (value, new_hard))
+                resource.setrlimit(which, (soft, hard))
             except (ValueError, OSError, OverflowError):
                 pass
         if unshare:

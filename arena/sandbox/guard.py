@@ -24,7 +24,6 @@ import atexit
 import dataclasses
 import logging
 import os
-import shlex
 import signal
 import threading
 import time
@@ -32,10 +31,11 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from arena.sandbox.cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
-from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec
-from arena.sandbox.isolation import (COPY_SOURCE, Isolation, bot_environment, check_program, folder_bytes, give_to,
-                                     private_copy, readable_by_others, remove_private_copy, sandboxed_command)
-from arena.sandbox.limits import Limits
+from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec, rlimits, ulimit_words
+from arena.sandbox.folder_copy import copy_problem, copy_room_mb, copy_size, copy_words, tmpfs_bytes
+from arena.sandbox.isolation import (Isolation, bot_environment, check_program, give_to, private_copy,
+                                     readable_by_others, remove_private_copy, sandboxed_command)
+from arena.sandbox.limits import DEFAULT_CEILINGS, LIMIT_KEYS, Limits
 from arena.sandbox.relay import relay_prelude
 from arena.transport.base import BotUnreachable
 from arena.transport.bot_process import stdio_shim
@@ -117,6 +117,14 @@ def _bytes_in(folder: str) -> int:
     return total
 
 
+def _at_least(limits: Limits, ceilings: Limits | None) -> Limits:
+    """Each of `limits`, or its ceiling (the default ceilings when none is given) where that is
+    more: what the sandbox's own set-up runs under."""
+    ceilings = ceilings or DEFAULT_CEILINGS
+    wider = {key: max(getattr(limits, key), getattr(ceilings, key)) for key in LIMIT_KEYS if key != "no_network"}
+    return dataclasses.replace(limits, **wider)
+
+
 def _threads_of(pids: set[int]) -> int:
     """Processes and threads of `pids`: what the `processes` limit counts (pids.max does too)."""
     total = 0
@@ -138,12 +146,16 @@ class BotGuard:
 
     def __init__(self, limits: Limits, *, network: bool = False, use_cgroup: bool = True,
                  isolation: Isolation | None = None, folder: Path | None = None, writable_folder: bool = False,
-                 relay: bool = False, lock_filter: bool = True, extra_preexec: Callable[[], Any] | None = None) -> None:
+                 relay: bool = False, lock_filter: bool = True, extra_preexec: Callable[[], Any] | None = None,
+                 ceilings: Limits | None = None) -> None:
         """`isolation` (active) puts the bot in a sandbox whose working folder is `folder`: read-only,
         or a private copy in memory when `writable_folder`; `wrap` and `environment` then give its
         command and environment. `network`: the bot keeps the host's network (an organiser's grant,
         or a tcp bot without isolation). `relay`: a granted tcp bot under isolation, joined to the
-        arena alone (arena/sandbox/relay.py). `lock_filter`: the seccomp filter of seccomp.py."""
+        arena alone (arena/sandbox/relay.py). `lock_filter`: the seccomp filter of seccomp.py.
+        `ceilings`: the organiser's, which the sandbox's own set-up runs under; the bot's `limits`
+        reach its own process after its ready mark (a bot that set them too low for the set-up
+        voided every game), and are the whole process's without isolation."""
         self.limits = limits
         self.network = network
         self.violation: str | None = None
@@ -155,8 +167,10 @@ class BotGuard:
         # bubblewrap's own two processes stay outside the bot, as the PID-namespace keeper does:
         # the cgroup makes room for them, and the watchdog leaves them out of the count. One is
         # its init, process 1 of the bot's namespace: the bot must not be, since process 1 drops
-        # every signal it has no handler for, its own too. A tcp bot's relay is the sandbox's too.
-        self._wrapper_tasks = (2 + self.relay) if self.isolation else 0
+        # every signal it has no handler for, its own too. A tcp bot's relay is the sandbox's too,
+        # and so is the process that copies a writable folder (a bot of one process has room for it).
+        self._sandbox_tasks = (self.relay + writable_folder) if self.isolation else 0
+        self._wrapper_tasks = (2 + self._sandbox_tasks) if self.isolation else 0
         self._writable: list[str] = []  # folders of the host it may write in (a ZeroMQ socket's): watched
         global _stale_cleaned
         if use_cgroup and not _stale_cleaned:
@@ -168,7 +182,10 @@ class BotGuard:
         self.memory_mechanism = ("RLIMIT_AS + " + (f"{self.cgroup.kind} memory" if self.cgroup and self.cgroup.mem_dir
                                                   else "watchdog (RSS sum)"))
         bot_uid = self.isolation.bot_uid if self.isolation else None
-        self.preexec = make_preexec(limits, network=network, cgroup=self.cgroup, namespaces=self.isolation is None,
+        # Under isolation the bot's own rlimits are set by the shim after the ready mark (`wrap`).
+        self._rlimits = rlimits(limits, uid=os.getuid() if bot_uid is None else bot_uid, counted=self.cgroup is not None)
+        outer = _at_least(limits, ceilings) if self.isolation else limits
+        self.preexec = make_preexec(outer, network=network, cgroup=self.cgroup, namespaces=self.isolation is None,
                                     bot_uid=bot_uid, extra=extra_preexec, lock_filter=lock_filter)
         self.lock_filter = lock_filter
         self._proc: Any = None
@@ -201,22 +218,22 @@ class BotGuard:
             for path in writable_paths:
                 give_to(path, uid)
         self._writable = list(writable_paths)
-        prelude = []
+        # After the ready mark, the bot's: its own limits, then its folder's copy (made under them).
+        after = [ulimit_words(self._rlimits)]
         copy_mb = 0
         if self.writable_folder:
-            # A private copy in memory, sized to the folder and file_size_mb more: nothing on the
-            # host's disk, gone with the bot.
-            copy_mb = (folder_bytes(source or self.folder) >> 20) + 1 + self.limits.file_size_mb
-            # Entry by entry (dotglob), not "SRC/.": the folder itself is the sandbox's, whose
-            # times the bot's user may not set.
-            prelude.append(f"shopt -s dotglob nullglob; /bin/cp -a --no-preserve=ownership -- {COPY_SOURCE}/* "
-                           f"{shlex.quote(str(self.folder))}/ && /bin/chmod -R u+w -- {shlex.quote(str(self.folder))}/* "
-                           "|| { echo 'arena: the copy of the bot folder failed' >&2; exit 126; }; shopt -u dotglob nullglob")
-        if relay is not None and self.relay:
-            prelude.append(relay_prelude(*relay))
+            # A private copy in memory, sized to the copy and file_size_mb more: nothing on the
+            # host's disk, gone with the bot. One that cannot fit its limits is refused here.
+            size = copy_size(source or self.folder)
+            problem = copy_problem(size, self.limits)
+            if problem:
+                raise BotUnreachable(f"cannot start bot {argv[0]!r}: {problem}")
+            copy_mb = copy_room_mb(size, self.limits)
+            after.append(copy_words(self.folder))
+        before = relay_prelude(*relay) if relay is not None and self.relay else ""
         return sandboxed_command(self.isolation, argv, self.folder, folder_source=source, copy_mb=copy_mb,
                                  writable_paths=writable_paths, network=self.network, tmp_mb=self.limits.file_size_mb,
-                                 before=stdio_shim("\n".join(prelude)))
+                                 before=stdio_shim(before, "\n".join(after)))
 
     def run_folder(self) -> Path | None:
         """Where the bot starts, outside a sandbox: its folder, or for a bot that writes in it a
@@ -288,22 +305,33 @@ class BotGuard:
         if memory:
             return memory
         tasks = self.cgroup.pids_current() if self.cgroup is not None else None
-        tasks = _threads_of(bots_own) if tasks is None else tasks - self._wrapper_tasks
+        tasks = _threads_of(bots_own) - self._sandbox_tasks if tasks is None else tasks - self._wrapper_tasks
         if tasks > limit:
             return f"more than {limit} processes ({tasks} seen)"
         written = sum(_bytes_in(folder) for folder in self._writable)
         if written > WRITABLE_FOLDER_MAX_BYTES:
             return f"more than {WRITABLE_FOLDER_MAX_BYTES >> 20} MB written into its socket's folder (only its socket goes there)"
         if self.cgroup is None or self.cgroup.mem_dir is None:
-            pages = 0
-            for pid in bots_own:
-                try:
-                    with open(f"/proc/{pid}/statm", "rb") as f:
-                        pages += int(f.read().split()[1])
-                except (OSError, ValueError, IndexError):
-                    pass  # gone since it was listed
-            if pages > (self.limits.memory_mb << 20) // os.sysconf("SC_PAGE_SIZE"):
-                return f"more than {self.limits.memory_mb} MB resident memory"
+            return self._over_memory(bots_own)
+        return None
+
+    def _over_memory(self, bots_own: set[int]) -> str | None:
+        """Without a memory cgroup: the resident memory of the bot's processes, and what its sandbox
+        holds in memory beside them (its /tmp, /dev/shm and folder copy, each a tmpfs: a bot held
+        2,213 MB under memory_mb = 2048 there), over its memory_mb; else None."""
+        page = os.sysconf("SC_PAGE_SIZE")
+        used = 0
+        for pid in bots_own:
+            try:
+                with open(f"/proc/{pid}/statm", "rb") as f:
+                    used += int(f.read().split()[1]) * page
+            except (OSError, ValueError, IndexError):
+                pass  # gone since it was listed
+        if self.isolation is not None and self.folder is not None:
+            used += tmpfs_bytes(bots_own, ("/tmp", "/dev/shm") + ((str(self.folder),) if self.writable_folder else ()))
+        if used > self.limits.memory_mb << 20:
+            return (f"more than {self.limits.memory_mb} MB of memory (its processes' resident memory and its "
+                    "/tmp, /dev/shm and folder copy)")
         return None
 
     def out_of_memory(self) -> str | None:

@@ -257,20 +257,6 @@ def _open_parents(cmd: Sequence[str]) -> list[str]:
     return [word for parent in parents for word in ("--chmod", "0755", parent)]
 
 
-def folder_bytes(folder: Path) -> int:
-    """The size of a folder's files (links not followed): what a copy of it takes."""
-    total = 0
-    for root, _, files in os.walk(folder):
-        for name in files:
-            try:
-                info = os.lstat(os.path.join(root, name))
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode):
-                total += info.st_size
-    return total
-
-
 def private_copy(folder: Path, uid: int | None) -> Path:
     """A fresh copy of a bot folder, its own to write in, owned by the user the bot runs as (a bot
     that writes in its folder, run without isolation; a folder the unprivileged user could not

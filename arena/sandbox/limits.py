@@ -31,14 +31,21 @@ LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
 # kernel can apply it (1e15 MB of address space overflowed setrlimit in every bot's start).
 LIMIT_MAX = {"address_space_mb": 1 << 22, "cpu_seconds": 10 ** 7, "file_size_mb": 1 << 22, "processes": 100_000,
              "open_files": 1 << 20, "memory_mb": 1 << 22}
+# Smallest value each may take (docs/sandbox.md, "Limits and defaults"): what the arena's own tools
+# need where they run under the bot's limits, and no honest bot asks for less. The sandbox's set-up
+# runs in the bot's cgroup, so memory_mb must hold it (a limit of 1 MB killed it before the bot
+# started: every game void); bash, env and cp (the writable folder's copy) run under the rest.
+LIMIT_MIN = {"address_space_mb": 32, "cpu_seconds": 10, "file_size_mb": 1, "processes": 1, "open_files": 16,
+             "memory_mb": 32}
 
 
 def limit_problem(key: str, value: Any) -> str | None:
     """What is wrong with one limit's value (None if nothing); the key must be in LIMIT_KEYS."""
     if key == "no_network":
         return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= LIMIT_MAX[key]:
-        return f"expected a whole number from 1 to {LIMIT_MAX[key]}, got {value!r}"
+    low, high = LIMIT_MIN[key], LIMIT_MAX[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        return f"expected a whole number from {low} to {high}, got {value!r}"
     return None
 
 
@@ -82,11 +89,13 @@ class LimitRefused(ValueError):
 @dataclass(frozen=True)
 class Granted:
     """What one bot runs with: its limits, whether it gets a tcp endpoint, and what it asked for
-    beyond the defaults and was granted (for the run's first lines)."""
+    beyond the defaults and was granted (for the run's first lines). `ceilings`: what the sandbox's
+    own set-up runs under, before the bot's limits are applied to the bot's own process."""
 
     limits: Limits
     tcp: bool = False
     beyond_defaults: tuple[str, ...] = ()
+    ceilings: Limits = DEFAULT_CEILINGS
 
 
 def ceilings_from(table: Mapping[str, Any] | None, grant: Mapping[str, Any] | None = None) -> Limits:
@@ -129,7 +138,7 @@ def grant(asked: Mapping[str, Any], ceilings: Limits, *, tcp_asked: bool = False
         raise LimitRefused("zmq_tcp", True, False)
     if tcp_asked:
         beyond.append("a tcp endpoint joined to the arena alone")
-    return Granted(Limits(**values), tcp_asked, tuple(beyond))
+    return Granted(Limits(**values), tcp_asked, tuple(beyond), ceilings)
 
 
 def grant_problem(table: Mapping[str, Any]) -> tuple[str, str] | None:

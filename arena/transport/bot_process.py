@@ -40,22 +40,28 @@ class SandboxArgv(Protocol):
 # descriptors named in these variables (a wrapper closes extra descriptors in itself), and
 # STDIO_SHIM, run just before the bot, moves them onto 0 and 1 and clears the variables.
 STDIN_FD_ENV, STDOUT_FD_ENV = "ARENA_STDIN_FD", "ARENA_STDOUT_FD"
-# The shim writes READY_MARK there as its last act before the bot's exec: a wrapped start that
-# exits without it failed in the wrapper (the sandbox's set-up), before any code of the bot ran.
+# The shim writes READY_MARK there once the sandbox is set up and the bot's pipes are in place:
+# a wrapped start that exits without it failed in the wrapper (the sandbox's set-up, the arena's
+# doing), before anything of the bot's ran. What follows the mark is the bot's: its limits set on
+# the shell, its folder copied (`writable_folder`), its command exec'd (protocol.md section 9).
 READY_FD_ENV, READY_MARK = "ARENA_READY_FD", b"R"
 # bash, not sh: dash takes single-digit descriptors only, and the arena's are often 10 or more.
+STDIO_MOVE = (f'eval "exec 0<&${STDIN_FD_ENV} ${STDIN_FD_ENV}<&-"; '
+              f'if [ -n "${{{STDOUT_FD_ENV}:-}}" ]; then eval "exec 1>&${STDOUT_FD_ENV} ${STDOUT_FD_ENV}>&-"; fi; '
+              f'if [ -n "${{{READY_FD_ENV}:-}}" ]; then eval "printf {READY_MARK.decode()} >&${READY_FD_ENV}; '
+              f'exec ${READY_FD_ENV}>&-"; fi; '
+              f'unset {STDIN_FD_ENV} {STDOUT_FD_ENV} {READY_FD_ENV}')
 # `env -u SHLVL`: bash's exec sets SHLVL again, and nothing of a shell belongs in the bot's environment.
-STDIO_SCRIPT = (f'eval "exec 0<&${STDIN_FD_ENV} ${STDIN_FD_ENV}<&-"; '
-                f'if [ -n "${{{STDOUT_FD_ENV}:-}}" ]; then eval "exec 1>&${STDOUT_FD_ENV} ${STDOUT_FD_ENV}>&-"; fi; '
-                f'if [ -n "${{{READY_FD_ENV}:-}}" ]; then eval "printf {READY_MARK.decode()} >&${READY_FD_ENV}; '
-                f'exec ${READY_FD_ENV}>&-"; fi; '
-                f'unset {STDIN_FD_ENV} {STDOUT_FD_ENV} {READY_FD_ENV}; exec /usr/bin/env -u SHLVL "$@"')
+EXEC_BOT = 'exec /usr/bin/env -u SHLVL "$@"'
+STDIO_SCRIPT = f"{STDIO_MOVE}; {EXEC_BOT}"
 STDIO_SHIM = ["/bin/bash", "-c", STDIO_SCRIPT, "arena-stdio"]
 
 
-def stdio_shim(prelude: str = "") -> list[str]:
-    """STDIO_SHIM with shell words to run first, inside the sandbox (a folder to copy, a relay)."""
-    return ["/bin/bash", "-c", f"{prelude}\n{STDIO_SCRIPT}" if prelude else STDIO_SCRIPT, "arena-stdio"]
+def stdio_shim(before_mark: str = "", after_mark: str = "") -> list[str]:
+    """STDIO_SHIM with shell words to run inside the sandbox: `before_mark` as the sandbox's own
+    set-up (a relay), `after_mark` as the bot's (its limits, its folder's copy), then its command."""
+    script = "\n".join(part for part in (before_mark, STDIO_MOVE, after_mark, EXEC_BOT) if part)
+    return ["/bin/bash", "-c", script, "arena-stdio"]
 
 
 def open_log_for_append(path: str | os.PathLike[str], mode: str, **kwargs: Any) -> IO[Any]:
@@ -173,7 +179,11 @@ class BotProcess:
                 os.close(fd)  # type: ignore[arg-type]
             where = f" in {cwd!r}" if cwd else ""
             said = f"cannot start bot {argv[0]!r}{where}: {e.strerror or e}"
-            if e.errno in MACHINE_ERRNOS:  # a fork or exec the machine had no room for
+            # A fork the machine had no room for, or the exec of the arena's wrapper, is the
+            # machine's; the bot's own command exec'd under its own limits is the bot's (an
+            # address_space_mb too small for its program: ENOMEM).
+            own_exec = e.filename is not None and not stdio_in_env
+            if e.errno in MACHINE_ERRNOS and not own_exec:
                 raise Unplayable(f"this machine could not start a process ({said})") from e
             raise BotUnreachable(said) from e
         except Exception as e:  # a preexec failure surfaces as SubprocessError: the sandbox's set-up, not the bot

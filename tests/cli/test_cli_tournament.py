@@ -79,7 +79,7 @@ def test_tournament_new_rejects_bad_options(tmp_path, args, message):
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[limits]\nstart_retry_s = true\n', "to 3600, got true"),
     # Passed a "> 0" check, then failed setrlimit in every bot's start: a whole run of junk results.
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[sandbox]\naddress_space_mb = 999999999999999\n',
-     "key 'sandbox.address_space_mb': expected a whole number from 1 to 4194304"),
+     "key 'sandbox.address_space_mb': expected a whole number from 32 to 4194304"),
     ('bots = ["heuristic_bot", "random_bot", "shell_bot"]\n[sandbox]\nmemory = 5\n',
      "key 'sandbox.memory': unknown limit; known limits: address_space_mb,"),
     ('bots = [heuristic_bot\n', "not valid TOML"),
