@@ -70,10 +70,10 @@ def _render_report(report) -> None:
 
 def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float, bots_dir: Path,
                rule: list[str] | None = None, log: Path | None = None, grant: list[str] | None = None):
+    from arena.check.admission import keep
     from arena.check.runner import check_bot
     from arena.game import RulesError
-    from arena.submission.registry import save_bundled_check, save_check
-    from arena.submission.workspace import is_bundled
+    from arena.submission.registry import save_check
 
     try:
         options = parse_rule_options(rule)
@@ -96,10 +96,10 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     if log is not None:
         console.print(f"logs kept in {escape(str(log))}: {escape(', '.join(report.logs_kept) or 'none')}", highlight=False)
     try:
+        # Kept per user, where no author writes: what lets this version into a tournament here.
+        keep(report.to_dict())
         if report.directory.resolve().parent == bots_dir.resolve():
             save_check(report.directory, report.to_dict())
-        elif is_bundled(report.directory):  # never written into the installed package: kept per user
-            save_bundled_check(report.bot, report.to_dict())
     except OSError:
         pass
     return report

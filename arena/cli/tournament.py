@@ -130,6 +130,9 @@ def run(
         "--replay-faults", metavar="KIND", help="Void the stored games with a fault of this kind (e.g. no_hello: a bot "
                                                 "that could not start, stored by an arena that did not know void games) "
                                                 "and play them again with the same cards; repeatable, or KIND,KIND.")] = None,
+    unchecked: Annotated[bool, typer.Option(
+        "--unchecked", help="Let every bot play this run even if its version has not passed `arena bot check` on "
+                            "this machine (one bot, every run: [grant.NAME] unchecked = true in the config).")] = False,
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report.live import LiveBoard
@@ -139,7 +142,7 @@ def run(
     if replay_faults is not None and not kinds:
         fail("--replay-faults needs a fault kind, e.g. --replay-faults no_hello")
     options = RunOptions(workers=workers, log_dir=log, update=update, cluster=cluster, html_page=html_page,
-                         replay_faults=kinds)
+                         replay_faults=kinds, unchecked=unchecked)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     session = TournamentSession(config_path, options, say=_say, note=note)
     try:

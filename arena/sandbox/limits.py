@@ -66,7 +66,9 @@ def first_limit_problem(layer: Mapping[str, Any]) -> tuple[str, str] | None:
 # machine. A bot that asks for nothing runs with the defaults (`Limits()`).
 DEFAULT_CEILINGS = Limits(address_space_mb=8192, cpu_seconds=3600, file_size_mb=128, processes=128, open_files=1024,
                           memory_mb=4096, no_network=True)
-GRANT_ONLY_KEYS = ("zmq_tcp",)  # what only a grant gives (a tournament's [grant.NAME], --grant): no ceiling of its own
+# What only a grant gives (a tournament's [grant.NAME], --grant), no ceiling of its own: a tcp endpoint,
+# and a place in a tournament for a version that has not passed its check here (arena/check/record.py).
+GRANT_ONLY_KEYS = ("zmq_tcp", "unchecked")
 GRANT_KEYS = LIMIT_KEYS + GRANT_ONLY_KEYS
 
 

@@ -5,13 +5,13 @@ A registered bot is a folder `bots/<name>/` whose bot.toml carries `version = "<
 bot's files, without build outputs in its .gitignore, __pycache__ and .check.json). A changed bot
 hashes differently, so it is a new version; stored games record the version that played.
 
-The last check result lives beside the manifest in `bots/<name>/.check.json`; a bundled bot's,
-checked from a workspace, in the per-user cache (`checks/<name>-<version>.json`), since nothing is
-written into the installed package:
-`{"passed": true, "date": "2025-01-01T12:00:00+00:00", "version": "...", "checks": [...]}`, and the
-bot's version history in `.versions.json`: every version the arena has seen of it (`bot check`,
-`bot add`, `bot list`), when first, and that version's last check. Both are excluded from the
-content hash.
+The last check result lives beside the manifest in `bots/<name>/.check.json`, and, for every bot
+checked here, in the per-user cache (`checks/<name>-<version>.json`, beside the build cache):
+`{"passed": true, "date": "2025-01-01T12:00:00+00:00", "version": "...", "build": "...", "checks": [...]}`,
+and the bot's version history in `.versions.json`: every version the arena has seen of it (`bot
+check`, `bot add`, `bot list`), when first, and that version's last check. The two in the bot's folder
+are excluded from the content hash, and are its author's to write: only the cache's record, which
+no author writes, lets a version into a tournament (arena/check/admission.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.submission.folder import FolderError, copy_entries, read_small, write_small
 from arena.submission.lookup import load_manifest
-from arena.submission.workspace import cache_dir, is_bundled, workspace_bots_dir
+from arena.submission.workspace import cache_dir, workspace_bots_dir
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
 from arena.submission.versions import bot_entries, content_hash
 
@@ -113,33 +113,38 @@ def load_check(directory: Path) -> dict[str, Any] | None:
     return _check_record(_read_record(Path(directory) / CHECK_FILE))
 
 
-def _bundled_check_path(name: str, version: str) -> Path:
-    # Beside the build cache (cache_dir() is its builds/): per user, outside the installed package,
-    # and per version, as the bundled bots change only with the arena.
+def kept_check_path(name: str, version: str) -> Path:
+    # Beside the build cache (cache_dir() is its builds/): per user, outside the installed package
+    # and out of every author's reach, and per version.
     return cache_dir().parent / "checks" / f"{name}-{version}.json"
 
 
-def save_bundled_check(name: str, report_dict: dict[str, Any]) -> Path:
-    """Store the check of a bundled bot (CheckReport.to_dict(), its version set) in the per-user
-    cache, with the date: `bot check` of a bundled bot from a workspace was recorded nowhere, and
-    `bot list` said it was never checked. OSError when the cache cannot be written."""
+def keep_check(name: str, report_dict: dict[str, Any]) -> Path:
+    """Store a check (CheckReport.to_dict(), its version set) in the per-user cache, with the date:
+    the record a tournament admits a version by, and `bot list`'s of a bundled bot, whose folder is
+    never written. OSError when the cache cannot be written."""
     data = {**report_dict, "date": _now()}
-    path = _bundled_check_path(name, str(data.get("version") or ""))
+    path = kept_check_path(name, str(data.get("version") or ""))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_small(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
     return path
 
 
-def _last_check(directory: Path, name: str, version: str) -> dict[str, Any] | None:
-    """The bot's last check: its .check.json, or, for a bundled bot, the later of that one (this
-    checkout's own bots/, checked from the checkout) and the per-user record of its version."""
-    check = load_check(directory)
-    if not is_bundled(directory) or not version:
-        return check
+def load_kept_check(name: str, version: str) -> dict[str, Any] | None:
+    """The check of this version kept in the per-user cache, or None."""
     try:
-        cached = _check_record(_read_record(_bundled_check_path(name, version)))
+        return _check_record(_read_record(kept_check_path(name, version)))
     except FolderError:  # not a file the arena wrote: as if none
-        cached = None
+        return None
+
+
+def _last_check(directory: Path, name: str, version: str) -> dict[str, Any] | None:
+    """The bot's last check: the later of its .check.json and the per-user record of its version
+    (a bundled bot's folder, or a folder checked without being registered, holds none)."""
+    check = load_check(directory)
+    if not version:
+        return check
+    cached = load_kept_check(name, version)
     if check is None or (cached is not None and str(cached.get("date", "")) > str(check.get("date", ""))):
         return cached
     return check
@@ -276,4 +281,4 @@ def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> l
 
 
 __all__ = ["CHECK_FILE", "VERSIONS_FILE", "RegistryError", "Registered", "ListedBot", "register", "list_registered",
-           "save_check", "save_bundled_check", "load_check", "load_versions", "note_version", "set_version"]
+           "save_check", "keep_check", "load_kept_check", "kept_check_path", "load_check", "load_versions", "note_version", "set_version"]

@@ -47,6 +47,7 @@ class RunOptions:
     cluster: str | None = None  # --cluster: a Dask scheduler's address, over the config's
     html_page: Path | None = None  # a live standings page
     replay_faults: tuple[str, ...] = ()  # --replay-faults: stored games with these fault kinds are voided, played again
+    unchecked: bool = False  # --unchecked: versions that have not passed their check here play all the same
 
 
 @dataclass(frozen=True)
@@ -216,6 +217,29 @@ class TournamentSession:
         for name, bot in self.prepared.items():
             if bot.built_now and bot.source.build:
                 self.say(f"built {name} version {bot.version} (kept for every later run in the build cache)")
+        self._admit_checked()
+
+    def _admit_checked(self) -> None:
+        """A version that has not passed `arena bot check` here does not play, unless the organiser
+        lets it in (--unchecked, or [grant.NAME] unchecked = true); the run says whom it let in."""
+        from arena.check.admission import refusal
+
+        refused = []
+        for name, bot in self.prepared.items():
+            found = refusal(bot)
+            if found is None:
+                continue
+            if self.options.unchecked or (self.config.grants.get(name) or {}).get("unchecked"):
+                how = "--unchecked" if self.options.unchecked else f"[grant.{name}] unchecked = true"
+                self.say(f"let in unchecked by {how}: {name} version {found.version} {found.why}")
+            else:
+                refused.append(found)
+        if refused:
+            lines = [f"{r.bot} version {r.version} {r.why}: check it with "
+                     f"{command('arena', 'bot', 'check', self.sources[r.bot].directory)}" for r in refused]
+            raise ArenaError("; ".join(lines) + ". A version plays only once it passed its check on this machine; to "
+                             f"let one in all the same, add [grant.NAME] unchecked = true to {self.config.path} "
+                             "(that bot, every run) or run with --unchecked (every bot, this run)")
 
     def _cluster_pool(self) -> Pool:
         """The Dask cluster's pool, connected and its workers checked (ClusterError: its sentence)."""

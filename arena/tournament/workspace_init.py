@@ -39,6 +39,12 @@ isolation = "auto"
 move_timeout_s = 2.0
 startup_timeout_s = 10.0
 start_retry_s = 120.0   # a bot that cannot be started or reached for reasons outside it: retried this long, then its games are void
+
+# A tournament takes a version of a bot only once it passed `arena bot check {bot}` on this machine,
+# unless you let it in: your starter bot is, so that the demo runs at once. Other people's bots:
+# check them, rather than let them in so.
+[grant.{bot}]
+unchecked = true
 """
 
 GITIGNORE = """\

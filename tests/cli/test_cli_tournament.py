@@ -255,7 +255,7 @@ def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
     config = tmp_path / "own.toml"
     config.write_text('name = "own"\nseed = 5\ndeals = 1\nworkers = 1\n'
                       f'bots = ["heuristic_bot", "random_bot", "{tmp_path / "mine" / "bot.toml"}"]\n')
-    assert invoke("tournament", "run", str(config)).exit_code == 0
+    assert invoke("tournament", "run", str(config), "--unchecked").exit_code == 0
     database = tmp_path / "own.sqlite"
 
     # -o onto the tournament's own files is refused; both stay as they were.
@@ -286,7 +286,7 @@ def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
     assert invoke("replay", str(config), "1").exit_code == 0
     assert invoke("replay", str(config), "99999999999999999999999").exit_code == 2
     # ...but a run refuses to mix new games with the old ones, and says both ways on.
-    rerun = invoke("tournament", "run", str(config))
+    rerun = invoke("tournament", "run", str(config), "--unchecked")
     assert rerun.exit_code == 2
     # It names the bot whose files changed, and which files, not every bot's hash.
     said = " ".join(rerun.output.split())
@@ -576,7 +576,7 @@ def test_game_numbers_pair_table_and_deal_and_older_results_keep_their_own(tmp_p
     _copy_of_random_bot(tmp_path / "two", "two")
     config = tmp_path / "n.toml"  # 4 tables x 2 deals x 6 seatings; paired numbers run to 84
     config.write_text('bots = ["random_bot", "heuristic_bot", "one", "two"]\ndeals = 2\nworkers = 1\n')
-    assert invoke("tournament", "run", str(config)).exit_code == 0
+    assert invoke("tournament", "run", str(config), "--unchecked").exit_code == 0
     assert invoke("replay", str(config), "37").output.startswith("game 37 (t0002-d0000-s00)")
     gap = invoke("replay", str(config), "25")  # (table 0, deal 2): no such deal
     assert gap.exit_code == 2 and "numbers from 1 to 84 (with gaps" in " ".join(gap.output.split())
@@ -584,10 +584,10 @@ def test_game_numbers_pair_table_and_deal_and_older_results_keep_their_own(tmp_p
     assert invoke("replay", str(config), "37").output.startswith("game 37 (t0002-d0001-s00)")
     _set_stored_layout(tmp_path / "n.sqlite", None)
     assert invoke("replay", str(config), "37").output.startswith("game 37 (t0003-d0000-s00)")
-    again = invoke("tournament", "run", str(config))
+    again = invoke("tournament", "run", str(config), "--unchecked")
     assert again.exit_code == 0 and "nothing to play" in again.output
     config.write_text(config.read_text().replace("deals = 2", "deals = 3"))
-    more = invoke("tournament", "run", str(config))
+    more = invoke("tournament", "run", str(config), "--unchecked")
     assert more.exit_code == 2 and "numbered games table by table" in " ".join(more.output.split())
 
 
@@ -598,7 +598,7 @@ def test_a_tournament_with_a_bot_that_cannot_start_ends_with_an_error_naming_it(
     (tmp_path / "ghost" / "bot.toml").write_text('name = "ghost"\ncommand = ["/no/such/program"]\n')
     config = tmp_path / "t.toml"
     config.write_text('bots = ["random_bot", "heuristic_bot", "ghost"]\ndeals = 1\n')
-    result = invoke("tournament", "run", str(config), "--workers", "1")
+    result = invoke("tournament", "run", str(config), "--unchecked", "--workers", "1")
     said = " ".join(result.output.split())
     assert result.exit_code == 1, said
     assert "done: 6 games stored" in said
@@ -655,7 +655,7 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
     grown = tmp_path / "grown.toml"
     three_bots = 'bots = ["random_bot", "heuristic_bot", "./one"]\ndeals = 1\nworkers = 1\n' + GENEROUS_LIMITS
     grown.write_text(three_bots)
-    first = invoke("tournament", "run", str(grown))
+    first = invoke("tournament", "run", str(grown), "--unchecked")
     assert first.exit_code == 0 and "done: 6 games stored" in first.output
     stored_before = _stored_games(tmp_path / "grown.sqlite")
     four_bots = three_bots.replace('"./one"]', '"./one", "./two"]')
@@ -678,7 +678,7 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
 
     fresh = tmp_path / "fresh.toml"
     fresh.write_text(four_bots)
-    assert invoke("tournament", "run", str(fresh)).exit_code == 0
+    assert invoke("tournament", "run", str(fresh), "--unchecked").exit_code == 0
     assert_no_load_faults(tmp_path / "grown.sqlite")
     assert_no_load_faults(tmp_path / "fresh.sqlite")
     assert _stored_games(tmp_path / "fresh.sqlite") == stored_after
@@ -686,17 +686,17 @@ def test_a_bot_added_at_the_end_plays_only_its_new_tables_and_ends_as_if_there_f
         _without_facts(invoke("standings", str(fresh), "--format", "json").output)
 
     grown.write_text(three_bots)  # `two` has stored games now: taken out, it is withdrawn, on the organiser's word
-    refused = " ".join(invoke("tournament", "run", str(grown)).output.split())
+    refused = " ".join(invoke("tournament", "run", str(grown), "--unchecked").output.split())
     assert "two is not in the config's bots any more, and has stored games" in refused and "--update" in refused
     grown.write_text(four_bots.replace('"./one", "./two"]', '"./two", "./one"]'))
-    moved = " ".join(invoke("tournament", "run", str(grown)).output.split())
+    moved = " ".join(invoke("tournament", "run", str(grown), "--unchecked").output.split())
     assert "new bots go at the end of the list" in moved
     assert _stored_games(tmp_path / "grown.sqlite") == stored_after
 
 
 def _run_ok(config: Path) -> str:
     """`tournament run` that must succeed; its output on one line."""
-    result = invoke("tournament", "run", str(config))
+    result = invoke("tournament", "run", str(config), "--unchecked")
     said = " ".join(result.output.split())
     assert result.exit_code == 0, said
     return said
@@ -739,13 +739,13 @@ def test_a_gauntlet_plays_its_challenger_against_the_field_ranks_by_points_per_g
     data = tomllib.loads(config.read_text())
     data["bots"].append("./three")
     config.write_text(tomli_w.dumps(data))
-    grown = invoke("tournament", "run", str(config))
+    grown = invoke("tournament", "run", str(config), "--unchecked")
     assert grown.exit_code == 0 and "done: 36 games stored (18 played now)" in " ".join(grown.output.split())
     stored_after = _stored_games(tmp_path / "g.sqlite")
     assert all(stored_after[key] == game for key, game in stored.items())
     fresh = tmp_path / "fresh.toml"
     fresh.write_text(config.read_text())
-    assert invoke("tournament", "run", str(fresh)).exit_code == 0
+    assert invoke("tournament", "run", str(fresh), "--unchecked").exit_code == 0
     assert_no_load_faults(tmp_path / "g.sqlite")
     assert_no_load_faults(tmp_path / "fresh.sqlite")
     assert _stored_games(tmp_path / "fresh.sqlite") == stored_after

@@ -348,7 +348,7 @@ def test_the_organiser_grants_a_limit_to_one_bot_and_the_run_says_so(tmp_path):
     folder = _asking(tmp_path, "jvmish", "[limits]\naddress_space_mb = 12000\n")
     config = tmp_path / "t.toml"
     config.write_text(f'bots = ["random_bot", "heuristic_bot", "{folder}"]\ndeals = 1\n'
-                      '[grant.jvmish]\naddress_space_mb = 16384\n')
+                      '[grant.jvmish]\naddress_space_mb = 16384\nunchecked = true\n')
     result = invoke("tournament", "run", str(config), "--workers", "1")
     said = " ".join(result.output.split())
     assert result.exit_code == 0 and "granted to jvmish: address_space_mb 12000" in said, said
@@ -367,7 +367,7 @@ def test_a_tcp_endpoint_is_refused_at_run_start_unless_granted(tmp_path):
     said = " ".join(refused.output.split())
     assert refused.exit_code == 2 and "key 'zmq_endpoint_kind'" in said and "[grant.zmq_bot] zmq_tcp = true" in said
     config.write_text(config.read_text() + "[grant.zmq_bot]\nzmq_tcp = true\n")
-    granted = invoke("tournament", "run", str(config), "--workers", "1")
+    granted = invoke("tournament", "run", str(config), "--workers", "1", "--unchecked")
     said = " ".join(granted.output.split())
     assert granted.exit_code == 0 and "granted to zmq_bot: a tcp endpoint joined to the arena alone" in said, said
 

@@ -264,7 +264,7 @@ def test_a_quiet_spell_leaves_no_errors_in_the_scheduler_s_log(lone_worker, tmp_
     folder.mkdir()
     config = folder / "t.toml"
     config.write_text(f'name = "t"\nseed = 3\ntable_size = 3\ndeals = 1\nbots = ["heuristic_bot", "random_bot", '
-                      f'"{hostile_bot("slow_start")}"]\n' + GENEROUS_LIMITS)
+                      f'"{hostile_bot("slow_start")}"]\n' + GENEROUS_LIMITS + "[grant.hostile_slow_start]\nunchecked = true\n")
     result = invoke("tournament", "run", str(config), "--cluster", lone_worker.address)
     assert result.exit_code == 0, result.output
     log = (lone_worker.root / "scheduler" / "log").read_text()

@@ -37,6 +37,7 @@ def write_config(tmp_path: Path, name: str, deals: int = 2) -> Path:
         f'name = "{name}"\nseed = 77\ntable_size = 3\ndeals = {deals}\n'
         f'bots = ["heuristic_bot", "random_bot", "shell_bot", "{CRASHER}"]\n'
         + GENEROUS_LIMITS
+        + "[grant.hostile_crash_even_games]\nunchecked = true\n"  # a test bot: it plays unchecked, as the organiser says
     )
     return config
 

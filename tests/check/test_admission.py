@@ -1,0 +1,80 @@
+"""Checked bots (issue 39, docs/organising.md): a version enters a tournament only once it passed
+`arena bot check` on this machine, kept where no author writes; a check record in the bot's own
+folder, which its author can forge, lets nothing in; the organiser lets a bot in all the same with
+`--unchecked` (this run) or `[grant.NAME] unchecked = true` (that bot)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.bots_support import BOTS_DIR
+from tests.cli_support import invoke
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """A cache of this test's own: a check of the same version elsewhere must not let it in here."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def _bot(folder: Path, start: str = "") -> Path:
+    folder.mkdir()
+    shutil.copy(BOTS_DIR / "random_bot" / "bot.py", folder / "bot.py")
+    command = '["sh", "-c", "exit 3"]' if start == "dies" else '["{python}", "bot.py"]'
+    (folder / "bot.toml").write_text(f'name = "{folder.name}"\ncommand = {command}\n')
+    return folder
+
+
+def _config(tmp_path: Path, name: str, extra: str = "") -> Path:
+    config = tmp_path / f"{name}.toml"
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{tmp_path / "mine"}"]\ndeals = 1\nworkers = 1\n{extra}')
+    return config
+
+
+def _said(result) -> str:
+    return " ".join(result.output.split())
+
+
+def test_a_version_not_checked_here_enters_only_when_the_organiser_lets_it_in(tmp_path):
+    _bot(tmp_path / "mine")
+    config = _config(tmp_path, "t")
+    refused = invoke("tournament", "run", str(config))
+    said = _said(refused)
+    assert refused.exit_code == 2, said
+    assert "mine version" in said and "has not been checked on this machine" in said, said
+    assert f"arena bot check {tmp_path / 'mine'}" in said and "--unchecked" in said, said
+    assert f"[grant.NAME] unchecked = true to {config}" in said, said
+    assert not config.with_suffix(".sqlite").exists()  # refused before anything was stored
+
+    # The author's own record of a pass, in the folder they hand in, is no check of ours.
+    version = said.split("mine version ")[1].split()[0]
+    (tmp_path / "mine" / ".check.json").write_text(json.dumps({"passed": True, "version": version, "date": "2099-01-01"}))
+    forged = invoke("tournament", "run", str(config))
+    assert forged.exit_code == 2 and "has not been checked on this machine" in _said(forged)
+
+    let_in = invoke("tournament", "run", str(config), "--unchecked")
+    assert let_in.exit_code == 0, _said(let_in)
+    assert f"let in unchecked by --unchecked: mine version {version} has not been checked" in _said(let_in)
+
+    granted = _config(tmp_path, "g", "[grant.mine]\nunchecked = true\n")
+    by_config = invoke("tournament", "run", str(granted))
+    assert by_config.exit_code == 0 and "let in unchecked by [grant.mine] unchecked = true" in _said(by_config)
+
+
+def test_a_version_that_passed_its_check_here_enters_and_one_that_failed_does_not(tmp_path):
+    _bot(tmp_path / "mine")
+    assert invoke("bot", "check", str(tmp_path / "mine"), "--games", "1").exit_code == 0
+    config = _config(tmp_path, "t")
+    entered = invoke("tournament", "run", str(config))
+    assert entered.exit_code == 0 and "unchecked" not in _said(entered), _said(entered)
+
+    shutil.rmtree(tmp_path / "mine")
+    _bot(tmp_path / "mine", start="dies")  # a new version, which fails its check
+    assert invoke("bot", "check", str(tmp_path / "mine"), "--games", "1").exit_code == 1
+    refused = invoke("tournament", "run", str(_config(tmp_path, "f")))
+    said = _said(refused)
+    assert refused.exit_code == 2 and "failed its check of" in said and "(handshake, games" in said, said
