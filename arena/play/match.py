@@ -159,7 +159,7 @@ def open_table(manifests: Sequence[BotManifest], settings: BotSettings, labels: 
             deadlines.append(time.monotonic() + timeout_s)
             seats.append(start_bot(manifest, settings, label))
         for seat, deadline in zip(seats, deadlines):
-            await_hello(seat, deadline, timeout_s)
+            await_hello(seat, deadline, timeout_s, settings)
         for seat, manifest, label in zip(seats, manifests, labels):
             allow_restarts(seat, manifest, settings, label)
         yield seats

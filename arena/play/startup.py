@@ -17,7 +17,7 @@ from arena.play.protocol_log import LoggedTransport
 from arena.play.records import QUOTED_CHARS, FaultKind, TimeLimits
 from arena.play.seat import Seat
 from arena.submission.manifest import BotManifest
-from arena.transport.base import MACHINE_ERRNOS, BotTimeout, Transport, TransportError, Unplayable
+from arena.transport.base import MACHINE_ERRNOS, BotTimeout, ServiceOut, Transport, TransportError, Unplayable
 from arena.transport.pipe import PipeTransport
 from arena.wording import quoted
 
@@ -48,6 +48,9 @@ class BotSettings:
     # By bot name: why a bot cannot be started here at all (a cluster worker could not unpack or
     # build it); its seats are dropped at every start, as a bot that cannot start is.
     unavailable: Mapping[str, str] | None = None
+    # Bots whose retry window of this run is spent (a start of theirs was void after it, at an
+    # earlier table): a service of theirs out of reach is now charged, not void (protocol.md section 9).
+    retries_spent: frozenset[str] = frozenset()
 
 
 def granted(manifest: BotManifest, settings: BotSettings) -> Granted:
@@ -141,9 +144,7 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     try:
         transport = open_transport(manifest, settings, label)
     except (TransportError, OSError) as exc:
-        # A machine with no room (a full disk for the bot's copy, say) is not the bot's doing.
-        void = isinstance(exc, Unplayable) or (isinstance(exc, OSError) and exc.errno in MACHINE_ERRNOS)
-        seat.drop(f"cannot start: {exc}", FaultKind.NO_HELLO, void=void)
+        _drop_at_start(seat, f"cannot start: {exc}", exc, settings)
         return seat
     if settings.log_dir is not None:
         try:
@@ -154,13 +155,25 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     try:
         transport.send(protocol.format_hello(__version__))
     except Unplayable as exc:
-        seat.drop(f"cannot send hello: {exc}", FaultKind.NO_HELLO, void=True)
+        _drop_at_start(seat, f"cannot send hello: {exc}", exc, settings)
     except TransportError as exc:
         seat.drop(f"cannot send hello: {exc}{_start_up_output(seat, str(exc), read_more=True)}", FaultKind.NO_HELLO)
     return seat
 
 
-def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
+def _drop_at_start(seat: Seat, reason: str, exc: BaseException, settings: BotSettings) -> None:
+    """Drop a seat whose start failed: void when it was not the bot's doing (a machine with no room,
+    a full disk for its copy, a sandbox not set up; a service out of reach within its retry window),
+    else charged `no_hello` (protocol.md section 9)."""
+    if isinstance(exc, ServiceOut) and seat.name in settings.retries_spent:
+        seat.drop(f"{reason}; a service out of reach after its retry window of this run is its own "
+                  "(protocol.md section 9)", FaultKind.NO_HELLO)
+        return
+    void = isinstance(exc, Unplayable) or (isinstance(exc, OSError) and exc.errno in MACHINE_ERRNOS)
+    seat.drop(reason, FaultKind.NO_HELLO, void=void)
+
+
+def await_hello(seat: Seat, deadline: float, timeout_s: float, settings: BotSettings) -> str:
     """Read the bot's `hello` by the start-up deadline; returns its name ("" if it failed)."""
     if not seat.alive or seat.transport is None:
         return ""
@@ -172,7 +185,7 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float) -> str:
         hint = f"it sent {exc.unfinished}" if exc.unfinished else getattr(seat.transport, "NO_HELLO_HINT", "")
         seat.drop(f"no hello within {timeout_s:g} s" + (f" ({hint})" if hint else ""), FaultKind.NO_HELLO)
     except Unplayable as exc:
-        seat.drop(f"no hello: {exc}", FaultKind.NO_HELLO, void=True)
+        _drop_at_start(seat, f"no hello: {exc}", exc, settings)
     except TransportError as exc:
         seat.drop(f"no hello: {exc}{_start_up_output(seat, str(exc), read_more=False)}", FaultKind.NO_HELLO)
     except protocol.ProtocolError as exc:
@@ -227,4 +240,4 @@ def connect_bot(manifest: BotManifest, settings: BotSettings, label: str) -> tup
     timeout_s = settings.limits.startup_timeout_s
     deadline = time.monotonic() + timeout_s
     seat = start_bot(manifest, settings, label)
-    return seat, await_hello(seat, deadline, timeout_s)
+    return seat, await_hello(seat, deadline, timeout_s, settings)

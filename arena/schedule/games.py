@@ -29,6 +29,9 @@ class TableSpec:
     index: int
     entries: tuple[str, ...]  # the table's bots, in entry order
     games: tuple[GameSpec, ...]
+    # Set as a run hands the table out: its bots whose retry window of the run is spent (protocol.md
+    # section 9), so that a service of theirs out of reach is charged at once.
+    retried: tuple[str, ...] = ()
 
 
 class ScheduleError(ValueError):

@@ -7,11 +7,17 @@ table shows it is back: its tables are handed out again, its void games with the
 else is left to play, each paused bot gets one last try, a table of its held work; if that fails
 too, it is given up for the run and its held games are void, not tried. So an outage costs games
 to play again, never a wait per table, and the run ends.
+
+A bot with a void game after its retry window has spent that window for the run: every table
+handed out from then on says so (`TableSpec.retried`), and a ZeroMQ service of its that cannot be
+reached or refuses the handshake is charged there, not void (protocol.md section 9). So a service
+that opts out when it is losing has its held games played, and charged, at its last try.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 from typing import Iterable
 
 from arena.play.records import VoidGame
@@ -43,6 +49,7 @@ class TableFeed:
         self._last_try: set[str] = set()
         self.given_up: dict[str, str] = {}  # bot -> why, for the rest of this run
         self._untried: list[tuple[GameSpec, VoidGame]] = []
+        self._retried: set[str] = set()  # bots whose retry window of this run is spent
 
     # ---- the pool's side ----------------------------------------------------------------------
 
@@ -51,7 +58,7 @@ class TableFeed:
         None when nothing is left."""
         if self._ready:
             self._running += 1
-            return self._ready.popleft()
+            return self._stamped(self._ready.popleft())
         if not self._held:
             return None
         if self._running:
@@ -61,7 +68,7 @@ class TableFeed:
             self._last_try.add(bot)
             if index is not None:
                 self._running += 1
-                return self._table(index)
+                return self._stamped(self._table(index))
         self._give_up_held()
         return None
 
@@ -92,6 +99,7 @@ class TableFeed:
         bot = void.bot
         newly = bot not in self.paused and bot not in self.given_up
         if void.tried:  # the games a failed try left untried keep its reason
+            self._retried.add(bot)  # a tried void game comes after the bot's retry window
             if bot in self._last_try and bot in self.paused:
                 self.given_up[bot] = void.why  # its last try failed too
             self.paused[bot] = void.why
@@ -107,6 +115,10 @@ class TableFeed:
         runner keeps each as void. Taken once."""
         taken, self._untried = self._untried, []
         return taken
+
+    def _stamped(self, table: TableSpec) -> TableSpec:
+        """The table as handed out: with its bots whose retry window is spent."""
+        return dataclasses.replace(table, retried=tuple(sorted(self._retried & set(table.entries))))
 
     def _table(self, index: int) -> TableSpec:
         games = sorted((spec for spec, _ in self._held.pop(index)), key=lambda game: (game.deal, game.seating))

@@ -341,7 +341,8 @@ def start_failure_words(failures: Sequence[tuple[str, int, str]], session: Tourn
     return "\n".join([*(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
                        f"so its moves there were the referee's. Check it with: {session.check_command(bot)}"
                        for bot, games, reason in failures),
-                       "If that was not the bot's doing (a service that was down), play those games again: "
+                       "If that was not the bot's doing (your own network down while a service seemed out of reach, "
+                       "say), you may play those games again: "
                        f"{session.resume_command()} --replay-faults no_hello"])
 
 

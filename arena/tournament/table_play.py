@@ -4,6 +4,7 @@ it ends."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Sequence
 
 from arena import protocol
@@ -28,9 +29,12 @@ def play_table(table: TableSpec, manifests: dict[str, BotManifest], config: Tour
 
     A bot that cannot be started or reached for a reason outside its code is tried again for up
     to the config's `start_retry_s`; if it is still out, the game is void, and so are the table's
-    games after it, reported untried: the runner pauses that bot (arena/tournament/feed.py)."""
+    games after it, reported untried: the runner pauses that bot (arena/tournament/feed.py). A
+    service of a bot whose retry window of the run is spent (`table.retried`) is charged instead."""
     if not table.games:
         return  # nothing to play: no bot is started for it
+    if table.retried:
+        settings = replace(settings, retries_spent=frozenset(table.retried))
     numbers = config.game_numbers()
     limits: TimeLimits = settings.limits
     games = len(table.games)

@@ -19,6 +19,7 @@ from arena.transport.base import (
     BotTimeout,
     BotUnreachable,
     LineTooLong,
+    ServiceOut,
     Transport,
     TransportError,
     Unplayable,
@@ -28,7 +29,7 @@ from arena.transport.live_transports import close_all
 
 __all__ = [
     "MAX_BUFFERED_LINE_BYTES", "BadMessage", "BotExited", "BotTimeout", "BotUnreachable", "LineTooLong",
-    "Transport", "TransportError", "Unplayable", "PipeTransport", "ZmqTransport", "generate_keypair",
+    "ServiceOut", "Transport", "TransportError", "Unplayable", "PipeTransport", "ZmqTransport", "generate_keypair",
     "close_all",
 ]
 

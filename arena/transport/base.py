@@ -56,9 +56,15 @@ class BotUnreachable(TransportError):
 
 class Unplayable(BotUnreachable):
     """The bot could not be started or reached for a reason outside its code: the machine could not
-    start a process (no memory, no process slots, a full disk), its sandbox could not be set up, or
-    a service could not be reached or refused the connection. A game it stops is void, played
-    again later, and not the bot's fault (protocol.md section 9)."""
+    start a process (no memory, no process slots, a full disk), or its sandbox could not be set up.
+    A game it stops is void, played again later, and not the bot's fault (protocol.md section 9)."""
+
+
+class ServiceOut(Unplayable):
+    """A ZeroMQ service (one the arena connects to, not one it starts) could not be reached or
+    refused the handshake. The arena retries it, and a game it stops within its retry window of a
+    run is void; after that window it is the bot's own doing, charged (protocol.md section 9): its
+    own program chose or failed, and a losing service must not refuse its way to void games."""
 
 
 # How the system says it has no room for another process or file: the machine's state, not the

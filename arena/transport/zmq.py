@@ -30,7 +30,7 @@ from arena.transport.base import (
     BotTimeout,
     BotUnreachable,
     LineTooLong,
-    Unplayable,
+    ServiceOut,
     describe_returncode,
 )
 from arena.transport.ipc_folders import SocketAdopter, new_ipc_folder, release_ipc_folder, socket_folder
@@ -245,16 +245,16 @@ class ZmqTransport:
             self._read_monitor()
         except zmq.ZMQError:
             pass
-        # A service that cannot be reached, or refuses the connection, is out of the arena's and
-        # the bot's play alike (protocol.md section 9): Unplayable. An arena-started bot was to bind.
-        unreachable = BotUnreachable if self._proc is not None else Unplayable
+        # A service that cannot be reached, or refuses the connection, is retried, then charged
+        # (protocol.md section 9): ServiceOut. An arena-started bot was to bind, and to accept.
+        unreachable = BotUnreachable if self._proc is not None else ServiceOut
         if self._failure and not self._connected:
             return unreachable(f"{self.name}: {self._failure}; {what}")
         if not self._ever_connected:
             if self._proc is not None:  # the arena started it: it was to bind where it was told
                 return BotUnreachable(f"{self.name}: never connected ({what}); does it bind a ROUTER socket "
                                       f"on exactly {self.endpoint} (given in $ARENA_ZMQ_ENDPOINT)?")
-            return Unplayable(f"{self.name}: never connected ({what}); is it running, "
+            return ServiceOut(f"{self.name}: never connected ({what}); is it running, "
                               "and if CurveZMQ is used, do the keys match?")
         if not self._connected:
             return BotExited(f"{self.name} dropped the connection ({what}): it closed its socket, or "
@@ -323,7 +323,7 @@ class ZmqTransport:
                 self._read_monitor()
                 if self._failure is not None and not self._connected:
                     # Refused keys: libzmq retries the handshake forever, and no retry can mend it.
-                    raise Unplayable(f"{self.name}: {self._failure}")
+                    raise ServiceOut(f"{self.name}: {self._failure}")
                 if self._ever_connected and not self._connected:
                     raise BotExited(f"{self.name} dropped the connection (the service stopped, "
                                     f"or its network went away)")

@@ -91,3 +91,32 @@ def test_while_a_table_is_under_way_held_work_waits_for_it():
     assert feed.next() is WAIT  # table 0 is still under way: it may bring svc back
     feed.played(first.games[1])  # svc played the table's next game: it is back
     assert feed.next().index == 1
+
+
+def test_tables_handed_out_after_a_bots_retry_window_say_it_is_spent():
+    """A tried void game comes after the bot's retry window: every table handed out from then on
+    names it (`retried`), so that a service of its out of reach is charged there (protocol.md
+    section 9), its last try included; tables handed out before, and other bots, are not named."""
+    tables = [table(0, "svc", "b"), table(1, "b", "c"), table(2, "svc", "c")]
+    feed = TableFeed(tables)
+    first = feed.next()
+    assert first.index == 0 and first.retried == ()
+    feed.voided(first.games[0], void(first.games[0], "svc"))
+    feed.voided(first.games[1], void(first.games[1], "svc", tried=False))
+    feed.done()
+    other = feed.next()
+    assert other.index == 1 and other.retried == ()  # svc does not sit there
+    for spec in other.games:
+        feed.played(spec)
+    feed.done()
+    last_try = feed.next()
+    assert last_try.index == 0 and last_try.retried == ("svc",)
+    for spec in last_try.games:  # charged there: played
+        feed.played(spec)
+    feed.done()
+    back = feed.next()
+    assert back.index == 2 and back.retried == ("svc",)
+    for spec in back.games:
+        feed.played(spec)
+    feed.done()
+    assert feed.next() is None and not feed.given_up and feed.untried() == []
