@@ -2,9 +2,12 @@
 
 Three layers, each best effort, all reported by `describe()`:
 
-1. **rlimits** set in the child before exec (`make_preexec`): address space, CPU seconds, file
-   size, open files, no core dumps, and (only when not root: root ignores it) RLIMIT_NPROC; and
-   the seccomp filter that refuses file locks and inotify (arena/sandbox/seccomp.py).
+1. **rlimits**: address space, CPU seconds, file size, open files, no core dumps, and (only when
+   not root: root ignores it) RLIMIT_NPROC. Under isolation the sandbox's set-up runs under the
+   bot's ceilings and the shim sets the bot's own on itself after its ready mark (`wrap`), so that
+   limits a bot sets too low fail its own program, not the set-up; without isolation they are set
+   in the child before exec (`make_preexec`). And the seccomp filter that refuses file locks and
+   inotify (arena/sandbox/seccomp.py).
 2. **namespaces**: bubblewrap's sandbox under isolation (arena/sandbox/isolation.py); without it,
    where permitted, a network and a PID namespace of the arena's own (arena/sandbox/child.py).
 3. **a guard per bot** (`BotGuard`): a cgroup (v2, or v1 `pids` + `memory` hierarchies) with
