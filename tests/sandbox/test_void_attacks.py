@@ -332,3 +332,24 @@ def test_the_same_trick_gains_nothing_under_an_arena_that_is_not_root(attack, tm
                           env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "user-cache")})
     assert done.returncode == 0, done.stderr[-3000:]
     CHECKS[attack](json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+# ---------------------------------------------------------------- refused before any game
+
+
+def test_a_writable_folder_that_cannot_be_copied_is_refused_by_the_check_and_at_a_runs_start(tmp_path):
+    from tests.cli_support import invoke
+
+    folder = _bot(tmp_path / "copier", "copier", "writable_folder = true\n[limits]\nfile_size_mb = 1\n",
+                  {"data.bin": b"x" * (2 << 20)})
+    checked = invoke("bot", "check", str(folder), "--games", "1")
+    said = " ".join(checked.output.split())
+    assert checked.exit_code == 1 and "FAIL build" in said, said
+    assert "'data.bin' is 2.0 MB, above its file_size_mb of 1" in said, said
+    config = tmp_path / "t.toml"
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{folder}"]\ndeals = 1\n[grant.copier]\nunchecked = true\n')
+    run = invoke("tournament", "run", str(config))
+    said = " ".join(run.output.split())
+    assert run.exit_code == 2 and "key 'writable_folder': its writable folder cannot be copied" in said, said
+    assert not config.with_suffix(".sqlite").exists()
+

@@ -361,3 +361,45 @@ def test_a_bot_that_exits_once_its_sandbox_started_it_is_its_own_exit():
         assert not isinstance(raised.value, Unplayable)
     finally:
         t.close()
+
+
+def _wrapper_whose_after_mark_fails(argv, writable_paths=(), *, relay=None):
+    """A sandbox set up (its mark written) whose next step, the bot's own (its limits, its folder's
+    copy), fails: as arena/sandbox/guard.py runs them."""
+    from arena.transport.bot_process import stdio_shim
+
+    return [*stdio_shim("", "echo 'arena: the copy of the bot folder failed' >&2; exit 126"), *argv]
+
+
+def test_what_fails_after_the_ready_mark_is_the_bots_own_exit():
+    from arena.transport import Unplayable
+
+    t = PipeTransport.start(["/bin/true"], name="b", sandbox_argv=_wrapper_whose_after_mark_fails)
+    try:
+        with pytest.raises(BotExited, match="exit code 126.*copy of the bot folder failed") as raised:
+            t.send("hello protocol=1")
+            t.receive(5.0)
+        assert not isinstance(raised.value, Unplayable)
+    finally:
+        t.close()
+
+
+@pytest.mark.parametrize("filename,wrapped,machine", [
+    (None, False, True),  # the fork itself refused: the machine's
+    ("/usr/bin/bwrap", True, True),  # the exec of the arena's wrapper: the machine's
+    ("bot", False, False),  # the exec of the bot's own command under its own limits: the bot's
+])
+def test_a_start_without_room_is_the_machines_unless_the_bots_own_exec_was_refused(monkeypatch, filename, wrapped,
+                                                                                    machine):
+    import errno
+    import subprocess
+
+    from arena.transport import Unplayable
+
+    def no_room(*args, **kwargs):
+        raise OSError(errno.ENOMEM, "Cannot allocate memory", filename)
+
+    monkeypatch.setattr(subprocess, "Popen", no_room)
+    with pytest.raises(BotUnreachable, match="Cannot allocate memory") as raised:
+        PipeTransport.start(["bot"], name="b", sandbox_argv=_wrapper_that_runs if wrapped else None)
+    assert isinstance(raised.value, Unplayable) is machine
