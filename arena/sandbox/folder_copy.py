@@ -125,10 +125,17 @@ def tmpfs_bytes(pids: Iterable[int], paths: tuple[str, ...]) -> int:
         try:
             if os.readlink(f"/proc/{pid}/ns/mnt") == ours:
                 continue
-            sizes = [os.statvfs(f"/proc/{pid}/root{path}") for path in paths]
+            os.statvfs(f"/proc/{pid}/root/")
         except OSError:
-            continue  # gone since it was listed, or not set up yet: the next one
-        return sum((info.f_blocks - info.f_bfree) * info.f_frsize for info in sizes)
+            continue  # gone since it was listed: the next one
+        total = 0
+        for path in paths:
+            try:
+                info = os.statvfs(f"/proc/{pid}/root{path}")
+            except OSError:
+                continue  # not mounted there (yet)
+            total += (info.f_blocks - info.f_bfree) * info.f_frsize
+        return total
     return 0
 
 
