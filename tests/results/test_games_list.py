@@ -66,7 +66,8 @@ def test_a_game_line_says_the_isolation_its_bots_had_in_words():
 def test_games_lists_a_tournament_with_its_faults_in_every_format(tmp_path):
     config = tmp_path / "t.toml"
     illegal = hostile_bot("illegal")
-    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{illegal}"]\ndeals = 1\nworkers = 1\n')
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{illegal}"]\ndeals = 1\nworkers = 1\n'
+                      '[grant.hostile_illegal]\nunchecked = true\n')  # a test bot: it plays unchecked
     assert invoke("tournament", "run", str(config)).exit_code == 0
 
     # The bot sends one illegal move per process, so one game of the six has its fault.
@@ -141,7 +142,7 @@ def test_games_lists_by_sql_what_every_game_read_and_sorted_by_number_gave(tmp_p
 
     config = tmp_path / "t.toml"
     config.write_text(f'bots = ["random_bot", "heuristic_bot", "shell_bot", "{hostile_bot("illegal")}"]\n'
-                      'deals = 2\nworkers = 2\n')
+                      'deals = 2\nworkers = 2\n[grant.hostile_illegal]\nunchecked = true\n')
     assert invoke("tournament", "run", str(config)).exit_code == 0
     numbers = load_config(config).game_numbers()
     with ResultStore(tmp_path / "t.sqlite", read_only=True) as store:

@@ -142,7 +142,7 @@ def test_a_service_down_for_the_whole_run_is_charged_after_its_retry_window_and_
 def test_a_service_stopped_mid_run_for_longer_than_the_retry_window_loses_no_game(tmp_path, service):
     """The audit's 40 s outage, scaled to this window: the service goes away after some games,
     stays away past the window (games void, its tables paused) and comes back; its paused tables
-    are played in the same run when it is back in time, else by the next run."""
+    are played in the same run, at its last try, charged where it was not back in time."""
     service.start()
     config = _tournament(tmp_path, service)
     database = tmp_path / "t.sqlite"
@@ -164,21 +164,23 @@ def test_a_service_stopped_mid_run_for_longer_than_the_retry_window_loses_no_gam
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    runs = [output]
-    if proc.returncode == 1:  # not back in time for this run: the next one plays them
-        again = _run(config)
-        runs.append(again.stdout + again.stderr)
-        assert again.returncode == 0, runs
-    else:
-        assert proc.returncode == 0, output
+    # Every game is played in this one run: nothing lost, nothing left void.
     games, keys, faults = _stored(database)
-    assert games == keys == GAMES, runs
-    # The game under way when the service was killed is charged to it (its program died mid-game,
-    # as the audit's 6 s outage lost one game): that one alone.
-    assert set(faults) <= {"exited", "dead"} and faults.get("exited", 0) <= 1, (faults, runs)
-    assert _count(database, "SELECT COUNT(DISTINCT game_id) FROM faults") <= 1
+    assert games == keys == GAMES, output
     rows, pending = _void_rows(config)
     assert rows and not pending and all(row.played_since for row in rows)
+    # The game under way when the service was killed is charged to it (its program died mid-game,
+    # as the audit's 6 s outage lost one game). Back by its last try, it loses no other game; not
+    # back yet (its retry window of the run spent), a start that finds it out of reach is charged.
+    assert faults.get("exited", 0) <= 1 and set(faults) <= {"exited", "dead", "no_hello"}, (faults, output)
+    if proc.returncode == 0:
+        assert "no_hello" not in faults, output
+        assert _count(database, "SELECT COUNT(DISTINCT game_id) FROM faults") <= 1
+    else:
+        assert proc.returncode == 1 and "no_hello" in faults and "svc could not start in" in output, output
+        with sqlite3.connect(database) as db:
+            details = [detail for (detail,) in db.execute("SELECT detail FROM faults WHERE kind = 'no_hello'")]
+        assert all("retry window of this run" in " ".join(detail.split()) for detail in details), details
 
 
 def test_a_service_back_before_the_run_ends_gets_its_paused_tables_back(tmp_path, service):
@@ -217,26 +219,25 @@ def test_sigkill_while_games_are_void_then_a_rerun_loses_and_doubles_nothing(tmp
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    voided = _count(database, "SELECT COUNT(DISTINCT key) FROM void_games")
-    assert voided >= 2
-    stored = _stored(database)[0]
-    _, pending = _void_rows(config)
-    assert len(pending) == voided
-
-    # Every report says the tournament is not complete, and how far it is.
+    # Every report says the tournament is not complete, and how far it is. The JSON report's figures
+    # first: a look at the file right after the kill may miss its last commit, which SQLite finds
+    # again only once a connection recovers its log, as the arena's reports do.
     from tests.cli_support import invoke
 
-    for form in ("table", "markdown", "html", "json", "csv"):
+    shown = invoke("standings", str(config), "--format", "json")
+    assert shown.exit_code == 0, shown.output
+    facts = json.loads(shown.output)
+    stored, voided = facts["games"], facts["games_void"]
+    assert voided >= 2 and facts["games_scheduled"] == GAMES and facts["complete"] is False, facts
+    assert facts["tournament"]["start_retry_s"] == 2.0  # how long its starts were tried, among the facts
+    _, pending = _void_rows(config)
+    assert len(pending) == voided and _stored(database)[0] == stored
+    for form in ("table", "markdown", "html"):
         shown = invoke("standings", str(config), "--format", form)
         assert shown.exit_code == 0, shown.output
-        if form == "json":
-            facts = json.loads(shown.output)
-            assert (facts["games"], facts["games_scheduled"], facts["games_void"]) == (stored, GAMES, voided)
-            assert facts["complete"] is False
-            assert facts["tournament"]["start_retry_s"] == 2.0  # how long its starts were tried, among the facts
-        elif form != "csv":  # a CSV is the table alone
-            assert f"{stored} of {GAMES} games played" in shown.output, (form, shown.output)
-            assert f"{voided} void" in shown.output, (form, shown.output)
+        assert f"{stored} of {GAMES} games played" in shown.output, (form, shown.output)
+        assert f"{voided} void" in shown.output, (form, shown.output)
+    assert invoke("standings", str(config), "--format", "csv").exit_code == 0  # a CSV is the table alone
     listed = invoke("games", str(config), "--void")
     assert listed.exit_code == 0 and listed.output.count("svc") >= voided, listed.output
 
