@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.reports import report_standings
 from arena.game import Rules, game_points
 from arena.play.records import GameRecord
 from arena.play.selfplay import play_random_game
@@ -20,6 +19,7 @@ from arena.report.html import to_html
 from arena.results.store import ResultStore
 from arena.schedule.tables import round_robin
 from arena.tournament.config import config_from_dict
+from arena.tournament.results import TournamentResults
 
 
 def _lab(colour: str) -> tuple[float, float, float]:
@@ -123,7 +123,7 @@ def _page(folder: Path, bots: list[str], games: int | None = None, refresh_s: in
             g = play_random_game(rules, spec.seed ^ spec.seating, spec.dealer)
             store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, rules), (),
                                             ((0.001,),) * 3, len(g.moves)), {})
-        return to_html(report_standings(store, config), config.name, refresh_s=refresh_s)
+        return to_html(TournamentResults.on_store(store, config).standings(), config.name, refresh_s=refresh_s)
     finally:
         store.close()
 
