@@ -162,22 +162,49 @@ def render_standings_table(standings: Standings, console: Console, title: str = 
         console.print(escape(groups), highlight=False)
 
 
-def head_to_head_renderable(standings: Standings) -> Table:
+class _HeadToHead:
+    """The head-to-head grid, its columns split over as many tables as the width needs: a cell is
+    never cut ("6…" stood for 63% at 80 columns with twelve bots). Each table repeats the bots'
+    column, whose long names wrap."""
+
+    def __init__(self, names: list[str], cells: list[list[str]], note: str) -> None:
+        self.names, self.cells, self.note = names, cells, note
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        labels = [f"{i} {name}" for i, name in enumerate(self.names, start=1)]
+        cell_width = max([len(cell) for row in self.cells for cell in row] + [len(str(len(self.names)))])
+        label_width = min(max((len(label) for label in labels), default=3), 24)
+        per_table = max(1, (options.max_width - label_width - 4) // (cell_width + 3))
+        columns = list(range(len(self.names)))
+        chunks = [columns[first:first + per_table] for first in range(0, len(columns), per_table)] or [[]]
+        for index, chunk in enumerate(chunks):
+            last = index == len(chunks) - 1
+            table = Table(title="Head to head: how often the row bot finished ahead of the column bot" if index == 0
+                          else None)
+            table.add_column("bot", max_width=label_width, overflow="fold")
+            for column in chunk:
+                table.add_column(str(column + 1), justify="right", no_wrap=True, min_width=cell_width)
+            for label, row in zip(labels, self.cells):
+                table.add_row(escape(label), *(row[column] for column in chunk))
+            yield table
+            if last:  # under the last table, as wide as the terminal
+                yield Text(f"columns: the bots by their numbers; {self.note}", style="table.caption", no_wrap=False,
+                           overflow="fold")
+
+
+def head_to_head_renderable(standings: Standings) -> _HeadToHead:
     """A grid: the row bot finished ahead of the column bot in this share of their games together.
     Columns go by the bots' numbers (their ranks), so that the grid keeps to an 80-column terminal
-    with six bots and long names, which it could not with a name over every column."""
+    with six bots and long names, which it could not with a name over every column; more bots than
+    fit go on in a second table."""
     names = [b.bot for b in standings.bots]
     together_counts = {standings.head_to_head[(a, b)][0] for a in names for b in names
                        if a != b and standings.head_to_head.get((a, b), (0, 0))[0]}
     uniform = len(together_counts) == 1
     note = (f"bots that met played {count(next(iter(together_counts)), 'game')} together" if uniform
             else "after the /: the games they played together")
-    table = Table(title="Head to head: how often the row bot finished ahead of the column bot",
-                  caption=f"columns: the bots by their numbers; {note}", caption_justify="left")
-    table.add_column("bot", no_wrap=True)
-    for number in range(1, len(names) + 1):
-        table.add_column(str(number), justify="right", no_wrap=True)
-    for i, a in enumerate(names, start=1):
+    rows = []
+    for a in names:
         cells = []
         for b in names:
             together, ahead = standings.head_to_head.get((a, b), (0, 0))
@@ -186,8 +213,8 @@ def head_to_head_renderable(standings: Standings) -> Table:
             else:
                 share = f"{100 * ahead / together:.0f}%"
                 cells.append(share if uniform else f"{share}/{together}")
-        table.add_row(f"{i} {escape(a)}", *cells)
-    return table
+        rows.append(cells)
+    return _HeadToHead(names, rows, note)
 
 
 def places_table(places_by_seat: Sequence[Sequence[int]]) -> Table:

@@ -345,3 +345,21 @@ def test_markdown_writes_greater_or_equal_as_it_is():
     rendered = MarkdownIt("commonmark").enable("table").render(md)
     assert "(LLR 25.15 &gt;= 2.94)" in rendered  # a reader sees >=, in the rendered page too
     assert "&lt;b&gt;&amp;co" in rendered and "<b>" not in rendered  # HTML in a name still shown, not run
+
+
+def test_head_to_head_cells_are_never_cut_in_80_columns():
+    """An organiser's trial: with twelve bots the head-to-head's cells read "6…" at 80 columns; the
+    columns now go on in a second table instead."""
+    import itertools
+
+    names = [f"a_long_bot_name_{i:02d}" for i in range(12)]
+    rows = [row(i, i, 0, bots, (i % 3, (i + 1) % 3, (i + 2) % 3), (2, 1, 0))
+            for i, bots in enumerate(itertools.combinations(names, 3))]
+    s = standings_from_rows(rows)
+    narrow = Console(file=io.StringIO(), width=80, color_system=None)
+    narrow.print(head_to_head_renderable(s))
+    text = narrow.file.getvalue()
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines())
+    shares = [cell for line in text.splitlines() for cell in line.split("│")[2:] if cell.strip() not in ("", "-")]
+    assert len(shares) == 12 * 11 and all(cell.strip().endswith("%") for cell in shares)
+    assert "columns: the bots by their numbers" in text
