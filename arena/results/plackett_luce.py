@@ -25,7 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 PRIOR_SD = 2.0  # of each bot's log-strength, in natural units (about 350 rating points)
-_STEP_TOLERANCE = 1e-11  # the fit has converged when no theta moves by more than this
+# The fit has converged once a step moved no theta by more than this: Newton's steps shrink
+# quadratically, so the next would move them by about its square.
+STEP_TOLERANCE = 1e-7
 _MAX_STEPS = 100
 
 
@@ -60,9 +62,11 @@ class Fit:
 
 
 def fit(incidence: np.ndarray, set_games: np.ndarray, wins: np.ndarray, prior_sd: float = PRIOR_SD,
-        start: np.ndarray | None = None) -> Fit:
+        start: np.ndarray | None = None, covariance: bool = True, tolerance: float = STEP_TOLERANCE) -> Fit:
     """The MAP fit (module docstring) of counts over sets whose bots are `incidence`'s columns;
-    `start`: thetas to start from (a nearby fit's: fewer steps to the same maximum), else zeros."""
+    `start`: thetas to start from (a nearby fit's: fewer steps to the same maximum), else zeros;
+    without `covariance` (a point of a history) its matrix is left empty; `tolerance`: the step
+    below which it stops (a chart's point needs less than the ratings)."""
     bot_count = incidence.shape[1]
     used = set_games > 0
     matrix, games = incidence[used], set_games[used].astype(float)
@@ -79,18 +83,16 @@ def fit(incidence: np.ndarray, set_games: np.ndarray, wins: np.ndarray, prior_sd
             while True:  # Newton's step, halved while it does not raise the log-posterior
                 trial = theta + step
                 trial_value, trial_gradient, trial_hessian = _terms(trial, matrix, games, won, precision)
-                if trial_value >= value - 1e-12 * abs(value) or np.max(np.abs(step)) < _STEP_TOLERANCE:
+                if trial_value >= value - 1e-12 * abs(value) or np.max(np.abs(step)) < tolerance:
                     break
                 step = step / 2
             theta, value, gradient, hessian = trial, trial_value, trial_gradient, trial_hessian
-            if np.max(np.abs(step)) < _STEP_TOLERANCE:
+            if np.max(np.abs(step)) < tolerance:
                 break
-        covariance = np.linalg.inv(hessian)
-    else:
-        covariance = np.zeros((0, 0))
+    full_covariance = np.linalg.inv(hessian) if theta.size and covariance else np.zeros((0, 0))
     full = np.full(bot_count, np.nan)
     full[rated] = theta
-    return Fit(full, covariance, rated, steps)
+    return Fit(full, full_covariance, rated, steps)
 
 
 def _terms(theta: np.ndarray, matrix: np.ndarray, games: np.ndarray, won: np.ndarray,
@@ -101,9 +103,11 @@ def _terms(theta: np.ndarray, matrix: np.ndarray, games: np.ndarray, won: np.nda
     totals = matrix @ strength
     chance = matrix * strength / totals[:, None]  # each bot's chance to win each set's stage
     value = float(won @ theta - games @ (np.log(totals) + top) - precision * theta @ theta / 2)
-    expected = chance.T @ games
+    weighted = chance * games[:, None]
+    expected = weighted.sum(axis=0)
     gradient = won - expected - precision * theta
-    hessian = np.diag(expected) - chance.T @ (games[:, None] * chance) + precision * np.eye(theta.size)
+    hessian = -(chance.T @ weighted)
+    hessian.flat[::theta.size + 1] += expected + precision
     return value, gradient, hessian
 
 
@@ -120,4 +124,4 @@ def stage_counts(orders: list[tuple[tuple[int, ...], int]], bot_count: int) -> S
     return StageCounts(bot_count, sets, np.array([set_games[s] for s in sets], dtype=np.int64), wins)
 
 
-__all__ = ["PRIOR_SD", "StageCounts", "Fit", "fit", "stage_counts"]
+__all__ = ["PRIOR_SD", "STEP_TOLERANCE", "StageCounts", "Fit", "fit", "stage_counts"]

@@ -21,6 +21,11 @@ from arena.results.ratings import Ratings, ratings_of, scaled
 from arena.results.store import ResultStore
 
 
+# A point of the history is fitted to within this of its thetas (0.02 rating points), which a
+# chart cannot show: from the point before, a step or two; the ratings themselves to STEP_TOLERANCE.
+HISTORY_TOLERANCE = 1e-4
+
+
 class RatingsReader:
     """The blocks' counts and the history's points as last read (see the module docstring)."""
 
@@ -112,7 +117,8 @@ class RatingsReader:
             games += block_games
             before = self._points[-1][2] if self._points else None
             start = None if before is None else np.array([before.get(name, np.nan) for name in names])
-            point = fit(incidence, set_games[by_set], wins[by_name], start=start)
+            point = fit(incidence, set_games[by_set], wins[by_name], start=start, covariance=False,
+                        tolerance=HISTORY_TOLERANCE)
             self._points.append(((block, changes), games, dict(zip(names, point.theta)), scaled(names, point)))
         history = tuple((games, ratings) for _, games, _, ratings in _sampled(self._points))
         whole = fit(incidence, set_games[by_set], wins[by_name])  # from zero: the counts alone decide
