@@ -15,7 +15,8 @@ workers stores them: each takes the next table and plays all its deals, one game
 the eight side by side; the run stops after --games. So most tables are complete, eight are half
 played, the rest not started; bots differ in games played; and game numbers (paired: deal by deal
 across tables) come far out of order. Rows go in through `ResultStore.add_encoded` in transactions
-of 20,000 games.
+of 20,000 games; then the index of game numbers a run makes when it first stores the tournament's
+fingerprint (arena/results/number_order.py), which `arena games` walks.
 
 Everything is read through the results object, `TournamentResults` (arena/tournament/results.py),
 as the commands and the live board read it. The measurements run on a copy of the file (the
@@ -69,12 +70,14 @@ from arena.play.selfplay import play_random_game  # noqa: E402
 from arena.report import export, html  # noqa: E402
 from arena.report.games import render_game_table  # noqa: E402
 from arena.report.standings import render_standings_report  # noqa: E402
+from arena.results import number_order  # noqa: E402
 from arena.results.plackett_luce import PRIOR_SD, fit  # noqa: E402
 from arena.results.rows import compress_transcript, encode_game  # noqa: E402
 from arena.results.sprt import MIN_DEAL_SETS  # noqa: E402
 from arena.results.standings import Completeness  # noqa: E402
 from arena.results.store import ResultStore  # noqa: E402
 from arena.schedule.games import table_games  # noqa: E402
+from arena.schedule.numbers import PAIRED  # noqa: E402
 from arena.tournament.config import TournamentConfig, config_from_dict  # noqa: E402
 from arena.tournament.results import GameQuery, TournamentResults  # noqa: E402
 
@@ -401,6 +404,8 @@ def main() -> None:
             raise SystemExit(f"{path} already holds {have} games; use a fresh file")
         took = build(store, args.games)
         print(f"  inserted {args.games:,} games in {took:.1f} s ({args.games / took:,.0f} games/s)")
+    with store._write() as db:  # the index a run makes when it stores the tournament's fingerprint
+        number_order.create_index(db, PAIRED)
     store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     games = store.game_count()
     store.close()

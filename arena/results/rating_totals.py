@@ -92,13 +92,25 @@ def rebuild(db: Any) -> None:
     for table in TABLES:
         db.execute(f"DELETE FROM {table}")
     db.execute("INSERT INTO totals_blocks VALUES (1, ?)", (shift,))
-    block = f"(g.id >> {shift})"
-    stages = _STAGES.replace("ROW.", "g.")
-    db.execute(f"INSERT INTO totals_block_games SELECT {block}, COUNT(*), COUNT(*) FROM games g GROUP BY 1")
-    db.execute(f"INSERT INTO totals_block_wins SELECT {block}, {_NAME_AT.replace('SEAT.', 'o.').replace('ROW.', 'g.')}, "
-               f"COUNT(*) FROM games g, {stages} GROUP BY 1, 2")
-    db.execute(f"INSERT INTO totals_block_sets SELECT {block}, {_STAGE_SET.replace('ROW.', 'g.')}, COUNT(*) "
-               f"FROM games g, {stages} GROUP BY 1, 2")
+    games, sets, wins = _summed_sql(shift)
+    db.execute(f"INSERT INTO totals_block_games SELECT block, games, games FROM ({games})")
+    db.execute(f"INSERT INTO totals_block_sets {sets}")
+    db.execute(f"INSERT INTO totals_block_wins {wins}")
+
+
+def _summed_sql(shift: int) -> tuple[str, str, str]:
+    """SELECTs of the three counts summed from the games in blocks of 2^shift ids: the stages of
+    each distinct (bots, finishing order), a few thousand, joined to the games counted by it and
+    block (a walk of the index games_orders), rather than every game's stages worked out."""
+    stages = (f"WITH pairs AS (SELECT DISTINCT bots, finishing_order FROM games), "
+              f"stage_of AS (SELECT p.bots, p.finishing_order, {_NAME_AT.replace('SEAT.', 'o.')} AS winner, "
+              f"{_STAGE_SET} AS stage_set FROM pairs AS p, {_STAGES}), "
+              f"counted AS (SELECT bots, finishing_order, id >> {shift} AS block, COUNT(*) AS n FROM games "
+              f"GROUP BY bots, finishing_order, block) ").replace("ROW.", "p.")
+    joined = "FROM counted c JOIN stage_of s ON s.bots = c.bots AND s.finishing_order = c.finishing_order"
+    return (f"SELECT id >> {shift} AS block, COUNT(*) AS games FROM games GROUP BY 1 ORDER BY 1",
+            f"{stages} SELECT c.block, s.stage_set, SUM(c.n) {joined} GROUP BY 1, 2",
+            f"{stages} SELECT c.block, s.winner, SUM(c.n) {joined} GROUP BY 1, 2")
 
 
 def present(db: Any) -> bool:
@@ -127,14 +139,9 @@ def block_counts(db: Any, blocks: list[int]) -> tuple[list[tuple[int, str, int]]
 def summed_counts(db: Any, shift: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, str, int]],
                                                  list[tuple[int, str, int]]]:
     """The same three, summed from the games (a file of an older schema, read as it is), in blocks of 2^shift ids."""
-    block = f"(g.id >> {shift})"
-    stages = _STAGES.replace("ROW.", "g.")
-    games = db.execute(f"SELECT {block}, COUNT(*), 0 FROM games g GROUP BY 1 ORDER BY 1").fetchall()
-    wins = db.execute(f"SELECT {block}, {_NAME_AT.replace('SEAT.', 'o.').replace('ROW.', 'g.')}, COUNT(*) "
-                      f"FROM games g, {stages} GROUP BY 1, 2").fetchall()
-    sets = db.execute(f"SELECT {block}, {_STAGE_SET.replace('ROW.', 'g.')}, COUNT(*) FROM games g, {stages} "
-                      "GROUP BY 1, 2").fetchall()
-    return games, sets, wins
+    games, sets, wins = _summed_sql(shift)
+    return ([(block, count, 0) for block, count in db.execute(games)], db.execute(sets).fetchall(),
+            db.execute(wins).fetchall())
 
 
 def shift_for(db: Any) -> int:
