@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
@@ -258,7 +258,7 @@ def history_renderable(standings: Standings) -> Table:
 
 
 def details_renderable(standings: Standings) -> Group:
-    parts = [head_to_head_renderable(standings), places_by_seat_renderable(standings)]
+    parts: list[RenderableType] = [head_to_head_renderable(standings), places_by_seat_renderable(standings)]
     if standings.faults_by_kind:
         parts.append(faults_renderable(standings))
     if standings.history:

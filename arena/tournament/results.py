@@ -115,21 +115,33 @@ class TournamentResults:
         the standings; without `head_to_head` (the live board shows none) its table is empty."""
         store, config = self.store, self.config
         games = games_summary(store)
-        void = len(pending_void_keys(store))
+        void = len(pending_void_keys(store))  # the file's, for the facts; a run's own count may be ahead
         standings = compute_standings(store, list(config.playing), by_points_per_game=True, head_to_head=head_to_head)
         standings = with_ratings(standings, self._ratings.read(store))
         versions = {b.bot: b.version for b in standings.bots}
         test = self.test()
         if completeness is None:
-            completeness = Completeness(games.games, config.games_scheduled(), void, test is not None and test.decided)
+            completeness = self._completeness(games.games, void, test)
         history: tuple = ()
         if with_history:  # what the standings count: each bot at the version its stored games were played at
-            counted = stored_versions(store.fingerprint() or {})
-            history = version_history(store.superseded(), counted, config.withdrawn)
+            history = version_history(store.superseded(), self.versions(), config.withdrawn)
         facts = tournament_facts(config, games.first_finished_at, games.last_finished_at, versions, games.capped_games,
                                  games.games, void)
         return dataclasses.replace(standings, facts=facts, test=test, completeness=completeness, history=history,
                                    roster=tuple(config.bots))
+
+    def completeness(self) -> Completeness:
+        """How much of the tournament is played: games stored, scheduled, void (to be played again),
+        and whether an SPRT run's test has decided."""
+        return self._completeness(self.store.game_count(), len(pending_void_keys(self.store)), self.test())
+
+    def _completeness(self, games: int, void: int, test: SprtState | None) -> Completeness:
+        return Completeness(games, self.config.games_scheduled(), void, test is not None and test.decided)
+
+    def versions(self) -> dict[str, str]:
+        """Each entry's version as the standings count it (withdrawn ones as stored): the version its
+        stored games were played at."""
+        return stored_versions(self.store.fingerprint() or {})
 
     def test(self) -> SprtState | None:
         """An SPRT run's test as it stands; None without one."""
