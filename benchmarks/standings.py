@@ -331,14 +331,9 @@ def fit_comparison(path: Path, config: TournamentConfig) -> str:
     reader = RatingsReader()
     with TournamentResults(ResultStore(path, read_only=True), config) as results:
         reader.read(results.store)
-    names, sets = tuple(reader._names), reader._sets
-    incidence = np.zeros((len(sets), len(names)))
-    for row, members in enumerate(sets):
-        for bot in members:
-            incidence[row, bot] += 1
-    set_games, wins = np.zeros(len(sets)), np.zeros(len(names))
-    for block in reader._blocks:
-        reader._add(block, set_games, wins)
+    assert reader.counts is not None
+    names, incidence, set_games, wins = reader.counts
+    sets = set_games
     ours = timed_steps({"fit": lambda: fit(incidence, set_games, wins)})["fit"]
     mine = fit(incidence, set_games, wins)
     import_s = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); import scipy.optimize; "

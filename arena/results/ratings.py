@@ -59,11 +59,19 @@ class Ratings:
     history: tuple[tuple[int, dict[str, float]], ...] = ()
 
     def variance(self, name: str) -> float:
-        """The variance of a bot's theta (nan for a bot not rated)."""
-        if name not in self.names:
+        """The variance of a bot's theta (uncentred: the prior's share of the field's common level
+        included; nan for a bot not rated)."""
+        return self.covariance_of(name, name)
+
+    def difference_variance(self, a: str, b: str) -> float:
+        """The variance of theta(a) - theta(b): how sure the fit is of their order (a league's
+        matchmaking weighs it; the groups test it)."""
+        return self.covariance_of(a, a) + self.covariance_of(b, b) - 2 * self.covariance_of(a, b)
+
+    def covariance_of(self, a: str, b: str) -> float:
+        if a not in self.names or b not in self.names:
             return math.nan
-        index = self.names.index(name)
-        return self.covariance[index][index]
+        return self.covariance[self.names.index(a)][self.names.index(b)]
 
 
 NO_RATINGS = Ratings()

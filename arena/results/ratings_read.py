@@ -40,8 +40,11 @@ class RatingsReader:
         self._name_index: dict[str, int] = {}
         self._set_index: dict[str, int] = {}  # by the set's text
         self._blocks: dict[int, tuple[int, dict[int, int], dict[int, int]]] = {}  # block -> (changes, sets, wins)
-        # The history's points: (block, changes), games up to it, thetas and ratings by bot.
-        self._points: list[tuple[tuple[int, int], int, dict[str, float], dict[str, float]]] = []
+        # The history's points: (block, changes), games up to it, thetas and ratings by bot, and the
+        # counts up to it (of sets and of wins, by the order met).
+        self._points: list[tuple[tuple[int, int], int, dict[str, float], dict[str, float], np.ndarray, np.ndarray]] = []
+        # The whole counts as last fitted: names, incidence of the sets, their games, the wins (sorted).
+        self.counts: tuple[tuple[str, ...], np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def read(self, store: ResultStore) -> Ratings:
         """The ratings of the games `store` holds now, with their history."""
@@ -109,8 +112,9 @@ class RatingsReader:
             kept += 1
         del self._points[kept:]
         set_games, wins = np.zeros(len(self._sets), dtype=np.int64), np.zeros(len(self._names), dtype=np.int64)
-        for block, _ in keys[:kept]:
-            self._add(block, set_games, wins)
+        if self._points:  # the counts up to the last point kept (bots and sets met since: none yet)
+            set_games[:len(self._points[-1][4])] = self._points[-1][4]
+            wins[:len(self._points[-1][5])] = self._points[-1][5]
         games = self._points[-1][1] if self._points else 0
         for (block, changes), (_, block_games, _) in zip(keys[kept:], blocks[kept:]):
             self._add(block, set_games, wins)
@@ -119,9 +123,11 @@ class RatingsReader:
             start = None if before is None else np.array([before.get(name, np.nan) for name in names])
             point = fit(incidence, set_games[by_set], wins[by_name], start=start, covariance=False,
                         tolerance=HISTORY_TOLERANCE)
-            self._points.append(((block, changes), games, dict(zip(names, point.theta)), scaled(names, point)))
-        history = tuple((games, ratings) for _, games, _, ratings in _sampled(self._points))
-        whole = fit(incidence, set_games[by_set], wins[by_name])  # from zero: the counts alone decide
+            self._points.append(((block, changes), games, dict(zip(names, point.theta)), scaled(names, point),
+                                 set_games.copy(), wins.copy()))
+        history = tuple((point[1], point[3]) for point in _sampled(self._points))
+        self.counts = (names, incidence, set_games[by_set], wins[by_name])
+        whole = fit(*self.counts[1:])  # from zero: the counts alone decide
         if history:  # its last point is the ratings, to the last float
             history = history[:-1] + ((history[-1][0], scaled(names, whole)),)
         return ratings_of(names, whole, history)

@@ -33,6 +33,10 @@ def test_ratings_are_the_same_however_the_games_were_stored(tmp_path):
     figures = [{name: (r.rating, r.margin, r.group) for name, r in ratings.bots.items()} for ratings in read]
     assert figures[0] == figures[1] == figures[2]  # float for float
     assert read[0].covariance == read[1].covariance and read[0].groups == read[2].groups
+    # What a league's matchmaking reads (issue 43): each theta's variance, and a difference's.
+    margin = read[0].bots["a"].margin
+    assert 0 < read[0].difference_variance("a", "b") < read[0].variance("a") + read[0].variance("b")
+    assert math.isnan(read[0].variance("nobody")) and margin > 0
     # The history goes by stored order: its last point is the ratings, its first ones differ.
     for ratings in read:
         assert ratings.history[-1] == (360, {name: r.rating for name, r in ratings.bots.items()})
