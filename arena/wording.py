@@ -4,6 +4,7 @@ Every layer may use it; it imports nothing of the project."""
 
 from __future__ import annotations
 
+import datetime as dt
 import shlex
 
 
@@ -59,3 +60,10 @@ def spreadsheet_safe(cell: object) -> object:
         if number != number or number in (float("inf"), float("-inf")):  # no finite number: text
             return "'" + cell
     return cell
+
+
+def when_text(timestamp: float | None) -> str:
+    """A stored time.time() as reports write it, in UTC; "" for none."""
+    if timestamp is None:
+        return ""
+    return dt.datetime.fromtimestamp(timestamp, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -164,6 +164,36 @@ def test_imports_point_down_the_layers():
     assert upward == []
 
 
+# The CLI's modules that gather the commands: the app registers each command module, the console
+# script runs the app. Every other module of cli/ is a command group, which words what the layers
+# below decide and shares only `common`.
+CLI_ENTRIES = {"arena.cli.app", "arena.cli.console"}
+
+
+def cli_imports_breaking_the_rules() -> list[str]:
+    """A command module importing another cli module but `common`; anything outside cli/ (but
+    `python -m arena`) or a benchmark importing cli/: a report assembled in the CLI cannot be shown
+    by a server or a page."""
+    found = []
+    paths = dict(MODULES)
+    paths.update({f"benchmarks.{path.stem}": path for path in sorted((REPO / "benchmarks").glob("*.py"))})
+    for name, path in paths.items():
+        for line, imported in imports_of(path):
+            target = project_module(imported) if imported.startswith("arena") else None
+            if target is None or not target.startswith("arena.cli"):
+                continue
+            in_cli = name.startswith("arena.cli.")
+            if in_cli and name not in CLI_ENTRIES and target not in ("arena.cli", "arena.cli.common"):
+                found.append(f"{name}:{line} imports {target}")
+            elif not in_cli and name != "arena.__main__":
+                found.append(f"{name}:{line} imports {target}")
+    return found
+
+
+def test_command_modules_share_only_common_and_nothing_below_imports_the_cli():
+    assert cli_imports_breaking_the_rules() == []
+
+
 def test_outside_packages_stay_in_their_layers():
     stray = []
     for name, path in MODULES.items():

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from arena.cli.common import command, console, fail, note
-from arena.tournament.opening import bot_versions, load_tournament, open_results
 from arena.wording import count
 
 GAME_FORMATS = ("table", "csv", "json")
-SUPERSEDED_CHOICES = ("exclude", "include", "only")
 TABLE_LIMIT = 100  # games a terminal table shows unless --limit says otherwise
 
 
@@ -40,10 +37,9 @@ def games(
     """List the stored games, by game number, with the numbers `arena replay` takes.
 
     For each game: who sat where, who finished first, the points, the faults and the bots' versions."""
-    from arena.results.games_list import GameLine, csv_header, csv_row, game_lines, json_line
-    from arena.results.games_page import GameFilter, count_current, current_lines
     from arena.report.games import render_game_table
-    from arena.results.rows import StoreError
+    from arena.results.games_list import csv_header, csv_row, json_line
+    from arena.tournament.results import SUPERSEDED_CHOICES, GameQuery, TournamentResults
 
     format = format.lower()
     if format not in GAME_FORMATS:
@@ -55,52 +51,26 @@ def games(
     if void and (faults or skitgubbe is not None or superseded != "exclude"):
         given = "--faults" if faults else "--skitgubbe" if skitgubbe is not None else "--superseded"
         fail(f"--void lists the games that could not be played, which have no faults or finish: drop {given}")
-    config, manifests = load_tournament(config_path)
-    wanted = list(dict.fromkeys(bot or ()))
-    for name in wanted + ([skitgubbe] if skitgubbe is not None else []):
-        if name not in config.bots:
-            fail(f"no bot {name!r} in {config.path}; its bots are {', '.join(config.bots)}")
+    wanted = tuple(dict.fromkeys(bot or ()))
     if limit is None:
         limit = TABLE_LIMIT if format == "table" else 0
-    store, config = open_results(config, manifests, bot_versions(manifests), create=False, note=note)
-    numbers = config.game_numbers()
-    if void:
-        try:
-            _void_games(store, config, numbers, wanted, format, limit)
-        finally:
-            store.close()
-        return
-    shown: list[GameLine] = []
-    more = 0
-    try:
-        # The current games come from SQL, filtered and in order, read as they are taken (a page reads
-        # a page); the superseded ones, few, are read whole and come after them.
-        wanted_games = GameFilter(tuple(wanted), faults, skitgubbe)
-        current = iter(()) if superseded == "only" else current_lines(
-            store, numbers, wanted_games, by_number=sort == "number", page=limit or TABLE_LIMIT)
-        gone = [(game.row, game.why) for game in store.superseded()] if superseded != "exclude" else []
-        if sort == "number":
-            gone.sort(key=lambda pair: numbers.of(pair[0]))
-        gone_lines = list(game_lines(gone, numbers.of, bots=wanted, faults_only=faults, skitgubbe=skitgubbe))
-        found = itertools.chain(current, gone_lines)
-        if format == "table":  # kept to print as one table; beyond the limit only counted
-            shown = list(itertools.islice(found, limit or None))
-            if limit and len(shown) == limit:
-                counted = 0 if superseded == "only" else count_current(store, wanted_games)
-                more = max(0, counted + len(gone_lines) - limit)
-        else:
+    query = GameQuery(wanted, faults, skitgubbe, superseded, sort == "number", limit)
+    named = wanted + ((skitgubbe,) if skitgubbe is not None else ())
+    with TournamentResults.open(config_path, note, bots=named) as results:
+        config = results.config
+        if void:
+            _void_games(results.void_games(wanted), config, wanted, format, limit)
+            return
+        if format != "table":
             if format == "csv":
                 console.out(csv_header(), end="", highlight=False)
-            for line in itertools.islice(found, limit or None):
+            for line in results.games(query):  # streamed: read as printed
                 console.out(csv_row(line) if format == "csv" else json_line(line), end="" if format == "csv" else "\n",
                             highlight=False)
-    except StoreError as exc:  # a file found damaged as it is read
-        fail(str(exc), code=1)
-    finally:
-        store.close()
-    if format != "table":
-        return
-    filters = _described(wanted, faults, skitgubbe)
+            return
+        shown = list(results.games(query))  # kept to print as one table; beyond the limit only counted
+        more = max(0, results.count_games(query) - limit) if limit and len(shown) == limit else 0
+    filters = _described(list(wanted), faults, skitgubbe)
     kind = {"exclude": "stored game", "include": "stored game", "only": "superseded game"}[superseded]
     title = f"{config.name}: {count(len(shown) + more, kind)}{filters}"
     if superseded == "include":
@@ -118,18 +88,14 @@ def games(
         console.print(f"replay one with: {how}", highlight=False, markup=False)
 
 
-def _void_games(store, config, numbers, wanted: list[str], format: str, limit: int) -> None:
-    """`arena games --void`: every void attempt of the games that seat every --bot, by game number."""
+def _void_games(found, config, wanted: tuple[str, ...], format: str, limit: int) -> None:
+    """`arena games --void`: every void attempt (game number, VoidRow) of the games that seat every --bot."""
     import dataclasses
     import json
 
     from arena.report.games import render_void_table
     from arena.results.games_list import csv_cells
-    from arena.results.voids import void_rows
 
-    found = [(numbers.number(row.table, row.deal, row.seating), row) for row in void_rows(store)
-             if all(name in row.bots for name in wanted)]
-    found.sort(key=lambda pair: (pair[0], pair[1].voided_at))
     shown = found[:limit] if limit else found
     if format == "json":
         for number, row in shown:
@@ -145,7 +111,7 @@ def _void_games(store, config, numbers, wanted: list[str], format: str, limit: i
     pending = len({row.key for _, row in found if not row.played_since})
     games = len({row.key for _, row in found})
     title = (f"{config.name}: {count(games, 'void game')} ({count(len(found), 'attempt')})"
-             f"{_described(wanted, False, None)}, {pending} to be played")
+             f"{_described(list(wanted), False, None)}, {pending} to be played")
     if not shown:
         console.print(f"{config.name}: no void game", highlight=False, markup=False)
         return

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, command, console, err_console, fail,
+from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, command, console, fail,
                                ignore_interrupts, note, parse_rule_options, stop_on_sigterm)
 from arena.wording import count, visible_lines
 
@@ -136,6 +136,7 @@ def run(
 ) -> None:
     """Run (or resume) a tournament: plays only the games not yet stored."""
     from arena.report.live import LiveBoard
+    from arena.report.live_page import LivePage
     from arena.tournament.session import RunOptions, TournamentSession, start_failure_words, void_words
 
     kinds = tuple(dict.fromkeys(kind.strip() for given in replay_faults or () for kind in given.split(",") if kind.strip()))
@@ -147,10 +148,10 @@ def run(
     session = TournamentSession(config_path, options, say=_say, note=note)
     try:
         with session:
-            page = _LivePage(html_page, session.store, session.config) if html_page is not None else None
+            results = session.results()
+            page = LivePage(html_page, results, note) if html_page is not None else None
             try:
-                with LiveBoard(session.config, session.store, console, test_status=session.test_status(),
-                               on_refresh=page) as board:
+                with LiveBoard(results, console, on_refresh=page) as board:
                     outcome = session.play(board.update)
                     ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
             finally:
@@ -178,36 +179,4 @@ def run(
 
 def _say(line: str) -> None:
     console.print(escape(visible_lines(line)), highlight=False)
-
-
-class _LivePage:
-    """The --html page: rewritten whole at most every LIVE_PAGE_EVERY_S while the run goes on
-    (reloading itself as often), and once more, final, at the end. A page that cannot be written
-    mid-run is said once and left: the run and its results come first."""
-
-    def __init__(self, path: Path, store, config) -> None:
-        self.path, self.store, self.config = path, store, config
-        self.written_at = 0.0
-        self.broken = False
-
-    def __call__(self, final: bool, progress: str, live=None) -> None:
-        """`live`: the board's provisional ratings (results/live_ratings.py), None once they are exact."""
-        import time
-
-        from arena.cli.reports import write_live_page
-
-        if self.broken or (not final and time.monotonic() - self.written_at < LIVE_PAGE_EVERY_S):
-            return
-        try:
-            write_live_page(self.path, self.store, self.config, None if final else LIVE_PAGE_EVERY_S,
-                            progress=None if final else progress, live=live)
-        except OSError as exc:
-            self.broken = True
-            err_console.print(escape(f"note: cannot write --html {self.path}: {exc.strerror or exc}; "
-                                     "the run goes on without it"), highlight=False)
-        self.written_at = time.monotonic()
-
-
-LIVE_PAGE_EVERY_S = 5
-
 

@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from arena.results.ratings import format_ordinal, format_rating
+from arena.results.ratings import format_rating
 
 
 def per_game_text(b: Any) -> str:
@@ -37,12 +37,14 @@ PER_GAME = Column("per game", per_game_text)
 WINS = Column("wins", lambda b: str(b.wins))
 SKITGUBBE = Column("skitgubbe", lambda b: str(b.skitgubbe))
 FAULTS = Column("faults", lambda b: str(b.faults))
-RATING = Column("rating", lambda b: format_rating(b.mu, b.sigma), kind="rating")
-ORDINAL = Column("ordinal", lambda b: format_ordinal(b.ordinal), kind="rating")
+RATING = Column("rating", lambda b: format_rating(b.rating, b.rating_margin), kind="rating")
+GROUP = Column("group", lambda b: str(b.rating_group) if b.rating_group else "-", kind="rating")
 
 # The leaderboard: one row per bot in the standings.
-STANDINGS_COLUMNS: tuple[Column, ...] = (RANK, BOT, VERSION, GAMES, POINTS, PER_GAME, WINS, SKITGUBBE, FAULTS,
-                                         RATING, ORDINAL)
+# Faults right after the points: on a phone (400 px) the columns past the fifth or so are scrolled
+# out of sight, and an organiser's trial missed them there.
+STANDINGS_COLUMNS: tuple[Column, ...] = (RANK, BOT, VERSION, GAMES, POINTS, FAULTS, PER_GAME, RATING, GROUP, WINS,
+                                         SKITGUBBE)
 # The leaderboard of an 80-column terminal (the live board's, mostly): the same figures under short
 # heads, a line a bot, with the interval's half-width a column of its own so that the numbers line
 # up. COMPACT_KEY, under the table, says what the short heads mean (of the columns shown).
@@ -50,8 +52,11 @@ HALF_WIDTH = Column("±", lambda b: "n/a" if math.isnan(b.ci95_low) or math.isna
                     else f"{b.ci95_half_width:.2f}")
 COMPACT_COLUMNS: tuple[Column, ...] = (
     RANK, BOT, GAMES, Column("pts", POINTS.cell), Column("pts/g", lambda b: f"{b.points_per_game:.2f}"), HALF_WIDTH,
-    WINS, Column("skit", SKITGUBBE.cell), FAULTS, Column("ord", ORDINAL.cell, kind="rating"))
-COMPACT_KEY: dict[str, str] = {"±": "95% interval over deal sets", "skit": "skitgubbe", "ord": "rating mu - 3 sigma"}
+    WINS, Column("skit", SKITGUBBE.cell), FAULTS,
+    Column("rate", lambda b: "n/a" if b.rating != b.rating else f"{b.rating:.0f}", kind="rating"),
+    Column("g", GROUP.cell, kind="rating"))
+COMPACT_KEY: dict[str, str] = {"±": "95% interval over deal sets", "skit": "skitgubbe", "rate": "rating",
+                               "g": "rating group"}
 # The versions out of the standings (earlier versions of resubmitted bots, withdrawn bots).
 HISTORY_COLUMNS: tuple[Column, ...] = (BOT, VERSION, WHY, GAMES, POINTS, PER_GAME, WINS, SKITGUBBE, FAULTS)
 

@@ -10,7 +10,7 @@ import re
 
 from arena.report.columns import BOT, HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
 from arena.report.facts import fact_text, flat_facts, shown_facts
-from arena.results.ratings import rating_note
+from arena.results.ratings import NO_RATINGS, RATING_NOTE
 from arena.results.standings import Standings
 from arena.wording import count, spreadsheet_safe
 
@@ -81,7 +81,10 @@ def to_markdown(standings: Standings, title: str = "Standings") -> str:
              *_md_table(STANDINGS_COLUMNS, standings.bots, marked)]
     if marked:
         lines += ["", _md_cell(challengers_sentence(marked)) + "."]
-    lines += ["", PER_GAME_NOTE + ".", "", rating_note(standings) + "."]
+    lines += ["", PER_GAME_NOTE + ".", "", RATING_NOTE + "."]
+    groups = rating_groups_sentence(standings)
+    if groups:
+        lines += ["", _md_cell(groups)]
     if standings.test is not None:
         lines += ["", f"**Early stopping (SPRT):** {_md_cell(standings.test.sentence())}."]
     names = [b.bot for b in standings.bots]
@@ -130,11 +133,22 @@ def _not_complete(standings: Standings) -> str:
     return "" if done is None or done.complete else f" **{NOT_COMPLETE}.**"
 
 
+def rating_groups_sentence(standings: Standings) -> str:
+    """ "Rating groups, each of bots these games cannot tell apart (95%): 1: a, b; 2: c." ("" with
+    fewer than two bots rated): the reports for people say it under their tables."""
+    groups = standings.ratings.groups if standings.ratings is not None else ()
+    if sum(len(group) for group in groups) < 2:
+        return ""
+    return ("Rating groups, each of bots these games cannot tell apart (95%): "
+            + "; ".join(f"{number}: {', '.join(group)}" for number, group in enumerate(groups, start=1)) + ".")
+
+
 def _ranking_note(standings: Standings) -> str:
     return "; ranked by points per game" if standings.ranks_by_points_per_game else ""
 
 
 def to_dict(standings: Standings) -> dict:
+    ratings = standings.ratings or NO_RATINGS
     return {
         "tournament": standings.facts,
         "games": standings.games,
@@ -148,7 +162,8 @@ def to_dict(standings: Standings) -> dict:
                 "points_per_game": b.points_per_game, "ci95_low": _num(b.ci95_low), "ci95_high": _num(b.ci95_high),
                 "deal_sets": b.deal_sets, "wins": b.wins, "skitgubbe": b.skitgubbe, "faults": b.faults,
                 "faults_by_kind": b.faults_by_kind, "places": list(b.places),
-                "mu": _num(b.mu), "sigma": _num(b.sigma), "ordinal": _num(b.ordinal),
+                "rating": _num(b.rating), "rating_low": _num(b.rating - b.rating_margin),
+                "rating_high": _num(b.rating + b.rating_margin), "rating_group": b.rating_group or None,
             }
             for b in standings.bots
         ],
@@ -158,7 +173,8 @@ def to_dict(standings: Standings) -> dict:
         ],
         "places_by_seat": [list(row) for row in standings.places_by_seat],
         "faults_by_kind": standings.faults_by_kind,
-        "timeline": [{"games": index, "points": points} for index, points in standings.timeline],
+        "rating_groups": [list(group) for group in ratings.groups],
+        "rating_history": [{"games": games, "ratings": points} for games, points in ratings.history],
         "history": [f.as_dict() for f in standings.history],
         "sprt": standings.test.as_dict() if standings.test is not None else None,
     }
@@ -169,7 +185,7 @@ def to_json(standings: Standings) -> str:
 
 
 CSV_FIELDS = ("rank", "bot", "version", "games", "points", "points_per_game", "ci95_low", "ci95_high", "deal_sets",
-              "wins", "skitgubbe", "faults", "ranked_by", "mu", "sigma", "ordinal")
+              "wins", "skitgubbe", "faults", "ranked_by", "rating", "rating_low", "rating_high", "rating_group")
 
 
 def _csv_float(x: float) -> str:
@@ -202,12 +218,13 @@ def to_csv(standings: Standings) -> str:
         writer.writerow([
             b.rank, b.bot, b.version, b.games, b.points, f"{b.points_per_game:.6f}",
             _csv_float(b.ci95_low), _csv_float(b.ci95_high), b.deal_sets, b.wins, b.skitgubbe, b.faults, standings.ranked_by,
-            *(_csv_float(x) for x in (b.mu, b.sigma, b.ordinal)),
+            *(_csv_float(x) for x in (b.rating, b.rating - b.rating_margin, b.rating + b.rating_margin)),
+            b.rating_group or "",
             *(list(b.places) + [0] * (n - len(b.places))), *(b.faults_by_kind.get(k, 0) for k in kinds),
         ] + (_test_cells(test, b.bot) if test else []) + ([""] if history else []) + list(facts.values()))
     for f in standings.history:
         writer.writerow(["", f.bot, f.version, f.games, f.points, f"{f.points_per_game:.6f}",
-                         _csv_float(f.ci95_low), _csv_float(f.ci95_high), f.deal_sets, f.wins, f.skitgubbe, f.faults, standings.ranked_by, "", "", "",
+                         _csv_float(f.ci95_low), _csv_float(f.ci95_high), f.deal_sets, f.wins, f.skitgubbe, f.faults, standings.ranked_by, "", "", "", "",
                          *([""] * (n + len(kinds))), *(["", ""] if test else []), f.why, *facts.values()])
     return out.getvalue()
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.report.facts import when_text
+from arena.wording import when_text
 from arena.results.games_list import GameLine
 from arena.results.voids import VoidRow
 

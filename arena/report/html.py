@@ -7,7 +7,7 @@ underscores); the tournament's facts follow, folded, without the empty ones. Tex
 spaces, underscores and "=", never inside a word ("void_retur n").
 
 Charts: each bot's points per game with its 95% interval, a row per bot (strength at a glance),
-and the cumulative points in game-number order. A bot's colour comes from its name and the
+and each bot's rating as the games came in (the fit after each block of stored games). A bot's colour comes from its name and the
 tournament's list of bots (arena/report/colours.py), so it is the same in every report of the
 tournament whatever its rank. The live page (`arena tournament run --html FILE`) is the same page
 with a refresh every few seconds."""
@@ -21,9 +21,9 @@ from html import escape
 from arena.report.colours import PALETTE, bot_colours
 from arena.report.columns import BOT, FAULTS, HISTORY_COLUMNS, STANDINGS_COLUMNS
 from arena.report.export import (CHALLENGER_MARK, HISTORY_NOTE, NOT_COMPLETE, PER_GAME_NOTE, _ci_text, _ranking_note,
-                                 challengers, challengers_sentence, fault_matrix, place_name)
+                                 challengers, challengers_sentence, fault_matrix, place_name, rating_groups_sentence)
 from arena.report.facts import fact_text, shown_facts
-from arena.results.ratings import rating_note
+from arena.results.ratings import RATING_NOTE
 from arena.results.standings import Standings
 from arena.wording import count
 
@@ -52,7 +52,7 @@ td.bot .lead { white-space: nowrap; }
 @media (max-width: 600px) {
   body { padding: 0 0.6em; }
   table.standings .version { display: none; }
-  table.standings td.bot { min-width: 8.5em; }
+  table.standings td.bot { min-width: 7.5em; }
   table.standings th, table.standings td { padding: 0.3em 0.4em; }
 }
 .chart svg { display: block; width: 100%; max-width: 860px; height: auto; }
@@ -158,17 +158,17 @@ def interval_chart(standings: Standings, colours: dict[str, str], width: int = W
     return "\n".join(parts)
 
 
-def cumulative_chart(standings: Standings, colours: dict[str, str], width: int = WIDE_PX) -> str:
-    """Cumulative points of each bot after each game, in game-number order (the legend is the
-    page's, under the chart, where a phone can read it)."""
-    timeline: list[tuple[int, dict[str, int]]] = [(0, {})] + list(standings.timeline)
+def rating_chart(standings: Standings, colours: dict[str, str], width: int = WIDE_PX) -> str:
+    """Each bot's rating after each block of games, in the order the games were stored (the legend
+    is the page's, under the chart, where a phone can read it)."""
+    history = standings.ratings.history if standings.ratings is not None else ()
     names = [b.bot for b in standings.bots if b.games]
-    if not names:
+    if not history or not names:
         return "<p>No game yet.</p>"
-    last = max(index for index, _ in timeline) or 1
+    last = max(games for games, _ in history) or 1
     narrow = width <= NARROW_PX
-    values = [points.get(n, 0) for _, points in timeline for n in names] or [0]
-    y_ticks = nice_ticks(min(0, min(values)), max(1, max(values)), most=5 if narrow else 6)
+    values = [rating for _, ratings in history for name, rating in ratings.items() if name in names] or [1500.0]
+    y_ticks = nice_ticks(min(values), max(values), most=5 if narrow else 6)
     x_ticks = [t for t in nice_ticks(0, last, most=3 if narrow else 6) if t <= last] or [0]
     left, right, top, bottom = (58 if narrow else 66), 14, 14, 48
     height = 260 if narrow else 380
@@ -178,10 +178,10 @@ def cumulative_chart(standings: Standings, colours: dict[str, str], width: int =
         return left + plot_w * i / last
 
     def y(v: float) -> float:
-        return top + plot_h * (y_ticks[-1] - v) / (y_ticks[-1] - y_ticks[0])
+        return top + plot_h * (y_ticks[-1] - v) / ((y_ticks[-1] - y_ticks[0]) or 1)
 
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" role="img" '
-             f'aria-label="cumulative points of each bot in game-number order">']
+             f'aria-label="the rating of each bot as the games were stored">']
     for tick in y_ticks:
         parts.append(f'<line class="grid" x1="{left}" y1="{y(tick):.1f}" x2="{left + plot_w}" y2="{y(tick):.1f}"/>'
                      f'<text x="{left - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{_label(tick)}</text>')
@@ -189,12 +189,14 @@ def cumulative_chart(standings: Standings, colours: dict[str, str], width: int =
         parts.append(f'<line class="grid" x1="{x(tick):.1f}" y1="{top}" x2="{x(tick):.1f}" y2="{top + plot_h}"/>'
                      f'<text x="{x(tick):.1f}" y="{top + plot_h + 16}" text-anchor="middle">{_label(tick)}</text>')
     parts.append(f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" class="axis" stroke="#888"/>'
-                 f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">games, in game-number order</text>'
-                 f'<text transform="translate(14 {top + plot_h / 2:.1f}) rotate(-90)" text-anchor="middle">cumulative points</text>')
+                 f'<text x="{left + plot_w / 2:.1f}" y="{height - 8}" text-anchor="middle">games, in the order they were '
+                 f'stored</text><text transform="translate(14 {top + plot_h / 2:.1f}) rotate(-90)" '
+                 f'text-anchor="middle">rating</text>')
     for name in names:
-        points = " ".join(f"{x(index):.1f},{y(cum.get(name, 0)):.1f}" for index, cum in timeline)
-        parts.append(f'<polyline fill="none" stroke="{colours[name]}" stroke-width="2" points="{points}">'
-                     f"<title>{escape(name)}</title></polyline>")
+        points = " ".join(f"{x(games):.1f},{y(ratings[name]):.1f}" for games, ratings in history if name in ratings)
+        if points:
+            parts.append(f'<polyline fill="none" stroke="{colours[name]}" stroke-width="2" points="{points}">'
+                         f"<title>{escape(name)}</title></polyline>")
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -281,7 +283,8 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
         out.append(f'<p class="sprt"><strong>Early stopping (SPRT):</strong> {escape(standings.test.sentence())}.</p>')
     rows = []
     # The tournament's bots in config order (the facts'), so that colours are the same in each report of it.
-    colours = bot_colours((b.bot for b in standings.bots), roster=standings.facts.get("bots", ()))
+    # The tournament's entries in config order, withdrawn ones in place (a withdrawal moves no colour).
+    colours = bot_colours((b.bot for b in standings.bots), roster=standings.roster or standings.facts.get("bots", ()))
     marked = challengers(standings)
     for b in standings.bots:
         swatch = f'<span class="swatch" style="background:{colours[b.bot]}"></span>'
@@ -290,7 +293,10 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
                       [_column_class(c) for c in STANDINGS_COLUMNS]))
     if marked:
         out.append(f'<p class="challengers">{escape(challengers_sentence(marked))}.</p>')
-    out.append(f'<p class="note">{escape(PER_GAME_NOTE)}. {escape(rating_note(standings))}.</p>')
+    out.append(f'<p class="note">{escape(PER_GAME_NOTE)}. {escape(RATING_NOTE)}.</p>')
+    groups = rating_groups_sentence(standings)
+    if groups:
+        out.append(f'<p class="groups">{escape(groups)}</p>')
     facts = shown_facts(standings.facts)  # an empty fact ("sprt_alpha" of a run without the test) is left out
     if facts:
         out.append('<details class="facts"><summary>About this tournament: when it ran, how it was set up, '
@@ -299,8 +305,8 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
         out.append("</dl></details>")
     out.append("<h2>Points per game</h2>")
     out.append(_both(interval_chart, standings, colours))
-    out.append("<h2>Cumulative points</h2>")
-    out.append(_both(cumulative_chart, standings, colours))
+    out.append("<h2>Ratings as the games came in</h2>")
+    out.append(_both(rating_chart, standings, colours))
     out.append(_legend([b.bot for b in standings.bots if b.games], colours))
     names = [b.bot for b in standings.bots]
     out.append("<h2>Head to head</h2><p>Row bot finished ahead of column bot in this many of their games together.</p>")
@@ -331,4 +337,4 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     return "\n".join(out) + "\n"
 
 
-__all__ = ["to_html", "bot_colours", "PALETTE", "nice_ticks", "interval_chart", "cumulative_chart"]
+__all__ = ["to_html", "bot_colours", "PALETTE", "nice_ticks", "interval_chart", "rating_chart"]

@@ -3,13 +3,13 @@
 The progress line is always on screen: the board above it gives up rows ("+N more") when the
 terminal is too short for both, since a board cropped by the terminal took the progress with it;
 in 80 columns, or too few lines for the bordered table's every bot, it is the compact table, a line
-a bot. While the run goes on, the board ranks by points per game (games beside it), as the live
-HTML page does: a bot whose tables came first would otherwise lead on totals. The last board, at
-the end, ranks as the reports do. Each says what it ranks by."""
+a bot. The board ranks as every report does, by points per game (games beside it): on totals, a
+bot whose tables came first would lead while the run goes on, or when it is stopped. Its
+standings and ratings are the results object's (arena/tournament/results.py), the same numbers as
+`arena standings` gives for the same stored games."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -20,14 +20,13 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.report.standings import leaderboard_renderable
-from arena.results.live_ratings import PlayOrderRatings
-from arena.results.ratings import rated_standings
 from arena.results.sprt import SprtState
 from arena.results.standings import Completeness, Standings
+from arena.tournament.results import TournamentResults
 
 # Standings are recomputed from the database at most this often, and never more often than ten
-# times their own cost: on a very large database (about 1 s at a million games, 4 s with the
-# file out of the OS cache: benchmarks/standings.py) the display slows down instead of the run.
+# times their own cost: on a file out of the OS cache, or a slow disk, the display slows down
+# instead of the run (benchmarks/standings.py times a refresh).
 REFRESH_EVERY_S = 1.0
 REFRESH_COST_FACTOR = 10.0
 
@@ -105,25 +104,19 @@ class _Screen:
 class LiveBoard:
     """Context manager; `update` is the tournament runner's progress callback."""
 
-    def __init__(self, config, store, console: Console, test_status=None, on_refresh=None) -> None:
-        """`test_status`: for an SPRT run, a callable giving the test's state (arena/results/sprt.py);
-        `on_refresh(final, progress line, live ratings)`: called after each refresh of the board (the live
-        HTML page); the live ratings (results/live_ratings.py) are None once the board's are exact."""
-        self.config, self.store, self.console = config, store, console
-        self.test_status = test_status
+    def __init__(self, results: TournamentResults, console: Console, on_refresh=None) -> None:
+        """`results`: the run's own (TournamentResults.on_store); `on_refresh(final, progress line)`:
+        called after each refresh of the board (the live HTML page)."""
+        self.results, self.config, self.console = results, results.config, console
         self.on_refresh = on_refresh
         self.standings: Standings | None = None
         self._test: SprtState | None = None
         self.final = False
         self._done, self._total, self._played, self._void = 0, 0, 0, 0
-        self._settled_upto: int | None = None  # the run's: where the ratings' checkpoint may settle
         self._done_less_stored: int | None = None  # the progress's count minus the store's: see _catch_up
         self._started = time.monotonic()
         self._last_refresh = 0.0
         self._interval_s = REFRESH_EVERY_S
-        # While the run goes on, ratings in the order games were stored: a refresh costs the new games.
-        self.play_order = PlayOrderRatings()
-        self._interrupted = False
         self._refresh_board()
         self.live = Live(_Screen(self), console=console, refresh_per_second=4, transient=False)
 
@@ -145,7 +138,7 @@ class LiveBoard:
         if not self._total:
             return "starting..."
         return progress_text(self._done, self._total, self._played, time.monotonic() - self._started,
-                             stops_early=self.test_status is not None, void=self._void, ended=self.final)
+                             stops_early=bool(self.config.sprt), void=self._void, ended=self.final)
 
     def footer(self, width: int) -> Table:
         """The progress line, on one line of `width`: the bar takes what the name and the words leave."""
@@ -169,9 +162,6 @@ class LiveBoard:
         self.final = True
         if exc[0] is not None:
             self._catch_up()
-            # Stopped: the last board keeps the provisional ratings rather than make the stop wait
-            # for a pass over every game in game order (a report makes it when asked).
-            self._interrupted = True
         self._refresh_board()
         self.live.refresh()
         self.live.__exit__(*exc)
@@ -179,7 +169,6 @@ class LiveBoard:
     def update(self, progress) -> None:
         self._done, self._total, self._played = progress.done, progress.total, progress.played_now
         self._void = progress.void
-        self._settled_upto = progress.settled_upto
         self._started = progress.started_at
         if self._done_less_stored is None:  # once: a count of the whole table is not free
             self._done_less_stored = self._stored_games(default=progress.done) - progress.done
@@ -188,7 +177,7 @@ class LiveBoard:
             self._refresh_board()
 
     def _stored_games(self, default: int) -> int:
-        stored = self.store.game_count_now()
+        stored = self.results.game_count()
         return default if stored is None else stored  # a file locked or damaged: the board keeps its count
 
     def _catch_up(self) -> None:
@@ -203,16 +192,12 @@ class LiveBoard:
 
     def _refresh_board(self) -> None:
         started = time.monotonic()
-        # Mid-run, by points per game: the ranking that does not favour bots whose tables came first.
-        by_points_per_game = True if not self.final else self.config.ranks_by_points_per_game
-        live = None if self.final and not self._interrupted else self.play_order
-        standings = rated_standings(self.store, self.config, by_points_per_game=by_points_per_game,
-                                    settled_upto=self._settled_upto, live=live, head_to_head=False)
-        if self._total:  # the final board's title says when the tournament is not complete
-            standings = dataclasses.replace(standings, completeness=Completeness(self._done, self._total, self._void))
-        self._test = self.test_status() if self.test_status is not None else None
+        # The run's own count (the file's may be a game behind its progress), once it has one.
+        done = Completeness(self._done, self._total, self._void) if self._total else None
+        standings = self.results.standings(head_to_head=False, completeness=done)
+        self._test = standings.test
         self.standings = standings
         if self.on_refresh is not None:
-            self.on_refresh(self.final, self.progress_line(), live)
+            self.on_refresh(self.final, self.progress_line())
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markup import escape
 from rich.measure import Measurement
 from rich.table import Table
@@ -13,9 +13,10 @@ from rich.text import Text
 
 from arena.report.columns import COMPACT_COLUMNS, COMPACT_KEY, HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
 from arena.report.columns import shown as shown_columns
-from arena.report.export import HISTORY_NOTE, NOT_COMPLETE, challengers, challengers_sentence, fault_matrix, place_name
+from arena.report.export import (HISTORY_NOTE, NOT_COMPLETE, challengers, challengers_sentence, fault_matrix, place_name,
+                                 rating_groups_sentence)
 from arena.report.facts import fact_text, shown_facts
-from arena.results.ratings import format_ordinal, format_rating, rating_note
+from arena.results.ratings import RATING_NOTE, format_rating
 from arena.results.standings import BotStanding, Standings
 from arena.wording import count
 
@@ -71,10 +72,8 @@ def _compact_table(rows: Sequence[BotStanding], more: int, rated: bool) -> Table
 def _compact_view(heading: str, table: Table, standings: Standings, rated: bool) -> Group:
     """The compact table between its heading, which says what the ranks go by (its caption would
     take a line more), and the key to its short heads."""
-    meanings = dict(COMPACT_KEY)
-    if standings.ratings_in_play_order:  # a live board's (in 80 columns): the full table's note says more
-        meanings["ord"] = "provisional mu - 3 sigma"
-    key = "; ".join(f"{head}: {meaning}" for head, meaning in meanings.items() if rated or head != "ord")
+    rating_heads = {column.header for column in COMPACT_COLUMNS if column.kind == "rating"}
+    key = "; ".join(f"{head}: {meaning}" for head, meaning in COMPACT_KEY.items() if rated or head not in rating_heads)
     # Wrapped, not cropped, on a soft-wrapping console (ours), as the live display's lines are.
     return Group(Text(f"{heading}, ranked by {_ranked_by_words(standings)}", style="italic", no_wrap=False, overflow="fold"),
                  table, Text(key, style="dim", no_wrap=False, overflow="fold"))
@@ -94,16 +93,17 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
     more = len(standings.bots) - len(rows)
     heading = f"{title} ({standings.games_words()})" if game_count else title
     # Ratings where they were computed (a tournament's standings; not a match's, `arena play`).
-    rated = any(not math.isnan(b.mu) for b in standings.bots)
+    rated = standings.ratings is not None
     lines = [Text(heading, style="italic")]
     for b in rows:
         lines.append(Text(f"{b.rank}. {b.bot}: {count(b.points, 'point')} in {count(b.games, 'game')}, "
                           f"{format_ci(b)} per game, {count(b.wins, 'win')}, skitgubbe {count(b.skitgubbe, 'time')}, "
                           f"{count(b.faults, 'fault')}"
-                          + (f", rating {format_rating(b.mu, b.sigma)} (ordinal {format_ordinal(b.ordinal)})" if rated else ""),
+                          + (f", rating {format_rating(b.rating, b.rating_margin)} (group {b.rating_group or '-'})"
+                             if rated else ""),
                           style="red" if b.faults else ""))
     interval = "the 95% confidence interval over deal sets"
-    if standings.ranks_by_points_per_game:  # a gauntlet, or a live board mid-run; short enough for 80 columns
+    if standings.ranks_by_points_per_game:  # every tournament's; short enough for 80 columns
         caption = note = f"ranked by points per game (± {interval})"
     else:
         caption = note = f"ranked by total points; per game: ± {interval}"
@@ -111,8 +111,9 @@ def leaderboard_renderable(standings: Standings, title: str = "Standings", show_
         lines.append(Text(f"+{more} more"))
     lines.append(Text(note, style="dim"))
     if rated:
-        caption += f"\n{rating_note(standings)}"
-    table = Table(title=escape(heading), caption=caption)
+        caption += f"\n{RATING_NOTE}"
+    # The caption wraps at words, never cropped: the rating note was cut on a narrow live board.
+    table = Table(title=escape(heading), caption=Text(caption, style="table.caption", no_wrap=False, overflow="fold"))
     show_versions = show_versions and any(b.version for b in standings.bots)
     columns = shown_columns(STANDINGS_COLUMNS, versions=show_versions, ratings=rated)
     for column in columns:
@@ -136,10 +137,18 @@ def facts_renderable(standings: Standings) -> Table:
     return grid
 
 
-def render_standings_table(standings: Standings, console: Console, title: str = "Standings") -> None:
-    if standings.facts:
+def render_standings_report(standings: Standings, console: Console, title: str = "Standings", facts: bool = False) -> None:
+    """`arena standings` in a terminal: the table first, its notes, the details, and (`facts`) the
+    tournament's facts last: before the table, they filled the organiser's first screen."""
+    render_standings_table(standings, console, title)
+    render_standings_details(standings, console)
+    if facts and standings.facts:
+        console.print(Text("About this tournament", style="bold"))
         console.print(facts_renderable(standings))
-        console.print()
+
+
+def render_standings_table(standings: Standings, console: Console, title: str = "Standings") -> None:
+    """The leaderboard and the notes under it (a match's standings too: `arena play --duplicate`)."""
     console.print(leaderboard_renderable(standings, title, show_versions=console.width >= 125))
     marked = challengers(standings)  # a gauntlet's, which the Markdown and HTML tables mark too
     if marked:
@@ -148,24 +157,54 @@ def render_standings_table(standings: Standings, console: Console, title: str = 
         console.print(f"[yellow]{escape(NOT_COMPLETE)}[/yellow]: {escape(standings.games_words())}.", highlight=False)
     if standings.test is not None:
         console.print(escape(f"Early stopping (SPRT): {standings.test.sentence()}"), highlight=False)
+    groups = rating_groups_sentence(standings)
+    if groups:
+        console.print(escape(groups), highlight=False)
 
 
-def head_to_head_renderable(standings: Standings) -> Table:
+class _HeadToHead:
+    """The head-to-head grid, its columns split over as many tables as the width needs: a cell is
+    never cut ("6…" stood for 63% at 80 columns with twelve bots). Each table repeats the bots'
+    column, whose long names wrap."""
+
+    def __init__(self, names: list[str], cells: list[list[str]], note: str) -> None:
+        self.names, self.cells, self.note = names, cells, note
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        labels = [f"{i} {name}" for i, name in enumerate(self.names, start=1)]
+        cell_width = max([len(cell) for row in self.cells for cell in row] + [len(str(len(self.names)))])
+        label_width = min(max((len(label) for label in labels), default=3), 24)
+        per_table = max(1, (options.max_width - label_width - 4) // (cell_width + 3))
+        columns = list(range(len(self.names)))
+        chunks = [columns[first:first + per_table] for first in range(0, len(columns), per_table)] or [[]]
+        for index, chunk in enumerate(chunks):
+            last = index == len(chunks) - 1
+            table = Table(title="Head to head: how often the row bot finished ahead of the column bot" if index == 0
+                          else None)
+            table.add_column("bot", max_width=label_width, overflow="fold")
+            for column in chunk:
+                table.add_column(str(column + 1), justify="right", no_wrap=True, min_width=cell_width)
+            for label, row in zip(labels, self.cells):
+                table.add_row(escape(label), *(row[column] for column in chunk))
+            yield table
+            if last:  # under the last table, as wide as the terminal
+                yield Text(f"columns: the bots by their numbers; {self.note}", style="table.caption", no_wrap=False,
+                           overflow="fold")
+
+
+def head_to_head_renderable(standings: Standings) -> _HeadToHead:
     """A grid: the row bot finished ahead of the column bot in this share of their games together.
     Columns go by the bots' numbers (their ranks), so that the grid keeps to an 80-column terminal
-    with six bots and long names, which it could not with a name over every column."""
+    with six bots and long names, which it could not with a name over every column; more bots than
+    fit go on in a second table."""
     names = [b.bot for b in standings.bots]
     together_counts = {standings.head_to_head[(a, b)][0] for a in names for b in names
                        if a != b and standings.head_to_head.get((a, b), (0, 0))[0]}
     uniform = len(together_counts) == 1
     note = (f"bots that met played {count(next(iter(together_counts)), 'game')} together" if uniform
             else "after the /: the games they played together")
-    table = Table(title="Head to head: how often the row bot finished ahead of the column bot",
-                  caption=f"columns: the bots by their numbers; {note}", caption_justify="left")
-    table.add_column("bot", no_wrap=True)
-    for number in range(1, len(names) + 1):
-        table.add_column(str(number), justify="right", no_wrap=True)
-    for i, a in enumerate(names, start=1):
+    rows = []
+    for a in names:
         cells = []
         for b in names:
             together, ahead = standings.head_to_head.get((a, b), (0, 0))
@@ -174,8 +213,8 @@ def head_to_head_renderable(standings: Standings) -> Table:
             else:
                 share = f"{100 * ahead / together:.0f}%"
                 cells.append(share if uniform else f"{share}/{together}")
-        table.add_row(f"{i} {escape(a)}", *cells)
-    return table
+        rows.append(cells)
+    return _HeadToHead(names, rows, note)
 
 
 def places_table(places_by_seat: Sequence[Sequence[int]]) -> Table:
@@ -219,7 +258,7 @@ def history_renderable(standings: Standings) -> Table:
 
 
 def details_renderable(standings: Standings) -> Group:
-    parts = [head_to_head_renderable(standings), places_by_seat_renderable(standings)]
+    parts: list[RenderableType] = [head_to_head_renderable(standings), places_by_seat_renderable(standings)]
     if standings.faults_by_kind:
         parts.append(faults_renderable(standings))
     if standings.history:

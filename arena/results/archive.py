@@ -18,7 +18,6 @@ import json
 import sqlite3
 from typing import Iterable, Iterator
 
-from arena.results import rating_checkpoint
 from arena.results.rows import GAME_COLUMNS
 
 # A superseded game keeps the columns of its games row, named as there.
@@ -71,7 +70,6 @@ def supersede(db: sqlite3.Connection, bot: str, why: str, now: float) -> int:
         for table, column in (("seat_results", "game_id"), ("faults", "game_id"), ("transcripts", "game_id"),
                               ("games", "id")):
             db.execute(f"DELETE FROM {table} WHERE {column} IN (SELECT id FROM moving)")
-        rating_checkpoint.drop(db)  # it rated games that are leaving
     db.execute("DELETE FROM moving")
     return moved
 

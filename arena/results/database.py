@@ -14,7 +14,7 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
-from arena.results import number_order, totals
+from arena.results import number_order, rating_totals, totals
 from arena.results.rows import READABLE_SCHEMA_VERSIONS, SCHEMA, SCHEMA_VERSION, StoreError
 
 BUSY_TIMEOUT_S = 30.0  # how long a statement waits for another connection's lock (a checkpoint, a shell)
@@ -38,7 +38,7 @@ def damaged(path: Path, detail: str) -> StoreError:
     has written nothing to the file."""
     return StoreError(f"{path} is damaged ({detail}); nothing was written to it. Keep a copy of it, then "
                       f"restore a backup, or save what it still holds into a new file with the sqlite3 shell: "
-                      f"sqlite3 {path} .recover | sqlite3 recovered.sqlite")
+                      f"sqlite3 {path} .recover | sqlite3 recovered.sqlite", exit_code=1)  # not the input's fault
 
 
 class StoreBusy(StoreError):
@@ -84,22 +84,37 @@ def open_writable(path: Path) -> sqlite3.Connection:
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:
-    """A results file of schema version 1 made one of version 2, in one transaction: the kept
-    totals (arena/results/totals.py) summed from its games, and the index of its game numbers.
-    12 s on a million games here, once; older arenas then refuse the file, as they could
-    not keep its totals. Until then a file of version 1 is read and written as it is: without
-    the totals, its reports sum the games."""
+    """A results file of an older schema made one of version 3, in one transaction. From version 1:
+    the kept totals (arena/results/totals.py) summed from its games, and the index of its game
+    numbers (12 s on a million games here, once). From version 2: the ratings' block counts
+    (arena/results/rating_totals.py: 3.5 s on a million games), and the ratings checkpoint of earlier arenas dropped (its
+    tables, rating_checkpoint and rating_snapshots: the ratings no longer depend on the order of
+    the games). Older arenas then refuse the file, as they could not keep its totals. Until then a
+    file of an older version is read and written as it is: its reports sum what it does not keep."""
     with Transaction(db, "IMMEDIATE", path):
-        if read_meta(db, "schema_version") == SCHEMA_VERSION:
+        version = read_meta(db, "schema_version")
+        if version == SCHEMA_VERSION:
             return  # another process migrated it first
-        totals.create(db)
-        stored = read_meta(db, "fingerprint")
-        try:
-            fingerprint = json.loads(stored) if stored else None
-        except ValueError:
-            fingerprint = None  # the reports name a damaged fingerprint; the order falls back to by-table
-        number_order.create_index(db, number_order.layout_of(fingerprint if isinstance(fingerprint, dict) else None))
+        if totals.present(db):
+            for statement in totals.statements(rating_totals.SCHEMA):
+                db.execute(statement)
+            rating_totals.rebuild(db)
+        else:
+            totals.create(db)
+            stored = read_meta(db, "fingerprint")
+            try:
+                fingerprint = json.loads(stored) if stored else None
+            except ValueError:
+                fingerprint = None  # the reports name a damaged fingerprint; the order falls back to by-table
+            number_order.create_index(db, number_order.layout_of(fingerprint if isinstance(fingerprint, dict) else None))
+        for table in _DROPPED_TABLES:
+            db.execute(f"DROP TABLE IF EXISTS {table}")
         db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
+
+
+# Tables earlier arenas kept that this one drops on upgrade: the ratings checkpoint (issue 34),
+# made dead by ratings fitted from counts (arena/results/ratings.py).
+_DROPPED_TABLES = ("rating_checkpoint", "rating_snapshots")
 
 
 def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
@@ -157,7 +172,7 @@ def check_is_results_file(db: sqlite3.Connection, path: Path, tables: set[str] |
                          "give the results a file of their own")
     if version not in READABLE_SCHEMA_VERSIONS:
         raise StoreError(f"{path}: results schema version {version}, this arena reads versions "
-                         f"{' and '.join(READABLE_SCHEMA_VERSIONS)} (a newer arena wrote it?)")
+                         f"{', '.join(READABLE_SCHEMA_VERSIONS[:-1])} and {READABLE_SCHEMA_VERSIONS[-1]} (a newer arena wrote it?)")
 
 
 def acquire_run_lock(path: Path) -> int:

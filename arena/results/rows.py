@@ -18,10 +18,12 @@ from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
 from arena.schedule.games import GameSpec
 
 
-# Version 2 keeps totals beside the games (arena/results/totals.py); a file of version 1 is read
-# as it is and made one of version 2 when a run opens it to write (database.migrate).
-SCHEMA_VERSION = "2"
-READABLE_SCHEMA_VERSIONS = ("1", "2")
+# Version 2 keeps totals beside the games (arena/results/totals.py), version 3 also the ratings'
+# counts per block of games (arena/results/rating_totals.py) and no ratings checkpoint; a file of
+# an older version is read as it is and made one of version 3 when a run opens it to write
+# (database.migrate).
+SCHEMA_VERSION = "3"
+READABLE_SCHEMA_VERSIONS = ("1", "2", "3")
 
 # The tables (arena/results/store.py's docstring says what each is for).
 SCHEMA = """

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from arena.play.records import NOT_COUNTED_FAULTS
+from arena.results.ratings import Ratings
 from arena.results.sprt import SprtState
-from arena.results import rating_checkpoint
 
 Z975 = 1.959963984540054  # the normal quantile of 0.975
 # two-sided 95% t quantiles t(0.975, df) for df = 1..29 (k = 2..30 deal sets)
@@ -46,8 +46,6 @@ T975 = (
     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
     2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
 )
-TIMELINE_POINTS = 200
-
 # What the ranking is by: `Standings.ranked_by`, and the JSON and CSV reports' `ranked_by`.
 RANKED_BY_POINTS = "points"
 RANKED_BY_POINTS_PER_GAME = "points_per_game"  # a gauntlet
@@ -84,18 +82,14 @@ class BotStanding:
     places: tuple[int, ...]  # count of finishing places 1..n
     version: str = ""
     deal_sets: int = 0  # k, the number of deal sets behind the interval
-    # The OpenSkill rating (arena/results/ratings.py), when computed: NaN otherwise.
-    mu: float = math.nan
-    sigma: float = math.nan
+    # The rating (arena/results/ratings.py), when computed: NaN (group 0) otherwise.
+    rating: float = math.nan
+    rating_margin: float = math.nan  # half the 95% interval
+    rating_group: int = 0  # 1: the top group of bots these games cannot tell apart
 
     @property
     def ci95_half_width(self) -> float:
         return (self.ci95_high - self.ci95_low) / 2
-
-    @property
-    def ordinal(self) -> float:
-        """The rating's conservative figure, mu - 3 sigma."""
-        return self.mu - 3 * self.sigma
 
 
 @dataclass(frozen=True)
@@ -105,11 +99,9 @@ class Standings:
     places_by_seat: tuple[tuple[int, ...], ...]  # [seat][place - 1] -> count
     faults_by_kind: dict[str, int]
     games: int
-    timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)  # (games so far, cumulative points by bot)
     ranked_by: str = RANKED_BY_POINTS  # or RANKED_BY_POINTS_PER_GAME
-    # A run's live view while it goes on: the ratings and timeline take the games in the order they
-    # were stored (arena/results/live_ratings.py), not in game order.
-    ratings_in_play_order: bool = False
+    # The ratings whole (arena/results/ratings.py): intervals, groups, covariance, history.
+    ratings: Ratings | None = None
     # Figures of the bot versions out of the standings, when asked for (results.history.VersionFigures):
     # earlier versions of resubmitted bots, and withdrawn bots.
     history: tuple = ()
@@ -119,6 +111,8 @@ class Standings:
     facts: dict = field(default_factory=dict)
     # A tournament's: how much of it is played (None for a match's standings).
     completeness: Completeness | None = None
+    # The tournament's entries in config order, a withdrawn bot in its place (its colour stays with it).
+    roster: tuple[str, ...] = ()
 
     def games_words(self) -> str:
         """What the reports say of the games: '1392 games', or while any is missing or void,
@@ -186,7 +180,6 @@ class Tally:
     faults_by_kind: dict[str, int] = field(default_factory=dict)
     games: int = 0
     n: int = 0  # the largest table seen
-    timeline: list[tuple[int, dict[str, int]]] = field(default_factory=list)
 
     def bot(self, name: str) -> BotTally:
         agg = self.bots.get(name)
@@ -210,31 +203,12 @@ class Tally:
                 self.h2h.setdefault((b, a), [0, 0])[0] += count
 
 
-def sample_positions(total: int) -> list[int]:
-    """Game counts (1-based) at which the timeline is sampled: at most ~TIMELINE_POINTS, always the
-    last; in a large tournament, multiples of the rating checkpoint's SNAPSHOT."""
-    if total == 0:
-        return []
-    step = max(1, math.ceil(total / TIMELINE_POINTS))
-    snapshot = rating_checkpoint.SNAPSHOT
-    if 2 * step > snapshot:
-        # A large tournament's samples fall on the rating checkpoint's snapshots, which then serve
-        # them: a step of the snapshot's interval times a power of two (so at least half as many).
-        step = snapshot * 2 ** math.ceil(math.log2(step / snapshot))
-    positions = list(range(step, total + 1, step))
-    if positions[-1] != total:
-        positions.append(total)
-    return positions
-
-
 def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None, by_points_per_game: bool = False) -> Standings:
     """Standings from `GameRow`-like objects (fields table, deal, bots, finishing_order, points, faults, extra)."""
     rows = list(rows)
     agg = Tally(games=len(rows))
     deal_sets: dict[tuple[str, int, int], list[float]] = {}  # (bot, table, deal) -> [points sum, games]
-    positions = set(sample_positions(len(rows)))
-    cumulative: dict[str, int] = {}
-    for index, row in enumerate(rows, start=1):
+    for row in rows:
         bots, order, points = row.bots, row.finishing_order, row.points
         n = len(bots)
         agg.n = max(agg.n, n)
@@ -255,7 +229,6 @@ def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None, by
             b.wins += place == 1
             b.skitgubbe += place == n
             b.faults += fault_count[seat]
-            cumulative[bots[seat]] = cumulative.get(bots[seat], 0) + points[seat]
             ds = deal_sets.setdefault((bots[seat], row.table, row.deal), [0.0, 0])
             ds[0] += points[seat]
             ds[1] += 1
@@ -264,8 +237,6 @@ def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None, by
         for name, version in versions.items():
             if name in agg.bots:
                 agg.bots[name].version = str(version)
-        if index in positions:
-            agg.timeline.append((index, dict(cumulative)))
     for (name, _table, _deal), (total, games) in deal_sets.items():
         b = agg.bots[name]
         mean = total / games
@@ -278,8 +249,6 @@ def standings_from_rows(rows: Iterable, entries: Sequence[str] | None = None, by
 def ranked_standings(agg: Tally, entries: Sequence[str] | None, by_points_per_game: bool) -> Standings:
     """The totals as ranked standings, with points per game and each bot's interval (module docstring)."""
     n = agg.n or 3  # places tuple length: the table size (3 before any game)
-    played = sorted(name for name, b in agg.bots.items() if b.games)
-    timeline = [(index, {name: cum.get(name, 0) for name in played}) for index, cum in agg.timeline]
     for name in entries or ():
         agg.bot(name)
     standings = []
@@ -312,6 +281,5 @@ def ranked_standings(agg: Tally, entries: Sequence[str] | None, by_points_per_ga
         places_by_seat=tuple(tuple(row[:n]) for row in agg.places_by_seat),
         faults_by_kind=dict(sorted(agg.faults_by_kind.items())),
         games=agg.games,
-        timeline=timeline,
         ranked_by=RANKED_BY_POINTS_PER_GAME if by_points_per_game else RANKED_BY_POINTS,
     )

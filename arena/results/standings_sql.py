@@ -10,17 +10,16 @@ from typing import Sequence
 
 from arena.play.records import NOT_COUNTED_FAULTS
 from arena.results import totals
-from arena.results.standings import Standings, Tally, ranked_standings, sample_positions
+from arena.results.standings import Standings, Tally, ranked_standings
 from arena.results.store import ResultStore
 
 
 def compute_standings(store: ResultStore, entries: Sequence[str] | None = None, by_points_per_game: bool = False,
-                      timeline: bool = True, head_to_head: bool = True) -> Standings:
+                      head_to_head: bool = True) -> Standings:
     """Standings of every game in `store`, in one read snapshot, from the totals the file keeps
     (arena/results/totals.py), or, in a file of schema version 1 opened to read, aggregated from
-    the games; `timeline`: sample cumulative points in stored order (the reports take theirs in
-    game-number order from arena/results/ratings.py instead); without `head_to_head` (the live
-    board, which shows none) its table stays empty where the file keeps totals."""
+    the games; without `head_to_head` (the live board, which shows none) its table stays empty
+    where the file keeps totals."""
     agg = Tally()
     with store._read() as db:
         names = dict(db.execute("SELECT id, name FROM bots"))
@@ -45,7 +44,6 @@ def compute_standings(store: ResultStore, entries: Sequence[str] | None = None, 
             b.faults += count
             agg.faults_by_kind[kind] = agg.faults_by_kind.get(kind, 0) + count
         last_extra = db.execute("SELECT extra FROM games ORDER BY id DESC LIMIT 1").fetchone()
-        agg.timeline = _sql_timeline(db, names, agg) if timeline else []
     if last_extra is not None:
         versions = json.loads(last_extra[0]).get("versions") or {}
         for name, version in versions.items():
@@ -128,31 +126,3 @@ def _deal_sets_summed(db, agg: Tally, names: dict[int, str]) -> None:
     ):
         b = agg.bot(names[bot])
         b.k, b.s1, b.s2, b.points = k, s1, s2, points
-
-
-def _sql_timeline(db, names: dict[int, str], agg: Tally) -> list[tuple[int, dict[str, int]]]:
-    """Cumulative points per bot after each sampled game count, by range scans of seat_results' key."""
-    positions = sample_positions(agg.games)
-    if not positions:
-        return []
-    first, last = db.execute("SELECT MIN(id), MAX(id) FROM games").fetchone()
-    if last - first + 1 == agg.games:
-        # Games are numbered on insert and never deleted, so ids are normally gapless: the
-        # k-th game is first + k - 1 and a million ids need not be read just to find 200.
-        id_at = [first + position - 1 for position in positions]
-    else:  # gaps (a file edited by hand, say): read the ids in order
-        ids = db.execute("SELECT id FROM games ORDER BY id").fetchall()
-        id_at = [ids[position - 1][0] for position in positions]
-    bot_ids = [bid for bid in names if names[bid] in agg.bots]
-    cumulative = {names[bid]: 0 for bid in bot_ids}
-    timeline = []
-    low = 0
-    query = "SELECT SUM(points) FROM seat_results WHERE bot = ? AND game_id > ? AND game_id <= ?"
-    for position, high in zip(positions, id_at):
-        for bid in bot_ids:
-            got = db.execute(query, (bid, low, high)).fetchone()[0]
-            if got:
-                cumulative[names[bid]] += got
-        timeline.append((position, dict(cumulative)))
-        low = high
-    return timeline

@@ -15,17 +15,21 @@ the games took 4.4 s from a cold file; these tables hold about ten thousand rows
 * totals_deals: per bot and deal, points and seat-games over every table (the SPRT's sums).
 * totals_faults: per bot and kind, faults (every kind; the reports leave out the uncounted).
 * totals_games: the games and the games ended by the move cap.
+* totals_block_*: the ratings' counts per block of stored games (arena/results/rating_totals.py).
 
-Files of schema version 1 have none: a run adds them once it holds the file (ResultStore.upgrade,
-database.migrate); until then their reports sum the games the old way (standings_sql.py)."""
+Files of schema version 1 have none, and files of version 2 none of the block counts: a run adds
+them once it holds the file (ResultStore.upgrade, database.migrate); until then their reports sum
+the games the old way (standings_sql.py, ratings_read.py)."""
 
 from __future__ import annotations
 
 import sqlite3
 from typing import Any
 
+from arena.results import rating_totals
+
 TABLES = ("totals_orders", "totals_places", "totals_seat_places", "totals_deal_sets", "totals_deals", "totals_faults",
-          "totals_games")
+          "totals_games", *rating_totals.TABLES)
 
 # One deal set's points and seat-games after a seat row came or went (bot, table, deal of `ROW`).
 _DEAL_SET = ("(SELECT COUNT(*) AS n, COALESCE(SUM(points), 0) AS p FROM seat_results "
@@ -96,17 +100,18 @@ END;
 CREATE TRIGGER IF NOT EXISTS totals_fault_out AFTER DELETE ON faults BEGIN
     UPDATE totals_faults SET faults = faults - 1 WHERE bot = OLD.bot AND kind = OLD.kind;
 END;
-"""
+""" + rating_totals.SCHEMA
 
 
 def present(db: Any) -> bool:
-    """Whether the file keeps the totals (schema version 2 on)."""
+    """Whether the file keeps the standings' totals (schema version 2 on; version 3 also the
+    ratings' block counts, rating_totals.present)."""
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'totals_places'").fetchone() is not None
 
 
 def create(db: Any) -> None:
     """The tables, the triggers that keep them, and their sums of the games already stored (in the
-    caller's transaction): a results file of schema version 1 becomes one of version 2."""
+    caller's transaction): a results file of schema version 1 becomes one of version 3."""
     for statement in statements(SCHEMA):
         db.execute(statement)
     rebuild(db)
@@ -116,6 +121,7 @@ def rebuild(db: Any) -> None:
     """Every total summed again from the games (in the caller's transaction)."""
     for table in TABLES:
         db.execute(f"DELETE FROM {table}")
+    rating_totals.rebuild(db)
     db.execute("INSERT INTO totals_orders SELECT bots, finishing_order, COUNT(*) FROM games GROUP BY bots, finishing_order")
     db.execute("INSERT INTO totals_places SELECT bot, place, COUNT(*) FROM seat_results GROUP BY bot, place")
     db.execute("INSERT INTO totals_seat_places SELECT seat, place, COUNT(*) FROM seat_results GROUP BY seat, place")

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from arena.play.records import VoidGame
-from arena.results import rating_checkpoint
 from arena.results.rows import GAME_COLUMNS
 from arena.results.store import ResultStore
 from arena.schedule.games import GameSpec
@@ -147,8 +146,6 @@ def void_on_request(store: ResultStore, kinds: Iterable[str], note: str) -> int:
                                   ("games", "id")):
                 db.execute(f"DELETE FROM {table} WHERE {column} = ?", (game_id,))
             moved += 1
-        if moved:
-            rating_checkpoint.drop(db)  # it rated games that are leaving
     return moved
 
 

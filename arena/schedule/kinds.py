@@ -39,8 +39,6 @@ class ScheduleKind:
     words: ClassVar[str]  # how a sentence names it: "a round robin"
     takes_tables: ClassVar[bool] = False  # the config's `tables`
     takes_challengers: ClassVar[bool] = False  # the config's `challengers`
-    # A gauntlet's challengers play more games than the others: totals would rank them first.
-    ranks_by_points_per_game: ClassVar[bool] = False
     why_no_tables: ClassVar[str] = ""  # a config that gives `tables` to a kind that takes none: why, and what to do
     new_seeds: ClassVar[str] = SEEDS_BY_BOTS  # how a new tournament of this kind seeds its deals (schedule.games)
 
@@ -124,7 +122,6 @@ class Gauntlet(ScheduleKind):
     name = "gauntlet"
     words = "a gauntlet"
     takes_challengers = True
-    ranks_by_points_per_game = True
     why_no_tables = "(a gauntlet plays each challenger against every combination of the others); drop it"
     new_seeds = SEEDS_BY_FIELD  # the challengers get the same cards: their difference is paired
 

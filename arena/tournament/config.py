@@ -172,10 +172,6 @@ class TournamentConfig:
         """Every game the schedule plays, at most (an SPRT run may decide before its last deal)."""
         return self.tables_in_play() * self.deals * math.factorial(self.table_size)
 
-    @property
-    def ranks_by_points_per_game(self) -> bool:
-        return self.kind.ranks_by_points_per_game
-
     def game_numbers(self) -> GameNumbers:
         return GameNumbers(self.table_count(), self.deals, math.factorial(self.table_size), self.layout)
 

@@ -90,7 +90,7 @@ def run_until_decided(config: TournamentConfig, manifests, store, *, tables: lis
                 on_progress(Progress(before + progress.played_now, total, played + progress.played_now, started,
                                      progress.last, void=progress.void))
 
-        summary = run_tournament(config, manifests, store, tables=wave_tables, on_progress=shifted, partial=True,
+        summary = run_tournament(config, manifests, store, tables=wave_tables, on_progress=shifted,
                                  **run_options)
         played += summary.played
         void, given_up = summary.void, summary.given_up  # a wave with void games completes no deal set: the last

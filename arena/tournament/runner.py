@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from arena.submission.manifest import BotManifest
 from arena.play.records import GameRecord, VoidGame
-from arena.schedule.numbers import BY_TABLE, GameNumbers
+from arena.schedule.numbers import BY_TABLE
 from arena.schedule.games import SEEDS_BY_BOTS, GameSpec, TableSpec
 from arena.results.store import ResultStore
 from arena.sandbox.isolation import Isolation, find_isolation
@@ -34,30 +34,6 @@ class Progress:
     started_at: float
     last: GameRecord | None = None
     void: int = 0  # games of this run that could not be played (arena/results/voids.py)
-    # Every game of the schedule numbered up to this is stored (None: not known): the ratings'
-    # checkpoint may settle there (arena/results/rating_checkpoint.py).
-    settled_upto: int | None = None
-
-
-class SettledNumbers:
-    """The highest game number up to which every game of a run's schedule is stored: no game
-    numbered that low can be stored any more, so the ratings in game order are final up to it."""
-
-    def __init__(self, numbers: GameNumbers, todo: Sequence[TableSpec]) -> None:
-        self._numbers = numbers
-        self._pending = sorted(numbers.of(game) for table in todo for game in table.games)
-        self._next = 0  # the first pending number not stored
-        self._ahead: set[int] = set()  # stored numbers beyond it
-
-    def stored(self, spec: GameSpec) -> None:
-        self._ahead.add(self._numbers.of(spec))
-        while self._next < len(self._pending) and self._pending[self._next] in self._ahead:
-            self._ahead.discard(self._pending[self._next])
-            self._next += 1
-
-    @property
-    def upto(self) -> int:
-        return self._pending[self._next] - 1 if self._next < len(self._pending) else self._numbers.highest
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +179,6 @@ def run_tournament(
     pool: Pool | None = None,
     builds: dict[str, str] | None = None,
     on_note: Callable[[str], None] | None = None,
-    partial: bool = False,
 ) -> RunSummary:
     """Play every scheduled game that is not yet stored (`tables`: the schedule, if the caller has
     built it already). Returns when all are stored or void, or raises KeyboardInterrupt (after
@@ -211,8 +186,7 @@ def run_tournament(
     ClusterPool); by default the local worker pool. Either has start, games and stop, and the
     runner uses them alike; a pool's `where` (game key -> machine, isolation, builds) overrides
     the run's record. `builds`: each bot's build digest (its prepared copy), recorded with every
-    game. `on_note`: a line for the organiser while the run goes on (a bot paused). `partial`:
-    `tables` are a part of the schedule (an SPRT wave), whose other games are still to come."""
+    game. `on_note`: a line for the organiser while the run goes on (a bot paused)."""
     from arena.results.voids import add_void, pending_void_keys
 
     tables = build_schedule(config) if tables is None else tables
@@ -235,8 +209,6 @@ def run_tournament(
         pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
     where = pool.where
     feed = TableFeed(play_order(todo, pending_void_keys(store)))
-    # Of a part of the schedule, the games outside it are still to come too: nothing is settled.
-    settled = None if partial else SettledNumbers(config.game_numbers(), todo)
     finished = False
     try:
         pool.start()
@@ -252,13 +224,10 @@ def run_tournament(
                 store.add_game(spec, item, record)  # the game is done once this commit returns
                 played += 1
                 feed.played(spec)
-                if settled is not None:
-                    settled.stored(spec)
             (voided.add if isinstance(item, VoidGame) else voided.discard)(spec.key)
             if on_progress:
                 last = None if isinstance(item, VoidGame) else item
-                on_progress(Progress(already + played, total, played, started, last, void=len(voided),
-                                     settled_upto=None if settled is None else settled.upto))
+                on_progress(Progress(already + played, total, played, started, last, void=len(voided)))
         untried = feed.untried()
         for spec, item in untried:
             add_void(store, spec, item, extra)

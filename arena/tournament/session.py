@@ -30,6 +30,7 @@ from arena.tournament.config import CLUSTER_ADDRESS, MAX_WORKERS, TournamentConf
 from arena.tournament.local_pool import WorkerDied
 from arena.tournament.opening import Note, load_tournament, open_results, own_file
 from arena.tournament.pool import Pool
+from arena.tournament.results import TournamentResults
 from arena.tournament.runner import (Progress, RunSummary, build_schedule, builds_changed, describe_schedule,
                                      limits_changed, run_record)
 from arena.tournament.runner import run_tournament
@@ -255,15 +256,10 @@ class TournamentSession:
 
     # ---------------------------------------------------------------- playing
 
-    def test_status(self) -> Callable[[], SprtState] | None:
-        """The SPRT's state as it stands, for the live board; None without a test."""
-        if not self.config.sprt:
-            return None
-        from arena.tournament.early_stop import sprt_state
-
-        store = self.store
-        assert store is not None  # open()
-        return lambda: sprt_state(store, self.config, [table.entries for table in self.tables])
+    def results(self) -> TournamentResults:
+        """The run's results to read while it goes on (its live board and page): on its own store."""
+        assert self.store is not None  # open()
+        return TournamentResults.on_store(self.store, self.config)
 
     def play(self, on_progress: Callable[[Progress], None] | None = None) -> RunOutcome:
         """Play what is not stored yet. RunStopped when the run cannot go on (what is stored stays);
@@ -305,7 +301,14 @@ class TournamentSession:
         return f"{count(stored, 'game')} {'is' if stored == 1 else 'are'} stored and kept"
 
     def resume_command(self) -> str:
-        again = ("--cluster", self.options.cluster) if self.options.cluster else ()
+        """The command that resumes this run, with the options it was started with that shape how it
+        goes on (--workers, --log, --html, --cluster); not --update or --replay-faults, which this
+        run has carried out already."""
+        options, again = self.options, []
+        for option, value in (("--workers", options.workers), ("--log", options.log_dir),
+                              ("--html", options.html_page), ("--cluster", options.cluster)):
+            if value is not None:
+                again += [option, value]
         return command("arena", "tournament", "run", self.config_path, *again)
 
     def check_command(self, bot: str) -> str:

@@ -756,3 +756,41 @@ def _without_facts(report: str) -> dict:
     data = json.loads(report)
     data.pop("tournament")
     return data
+
+
+def test_a_stopped_run_says_how_to_resume_with_the_options_it_was_started_with(tmp_path, monkeypatch):
+    """An organiser's trial: the resume hint after Ctrl-C left out --html and --workers, and the
+    resumed run kept no page and took every core."""
+    import arena.tournament.session
+
+    def interrupted(config):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena.tournament.session, "build_schedule", interrupted)
+    path = tmp_path / "c.toml"
+    path.write_text('seed = 2\ndeals = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n')
+    page, logs = tmp_path / "page.html", tmp_path / "logs"
+    result = invoke("tournament", "run", str(path), "--workers", "1", "--html", str(page), "--log", str(logs))
+    said = " ".join(result.output.split())
+    assert result.exit_code == 130, result.output
+    assert f"resume with: arena tournament run {path} --workers 1 --log {logs} --html {page}" in said
+
+
+def test_standings_in_a_terminal_lead_with_the_table_and_give_the_facts_when_asked(tmp_path):
+    """An organiser's trial: the facts filled the first screen and pushed the table out of sight;
+    now the table comes first, the facts with --facts, after the details (and in a -o file)."""
+    config = tmp_path / "t.toml"
+    config.write_text('seed = 3\ndeals = 1\nworkers = 1\nbots = ["heuristic_bot", "random_bot", "shell_bot"]\n'
+                      + GENEROUS_LIMITS)
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+    plain = invoke("standings", str(config))
+    lines = [line for line in plain.output.splitlines() if line.strip()]
+    assert plain.exit_code == 0 and lines[0].strip().startswith("t (6 games)")
+    assert "seed" not in plain.output and f"arena standings {config} --facts" in " ".join(plain.output.split())
+    assert "Rating groups" in plain.output or "rating" in plain.output
+    with_facts = invoke("standings", str(config), "--facts").output
+    assert with_facts.index("Finishing places by seat") < with_facts.index("About this tournament") \
+        < with_facts.index("seed")
+    written = tmp_path / "s.txt"
+    assert invoke("standings", str(config), "-o", str(written)).exit_code == 0
+    assert "seed" in written.read_text() and written.read_text().lstrip().startswith("t (6 games)")

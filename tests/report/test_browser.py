@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.reports import report_standings
 from arena.game import Rules, game_points
 from arena.play.records import Fault, FaultKind, GameRecord
 from arena.play.selfplay import play_random_game
@@ -25,6 +24,7 @@ from arena.report.html import to_html
 from arena.results.store import ResultStore
 from arena.schedule.tables import round_robin
 from arena.tournament.config import config_from_dict
+from arena.tournament.results import TournamentResults
 
 CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (Debian: apt-get install chromium; "
@@ -76,7 +76,7 @@ def _standings(tmp_path: Path):
                 faults = (Fault(0, FaultKind.TIMEOUT, "slow", 3),) if spec.seating == 2 else ()
                 store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, rules),
                                                 faults, ((0.001,),) * 3, len(g.moves)), {})
-        return report_standings(store, config), config.name
+        return TournamentResults.on_store(store, config).standings(), config.name
     finally:
         store.close()
 
@@ -109,16 +109,16 @@ def test_the_page_reads_well_in_a_browser(tmp_path, width, live):
     if width == 400:
         assert any(s["wider"] for s in result["scrollers"])  # the standings table is wider than a phone
     labels = [svg["label"] for svg in result["svgs"]]  # the charts drawn for this width, the others hidden
-    assert len(labels) == 2 and "points per game" in labels[0] and "cumulative" in labels[1]
+    assert len(labels) == 2 and "points per game" in labels[0] and "rating" in labels[1]
     for svg in result["svgs"]:
         assert svg["width"] > 200 and svg["grid"] > 0
         assert svg["textPx"] >= 10, f"chart text of {svg['textPx']:.1f} px at {width} px"  # readable, not shrunk
     texts = " ".join(text for svg in result["svgs"] for text in svg["texts"])
-    assert "games, in game-number order" in texts and "cumulative points" in texts and "random_bot" in texts
-    assert sorted(result["legend"]) == sorted(NAMES)  # the cumulative chart's key, on the page
+    assert "games, in the order they were stored" in texts and "rating" in texts and "random_bot" in texts
+    assert sorted(result["legend"]) == sorted(NAMES)  # the rating chart's key, on the page
     assert result["fetched"] == []  # nothing requested from anywhere
     assert result["refresh"] is live
-    assert {"rating", "ordinal", "faults", "version"} <= set(result["headers"])
+    assert {"rating", "group", "faults", "version"} <= set(result["headers"])
 
 
 FIRST_SCREEN = """
@@ -127,14 +127,15 @@ frame.addEventListener('load', () => {
   const d = frame.contentDocument, width = d.documentElement.clientWidth;
   const table = d.querySelector('table.standings');
   const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent);
-  const at = heads.indexOf('points'), botAt = heads.indexOf('bot');
-  const points = [...table.querySelectorAll('tbody tr')].map(tr => {
-    const cell = tr.children[at], r = cell.getBoundingClientRect();
+  const botAt = heads.indexOf('bot');
+  const column = name => [...table.querySelectorAll('tbody tr')].map(tr => {
+    const cell = tr.children[heads.indexOf(name)], r = cell.getBoundingClientRect();
     // What is shown at the cell's middle: the cell itself, not cut off by its scrolling box.
     const seen = d.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
     return {bot: tr.children[botAt].textContent, text: cell.textContent, right: r.right, bottom: r.bottom,
             seen: seen !== null && seen.closest('td') === cell};
   });
+  const points = column('points'), faults = column('faults');
   const facts = d.querySelector('details.facts');
   const factsAfter = facts !== null && !!(table.compareDocumentPosition(facts) & Node.DOCUMENT_POSITION_FOLLOWING);
   const folded = facts !== null && !facts.open;
@@ -163,7 +164,7 @@ frame.addEventListener('load', () => {
     }
   }
   document.body.setAttribute('data-result', JSON.stringify({
-    width, points, factsAfter, folded, midWord, pageWidth: d.documentElement.scrollWidth,
+    width, points, faults, factsAfter, folded, midWord, pageWidth: d.documentElement.scrollWidth,
     facts: [...d.querySelectorAll('dl.facts dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent])}));
 });
 """
@@ -174,7 +175,7 @@ frame.addEventListener('load', () => {
 def test_the_standings_and_every_bots_points_are_on_the_first_screen(tmp_path, width, variant):
     """Issue: on a phone the first screen was the facts (about 25 rows), the standings began
     1,200 px down and showed rank, bot and version only; a rule's name broke as "void_retur n".
-    Now every bot's points are on the first screen at 400 and at 1280 px, without scrolling
+    Now every bot's points and faults are on the first screen at 400 and at 1280 px, without scrolling
     sideways, the facts come after the standings, folded, with no empty one, and no line ends
     inside a word."""
     import dataclasses
@@ -190,10 +191,13 @@ def test_the_standings_and_every_bots_points_are_on_the_first_screen(tmp_path, w
     result = _measure(tmp_path, page, width, FIRST_SCREEN)
     assert result["pageWidth"] <= result["width"]
     assert sorted(row["bot"].removesuffix("challenger") for row in result["points"]) == sorted(NAMES)
-    for row, bot in zip(result["points"], standings.bots):
+    for row, faults, bot in zip(result["points"], result["faults"], standings.bots):
         assert row["text"] == str(bot.points)
         assert row["seen"] and row["right"] <= result["width"], f"{row['bot']}'s points are not in sight at {width} px"
         assert row["bottom"] <= 800, f"{row['bot']}'s points are {row['bottom']:.0f} px down at {width} px"
+        # The organiser's trial: at 400 px the faults column was scrolled out of sight.
+        assert faults["text"] == str(bot.faults) and faults["seen"] and faults["right"] <= result["width"], \
+            f"{row['bot']}'s faults are not in sight at {width} px"
     assert result["factsAfter"] and result["folded"]
     facts = dict(result["facts"])
     assert facts["seed"] and "bounce_exhausted=void_return" in facts["rules"]

@@ -4,6 +4,8 @@ report of a tournament (shell_bot was olive in one report and navy in another)."
 
 from __future__ import annotations
 
+import dataclasses
+
 import itertools
 import math
 import re
@@ -11,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli.reports import report_standings
 from arena.game import Rules, game_points
 from arena.play.records import GameRecord
 from arena.play.selfplay import play_random_game
@@ -20,6 +21,7 @@ from arena.report.html import to_html
 from arena.results.store import ResultStore
 from arena.schedule.tables import round_robin
 from arena.tournament.config import config_from_dict
+from arena.tournament.results import TournamentResults
 
 
 def _lab(colour: str) -> tuple[float, float, float]:
@@ -110,9 +112,10 @@ def test_a_bot_keeps_its_colour_whatever_else_the_tournament_has():
     assert set(bot_colours(many, roster=many).values()) == set(PALETTE)  # past the palette: reused
 
 
-def _page(folder: Path, bots: list[str], games: int | None = None, refresh_s: int | None = None) -> str:
+def _page(folder: Path, bots: list[str], games: int | None = None, refresh_s: int | None = None,
+          withdrawn: tuple[str, ...] = ()) -> str:
     """The HTML report (or, with `refresh_s`, the live page) of a round robin of `bots` with its
-    first `games` games played."""
+    first `games` games played, the `withdrawn` bots' games then superseded."""
     folder.mkdir()
     rules = Rules()
     config = config_from_dict({"name": "cup", "bots": bots, "deals": 2, "seed": 7}, folder / "cup.toml")
@@ -123,7 +126,10 @@ def _page(folder: Path, bots: list[str], games: int | None = None, refresh_s: in
             g = play_random_game(rules, spec.seed ^ spec.seating, spec.dealer)
             store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, rules), (),
                                             ((0.001,),) * 3, len(g.moves)), {})
-        return to_html(report_standings(store, config), config.name, refresh_s=refresh_s)
+        if withdrawn:  # as a run with --update leaves them: out of the standings, in the entries
+            store.supersede({name: f"{name}: withdrawn" for name in withdrawn}, {"bots": bots})
+            config = dataclasses.replace(config, withdrawn=withdrawn)
+        return to_html(TournamentResults.on_store(store, config).standings(), config.name, refresh_s=refresh_s)
     finally:
         store.close()
 
@@ -152,3 +158,14 @@ def test_a_bot_has_the_same_colour_in_every_report_of_a_tournament(tmp_path):
     newcomer = next(f"a{i}" for i in range(1000) if home_slot(f"a{i}") == home_slot("shell_bot"))
     grown = _page_colours(_page(tmp_path / "grown", bots + [newcomer]))
     assert {name: grown[name] for name in bots} == final
+
+
+def test_a_bot_keeps_its_colour_when_another_is_withdrawn(tmp_path):
+    """An organiser's trial: withdrawing random_bot moved the colour of a bot later in the config
+    whose name hashes to random_bot's colour (the colours were chosen among the bots still playing)."""
+    bots = ["heuristic_bot", "random_bot", "c_bot", "shell_bot"]
+    later = next(f"z{i}" for i in range(1000) if home_slot(f"z{i}") == home_slot("random_bot"))
+    before = _page_colours(_page(tmp_path / "before", bots + [later]))
+    after = _page_colours(_page(tmp_path / "after", bots + [later], withdrawn=("random_bot",)))
+    assert "random_bot" not in after
+    assert after == {name: colours for name, colours in before.items() if name != "random_bot"}

@@ -13,9 +13,31 @@ import pytest
 from rich.console import Console
 
 from arena.report.live import LiveBoard, _Screen, progress_text
+from arena.results.ratings import RATING_NOTE
 from arena.results.sprt import SprtSettings, SprtState
-from arena.schedule.numbers import GameNumbers
-from tests.results.test_ratings import _store
+from arena.results.store import ResultStore
+from arena.schedule.tables import round_robin
+from arena.tournament.config import config_from_dict
+from arena.tournament.results import TournamentResults
+
+NAMES = ["a", "b", "c", "d"]
+
+
+def _tables():
+    return round_robin(NAMES, 3, 3, seed=7)
+
+
+def _config(tmp_path):
+    return config_from_dict({"name": "cup", "bots": NAMES, "deals": 3, "seed": 7}, tmp_path / "cup.toml")
+
+
+def _store(path):
+    """Four bots' games: a round robin at tables of three, three deals (72 games)."""
+    store = ResultStore(path)
+    for table in _tables():
+        for spec in table.games:
+            _store_game(store, spec)
+    return store
 
 
 def test_progress_text_reads_as_the_issue_asks():
@@ -26,12 +48,13 @@ def test_progress_text_reads_as_the_issue_asks():
 
 
 def _board(tmp_path, height: int, width: int = 100, test_status=None):
-    store = _store(tmp_path / "r.db", None)  # four bots' games
-    config = SimpleNamespace(name="cup", playing=("a", "b", "c", "d"), ranks_by_points_per_game=False,
-                             game_numbers=lambda: GameNumbers(4, 3, 6))
+    store = _store(tmp_path / "r.db")
+    results = TournamentResults.on_store(store, _config(tmp_path))
+    if test_status is not None:  # an SPRT run's test, as the results object reads it
+        results.test = test_status  # type: ignore[method-assign]
     console = Console(file=io.StringIO(), width=width, height=height, color_system=None, soft_wrap=True)  # as the CLI's
-    board = LiveBoard(config, store, console, test_status=test_status)
-    board.update(SimpleNamespace(done=50, total=72, played_now=50, void=0, settled_upto=None, started_at=time.monotonic() - 5))
+    board = LiveBoard(results, console)
+    board.update(SimpleNamespace(done=50, total=72, played_now=50, void=0, started_at=time.monotonic() - 5))
     return board, console, store
 
 
@@ -69,7 +92,7 @@ def test_at_80x14_the_board_is_a_compact_table_that_uses_the_rows_it_has(tmp_pat
         assert len(text) == 14  # every row used: no empty ones
         assert all(len(line) <= 80 for line in text)
         heads = next(line for line in text if line.startswith("#"))
-        assert heads.split() == ["#", "bot", "games", "pts", "pts/g", "±", "wins", "skit", "faults", "ord"]
+        assert heads.split() == ["#", "bot", "games", "pts", "pts/g", "±", "wins", "skit", "faults", "rate", "g"]
         bot_rows = [line for line in text if line.split()[0].isdigit()]
         assert [row.split()[1] for row in bot_rows] == [b.bot for b in board.standings.bots[:len(bot_rows)]]
         # 14 rows less the progress, the title, the heads, "+2 more", the key and the SPRT's two
@@ -91,7 +114,7 @@ def test_at_80x24_every_bot_of_a_field_of_nine_is_shown_a_line_each(tmp_path):
         assert "more" not in " ".join(text) and all(b.bot in " ".join(text) for b in board.standings.bots)
         assert len(text) == 1 + 1 + 9 + 1 + 1  # title, heads, a line a bot, the key, the progress
         assert "skitgubbe" in text[-2] and "times" not in " ".join(text)
-        assert "ord: provisional mu - 3 sigma" in text[-2]  # mid-run ratings, in the order games were played
+        assert "rate: rating" in text[-2]  # the ratings every report gives, not provisional ones
     finally:
         store.close()
 
@@ -113,14 +136,27 @@ def test_at_120x30_the_bordered_table_stays_and_the_sprt_line_is_whole(tmp_path)
         store.close()
 
 
-def test_the_final_board_says_it_ranks_by_total_points_in_a_round_robin(tmp_path):
+def test_the_last_board_of_a_stopped_run_ranks_as_a_finished_one_by_points_per_game(tmp_path):
+    """An organiser's trial: a stopped run's last board ranked by total points, which favour the
+    bots whose tables came first; every view ranks by points per game."""
     board, console, store = _board(tmp_path, 24, width=80)
     try:
         board.final = True
         board._refresh_board()
         text = _screen(board, console)
-        assert "ranked by total points" in text[0] and "(50 of 72 games played)" in text[0]
-        assert not board.standings.ranks_by_points_per_game
+        assert "ranked by points per game" in text[0] and "(50 of 72 games played)" in text[0]
+        assert board.standings.ranks_by_points_per_game
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("width", [100, 120, 160])
+def test_the_rating_note_under_the_bordered_board_is_never_cut(tmp_path, width):
+    board, console, store = _board(tmp_path, 40, width=width)
+    try:
+        text = " ".join(" ".join(_screen(board, console)).split())
+        assert any("┃ bot" in line for line in _screen(board, console))
+        assert " ".join(RATING_NOTE.split()) in text
     finally:
         store.close()
 
@@ -128,20 +164,15 @@ def test_the_final_board_says_it_ranks_by_total_points_in_a_round_robin(tmp_path
 def test_a_game_stored_just_before_ctrl_c_is_on_the_last_board(tmp_path):
     """A Ctrl-C landing in a game's commit is raised after it, before the game's progress call:
     the board said 1,359 games where the stop message (the store's count) said 1,360."""
-    from arena.results.store import ResultStore
-    from tests.results.test_ratings import _tables
-
     specs = [spec for table in _tables() for spec in table.games]
     store = ResultStore(tmp_path / "r.db")
     try:
         for spec in specs[:-1]:
             _store_game(store, spec)
-        config = SimpleNamespace(name="cup", playing=("a", "b", "c", "d"), ranks_by_points_per_game=False,
-                                 game_numbers=lambda: GameNumbers(4, 3, 6))
         console = Console(file=io.StringIO(), width=100, height=30, color_system=None, soft_wrap=True)
         with pytest.raises(KeyboardInterrupt):
-            with LiveBoard(config, store, console) as board:
-                board.update(SimpleNamespace(done=len(specs) - 1, total=len(specs), played_now=0, void=0, settled_upto=None,
+            with LiveBoard(TournamentResults.on_store(store, _config(tmp_path)), console) as board:
+                board.update(SimpleNamespace(done=len(specs) - 1, total=len(specs), played_now=0, void=0,
                                              started_at=time.monotonic() - 5))
                 _store_game(store, specs[-1])  # committed; the interrupt comes before its progress call
                 raise KeyboardInterrupt
@@ -213,18 +244,15 @@ def test_standings_say_how_much_of_the_tournament_is_played():
     assert Completeness(700, 1800, 0, decided=True).complete  # an SPRT run whose test decided
 
 
-def test_the_live_page_ranks_as_the_board_does_and_says_by_what(tmp_path):
-    """Mid-run the live page ranked by total points beside a board ranked by points per game: a
-    bot whose tables came first led the one and not the other. Both rank by points per game while
-    the run goes on, and as the config says (here by total points) once it has ended."""
-    from arena.cli.reports import write_live_page
-    from arena.results.store import ResultStore
-    from arena.schedule.tables import round_robin
-    from arena.tournament.config import config_from_dict
+def test_the_live_page_and_board_rank_and_rate_as_the_report_does_mid_run_and_stopped(tmp_path):
+    """Mid-run the live page ranked by total points beside a board ranked by points per game, and
+    both showed provisional ratings that the report did not: now the board, the live page, the
+    last page of a stopped run and `arena standings` rank by points per game and give the same
+    ratings, to the last digit."""
+    from arena.report.live_page import LivePage
 
-    names = ["a", "b", "c", "d"]
-    config = config_from_dict({"name": "cup", "bots": names, "deals": 3, "seed": 7}, tmp_path / "cup.toml")
-    tables = round_robin(names, 3, 3, seed=7)
+    config = _config(tmp_path)
+    tables = _tables()
     store = ResultStore(tmp_path / "cup.sqlite")
     page = tmp_path / "live.html"
     try:
@@ -232,25 +260,28 @@ def test_the_live_page_ranks_as_the_board_does_and_says_by_what(tmp_path):
             _store_game(store, spec)
         total = sum(len(table.games) for table in tables)
         console = Console(file=io.StringIO(), width=100, height=30, color_system=None, soft_wrap=True)
-
-        def on_refresh(final: bool, progress: str, live) -> None:  # as `tournament run --html` does
-            write_live_page(page, store, config, None if final else 5, progress=None if final else progress, live=live)
-
-        with LiveBoard(config, store, console, on_refresh=on_refresh) as board:
-            board.update(SimpleNamespace(done=store.game_count(), total=total, played_now=0, void=0, settled_upto=None,
-                                         started_at=time.monotonic()))
-            live_board, live_page = board.standings, page.read_text()
-        final_board, final_page = board.standings, page.read_text()
-        assert [b.bot for b in live_board.bots] != [b.bot for b in final_board.bots]  # the test means something
-        assert _page_order(live_page, names) == [b.bot for b in live_board.bots]
-        assert _page_order(final_page, names) == [b.bot for b in final_board.bots]
-        live_words = " ".join(live_page.split())
-        assert "played; ranked by points per game.</p>" in live_words
-        assert "ranked by points per game until the run ends, then by total points" in live_words
-        assert "ranked by points per game" not in final_page  # the config's ranking, as every report of it
-        # Mid-run the ratings are the provisional ones, in the order played; at the end, in game order.
-        assert live_board.ratings_in_play_order and "provisional until the run ends" in live_words
-        assert not final_board.ratings_in_play_order and "provisional" not in final_page
+        results = TournamentResults.on_store(store, config)
+        with pytest.raises(KeyboardInterrupt):
+            with LiveBoard(results, console, on_refresh=LivePage(page, results, print)) as board:
+                board.update(SimpleNamespace(done=store.game_count(), total=total, played_now=0, void=0,
+                                             started_at=time.monotonic()))
+                live_board, live_page = board.standings, page.read_text()
+                raise KeyboardInterrupt  # stopped: the last board and page
+        last_board, last_page = board.standings, page.read_text()
+        report = TournamentResults.on_store(store, config).standings()
+        assert report.bot("a").games > report.bot("d").games  # the test means something
+        order = [b.bot for b in report.bots]
+        assert order == sorted(order, key=lambda name: -report.bot(name).points_per_game)
+        for shown in (live_board, last_board):
+            assert [b.bot for b in shown.bots] == order
+            assert [(b.rating, b.rating_margin, b.rating_group) for b in shown.bots] == \
+                   [(b.rating, b.rating_margin, b.rating_group) for b in report.bots]
+        for text in (live_page, last_page):
+            assert _page_order(text, NAMES) == order
+            words = " ".join(text.split())
+            assert "ranked by points per game" in words and "provisional" not in words
+            assert f"{report.bots[0].rating:.0f} ± {report.bots[0].rating_margin:.0f}" in words
+        assert 'http-equiv="refresh"' in live_page and 'http-equiv="refresh"' not in last_page
     finally:
         store.close()
 

@@ -13,8 +13,11 @@ from rich.console import Console
 from arena.report.export import to_csv, to_json, to_markdown
 from arena.report.html import to_html
 from arena.report.standings import (
-    head_to_head_renderable, leaderboard_renderable, render_standings_details, render_standings_table,
+    head_to_head_renderable, leaderboard_renderable, render_standings_details, render_standings_report,
+    render_standings_table,
 )
+from arena.results.plackett_luce import fit, stage_counts
+from arena.results.ratings import ratings_of, scaled, with_ratings
 from arena.results.standings import standings_from_rows
 from arena.results.rows import GameRow
 
@@ -34,7 +37,20 @@ def standings():
         row(3, 0, 1, bots, (0, 2, 1), (2, 0, 1)),
         row(4, 0, 1, bots, (2, 1, 0), (0, 1, 2)),
     ]
-    return standings_from_rows(rows, entries=["alpha", "beta", NASTY, "newbie"])
+    return with_ratings(standings_from_rows(rows, entries=["alpha", "beta", NASTY, "newbie"]), _ratings(rows))
+
+
+def _ratings(rows):
+    """The ratings of `rows` as a store reads them (results/ratings_read.py), with a two-point history."""
+    names = tuple(sorted({name for r in rows for name in r.bots}))
+    index = {name: i for i, name in enumerate(names)}
+    orders = [(tuple(index[r.bots[seat]] for seat in r.finishing_order), 1) for r in rows]
+    history = []
+    for upto in (len(rows) // 2, len(rows)):
+        counts = stage_counts(orders[:upto], len(names))
+        history.append((upto, scaled(names, fit(counts.incidence(), counts.set_games, counts.wins))))
+    counts = stage_counts(orders, len(names))
+    return ratings_of(names, fit(counts.incidence(), counts.set_games, counts.wins), tuple(history))
 
 
 def console():
@@ -112,7 +128,8 @@ def test_json_round_trip():
     assert newbie["ci95_low"] is None and newbie["games"] == 0
     assert {"bot": "alpha", "opponent": "beta", "games": 4, "ahead": 2} in data["head_to_head"]
     assert data["faults_by_kind"] == {"timeout": 1}
-    assert data["timeline"][-1]["games"] == 4 and data["places_by_seat"] == [list(r) for r in s.places_by_seat]
+    assert data["rating_history"][-1]["games"] == 4 and data["places_by_seat"] == [list(r) for r in s.places_by_seat]
+    assert data["rating_history"][-1]["ratings"]["alpha"] == alpha["rating"] and alpha["rating_group"] >= 1
 
 
 def test_csv_round_trip():
@@ -210,7 +227,7 @@ def test_the_standings_columns_have_the_same_names_in_every_text_format():
     import re
 
     s = standings()
-    s = dataclasses.replace(s, bots=tuple(dataclasses.replace(b, version="1a2b3c4d5e6f", mu=25.0, sigma=8.3) for b in s.bots))
+    s = dataclasses.replace(s, bots=tuple(dataclasses.replace(b, version="1a2b3c4d5e6f") for b in s.bots))
     wide = Console(file=io.StringIO(), width=200, color_system=None)
     wide.print(leaderboard_renderable(s, "cup", show_versions=True))
     header = next(line for line in wide.file.getvalue().splitlines() if "┃" in line and "bot" in line)
@@ -221,11 +238,11 @@ def test_the_standings_columns_have_the_same_names_in_every_text_format():
     table = page[page.index('<table class="standings">'):page.index("</thead>", page.index('<table class="standings">'))]
     html_names = re.findall(r"<th[^>]*>([^<]*)</th>", table)
     assert terminal == markdown_names == html_names
-    assert {"per game", "rating", "ordinal", "version"} <= set(terminal)
+    assert {"per game", "rating", "group", "version"} <= set(terminal)
     # JSON and CSV name the same figures as fields, one value each.
     fields = set(csv.DictReader(io.StringIO(to_csv(s))).fieldnames)
     assert {"rank", "bot", "version", "games", "points", "points_per_game", "ci95_low", "ci95_high", "wins",
-            "skitgubbe", "faults", "mu", "sigma", "ordinal"} <= fields
+            "skitgubbe", "faults", "rating", "rating_low", "rating_high", "rating_group"} <= fields
 
 
 def test_bot_colours_come_from_names_and_never_repeat_in_a_report():
@@ -249,7 +266,7 @@ def _with_facts(s, **facts):
 
 def _terminal(s) -> str:
     c = console()
-    render_standings_table(s, c)
+    render_standings_report(s, c, facts=True)
     return c.file.getvalue()
 
 
@@ -328,3 +345,21 @@ def test_markdown_writes_greater_or_equal_as_it_is():
     rendered = MarkdownIt("commonmark").enable("table").render(md)
     assert "(LLR 25.15 &gt;= 2.94)" in rendered  # a reader sees >=, in the rendered page too
     assert "&lt;b&gt;&amp;co" in rendered and "<b>" not in rendered  # HTML in a name still shown, not run
+
+
+def test_head_to_head_cells_are_never_cut_in_80_columns():
+    """An organiser's trial: with twelve bots the head-to-head's cells read "6…" at 80 columns; the
+    columns now go on in a second table instead."""
+    import itertools
+
+    names = [f"a_long_bot_name_{i:02d}" for i in range(12)]
+    rows = [row(i, i, 0, bots, (i % 3, (i + 1) % 3, (i + 2) % 3), (2, 1, 0))
+            for i, bots in enumerate(itertools.combinations(names, 3))]
+    s = standings_from_rows(rows)
+    narrow = Console(file=io.StringIO(), width=80, color_system=None)
+    narrow.print(head_to_head_renderable(s))
+    text = narrow.file.getvalue()
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines())
+    shares = [cell for line in text.splitlines() for cell in line.split("│")[2:] if cell.strip() not in ("", "-")]
+    assert len(shares) == 12 * 11 and all(cell.strip().endswith("%") for cell in shares)
+    assert "columns: the bots by their numbers" in text

@@ -12,7 +12,7 @@ from arena.game.rules import Scoring
 from arena.play.records import Fault, FaultKind, GameRecord
 from arena.schedule.tables import round_robin
 from arena.play.selfplay import play_random_game
-from arena.results.standings import sample_positions as _sample_positions, standings_from_rows, t975
+from arena.results.standings import standings_from_rows, t975
 from arena.results.standings_sql import compute_standings
 from arena.results.rows import GameRow
 from arena.results.store import ResultStore
@@ -91,9 +91,6 @@ def test_head_to_head_places_by_seat_faults():
     assert s.faults_by_kind == {"illegal": 1, "timeout": 2}
     assert s.bot("A").faults == 2 and s.bot("A").faults_by_kind == {"timeout": 2}
     assert s.bot("C").faults_by_kind == {"illegal": 1}
-    assert s.timeline[-1] == (6, {"A": 8, "B": 5, "C": 5})
-    assert [i for i, _ in s.timeline] == [1, 2, 3, 4, 5, 6]
-    assert s.timeline[0] == (1, {"A": 2, "B": 1, "C": 0})
 
 
 def test_tie_break_points_per_game():
@@ -137,16 +134,8 @@ def test_entries_without_games_appear_with_zeros():
     s = standings_from_rows(main_rows(), entries=["A", "B", "C", "D"])
     d = s.bot("D")
     assert (d.rank, d.games, d.points, d.wins, d.places) == (4, 0, 0, 0, (0, 0, 0))
-    assert "D" not in s.timeline[-1][1]
     empty = standings_from_rows([], entries=["x", "y"])
-    assert [b.bot for b in empty.bots] == ["x", "y"] and empty.games == 0 and empty.timeline == []
-
-
-def test_timeline_sampling():
-    assert _sample_positions(0) == []
-    assert _sample_positions(5) == [1, 2, 3, 4, 5]
-    p = _sample_positions(1001)
-    assert len(p) <= 201 and p[-1] == 1001 and p == sorted(p)
+    assert [b.bot for b in empty.bots] == ["x", "y"] and empty.games == 0
 
 
 def _store_of_random_games(path, rules=Rules()):
@@ -187,15 +176,17 @@ def test_sql_standings_equal_python_standings(tmp_path, rules, games):
     assert sql.head_to_head == py.head_to_head
     assert sql.places_by_seat == py.places_by_seat
     assert sql.faults_by_kind == py.faults_by_kind and sum(sql.faults_by_kind.values()) > 0
-    assert sql.timeline == py.timeline
     assert sql.bot("a").version == "v2"
     store.close()
 
 
-def test_sql_timeline_follows_game_order_when_ids_have_gaps(tmp_path):
-    # Ids are gapless as the store writes them; the SQL timeline takes that shortcut only when
-    # MIN, MAX and COUNT agree, so a file with gaps must still sample the k-th game by order.
+def test_standings_and_ratings_hold_when_ids_have_gaps(tmp_path):
+    # Ids are gapless as the store writes them; edited by hand, the games keep their figures, and
+    # the ratings' counts follow each game to its new block (arena/results/rating_totals.py).
+    from arena.results.ratings_read import read_ratings
+
     store = _store_of_random_games(tmp_path / "r.db")
+    before = read_ratings(store)
     store.close()
     with sqlite3.connect(tmp_path / "r.db") as db:
         for table, column in (("games", "id"), ("seat_results", "game_id"), ("transcripts", "game_id"), ("faults", "game_id")):
@@ -204,9 +195,9 @@ def test_sql_timeline_follows_game_order_when_ids_have_gaps(tmp_path):
     store = ResultStore(tmp_path / "r.db")
     sql = compute_standings(store)
     py = standings_from_rows(store.rows())
-    assert [g for g, _ in sql.timeline] == list(range(1, 73))
-    assert sql.timeline == py.timeline and sql.timeline[-1][1] == {b.bot: b.points for b in sql.bots}
     assert [x.points for x in sql.bots] == [y.points for y in py.bots]
+    after = read_ratings(store)
+    assert after.bots == before.bots and after.history[-1][0] == 72 and len(after.history) <= 200
     store.close()
 
 

@@ -26,5 +26,5 @@ def test_a_bundled_config_loads_and_its_schedule_seats_only_its_bots(path):
 
 def test_the_gauntlet_example_plays_everybody_phase1_with_its_challenger_at_every_table():
     config, _ = load_entries(load_config(next(p for p in CONFIGS if p.name == "gauntlet.toml")))
-    assert config.rules.phase1_mode.value == "all" and config.ranks_by_points_per_game
+    assert config.rules.phase1_mode.value == "all" and config.kind.takes_challengers
     assert all(table.entries[0] == "heuristic_bot" for table in build_schedule(config))

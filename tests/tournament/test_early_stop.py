@@ -14,8 +14,6 @@ from arena.tournament.early_stop import WAVE_DEALS, run_until_decided, sprt_stat
 from arena.tournament.runner import build_schedule
 from tests.load_support import GENEROUS_LIMITS
 
-pytest.importorskip("openskill")
-
 
 def write(tmp_path: Path, name: str) -> Path:
     # Tables of two: each challenger meets shell_bot alone, so a deal set is 2 tables x 2 seatings.

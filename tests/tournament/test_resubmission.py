@@ -68,12 +68,12 @@ def run(config: Path, *extra: str):
 
 
 def comparable_standings(config: Path) -> dict:
-    """`arena standings --format json` without what depends on the way there: the timeline (in the
-    order games were stored) and the figures of versions no longer current."""
+    """`arena standings --format json` without what depends on the way there: the ratings' history
+    (in the order games were stored) and the figures of versions no longer current."""
     result = invoke("standings", str(config), "--format", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    data.pop("timeline")
+    data.pop("rating_history")
     data.pop("history")
     data.pop("tournament")  # its name and when it ran
     return data
