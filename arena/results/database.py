@@ -84,22 +84,31 @@ def open_writable(path: Path) -> sqlite3.Connection:
 
 
 def migrate(db: sqlite3.Connection, path: Path) -> None:
-    """A results file of schema version 1 made one of version 2, in one transaction: the kept
-    totals (arena/results/totals.py) summed from its games, and the index of its game numbers.
-    12 s on a million games here, once; older arenas then refuse the file, as they could
-    not keep its totals. Until then a file of version 1 is read and written as it is: without
-    the totals, its reports sum the games."""
+    """A results file of an older schema made one of this arena's, in one transaction. From version
+    1: the kept totals (arena/results/totals.py) summed from its games, and the index of its game
+    numbers (12 s on a million games here, once). To version 3 (each move's think time with the
+    transcript, arena/results/move_times.py) nothing changes but the version: its older games
+    keep what they had. Older arenas then refuse the file, as they could not keep its totals or
+    read its newer transcripts. Until then a file is read and written as it is: without the
+    totals, its reports sum the games."""
     with Transaction(db, "IMMEDIATE", path):
-        if read_meta(db, "schema_version") == SCHEMA_VERSION:
+        version = read_meta(db, "schema_version")
+        if version == SCHEMA_VERSION:
             return  # another process migrated it first
-        totals.create(db)
-        stored = read_meta(db, "fingerprint")
-        try:
-            fingerprint = json.loads(stored) if stored else None
-        except ValueError:
-            fingerprint = None  # the reports name a damaged fingerprint; the order falls back to by-table
-        number_order.create_index(db, number_order.layout_of(fingerprint if isinstance(fingerprint, dict) else None))
+        if version == "1":
+            _add_totals(db)
         db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
+
+
+def _add_totals(db: sqlite3.Connection) -> None:
+    """Version 1 to 2: the kept totals and the index of game numbers (inside migrate's transaction)."""
+    totals.create(db)
+    stored = read_meta(db, "fingerprint")
+    try:
+        fingerprint = json.loads(stored) if stored else None
+    except ValueError:
+        fingerprint = None  # the reports name a damaged fingerprint; the order falls back to by-table
+    number_order.create_index(db, number_order.layout_of(fingerprint if isinstance(fingerprint, dict) else None))
 
 
 def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
@@ -157,7 +166,7 @@ def check_is_results_file(db: sqlite3.Connection, path: Path, tables: set[str] |
                          "give the results a file of their own")
     if version not in READABLE_SCHEMA_VERSIONS:
         raise StoreError(f"{path}: results schema version {version}, this arena reads versions "
-                         f"{' and '.join(READABLE_SCHEMA_VERSIONS)} (a newer arena wrote it?)")
+                         f"{READABLE_SCHEMA_VERSIONS[0]} to {READABLE_SCHEMA_VERSIONS[-1]} (a newer arena wrote it?)")
 
 
 def acquire_run_lock(path: Path) -> int:

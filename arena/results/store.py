@@ -14,11 +14,12 @@ Readers. Another process may open the same file while a run is writing (standing
 replays during a run): WAL lets readers and the single writer work at once, every read
 here is a short transaction, and a busy timeout covers the moments of a checkpoint.
 
-Schema (version 2; rows.py has it):
+Schema (version 3; rows.py has it):
 
 * ``games``: one row per game, everything but the transcript (kept small so that scans
   stay fast); ``key`` is the `GameSpec.key` and is UNIQUE, so a game is never stored twice.
-* ``transcripts(game_id, data)``: the zlib-compressed transcript text.
+* ``transcripts(game_id, data)``: the zlib-compressed transcript text, with each move's think
+  time after it (arena/results/move_times.py; games stored before version 3 have none).
 * ``seat_results``: one row per (game, seat), clustered by (bot, game) for the standings'
   aggregates; ``bot`` is an id into ``bots(id, name)``. Covering index on
   (bot, table_no, deal, points) for the per-deal-set means; index games(bots,

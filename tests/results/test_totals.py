@@ -107,7 +107,7 @@ def test_a_version_1_file_is_read_as_it_is_and_upgraded_by_a_run(tmp_path):
     assert standings_figures(writer) == expected
     writer.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
         assert db.execute("SELECT 1 FROM sqlite_master WHERE name = 'games_by_number'").fetchone() is not None
     db.close()
     assert_kept_equals_summed_again(path)
@@ -121,10 +121,10 @@ def test_a_file_of_a_newer_schema_is_refused_by_name(tmp_path):
     path = tmp_path / "r.db"
     ResultStore(path).close()
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     db.close()
     for read_only in (True, False):
-        with pytest.raises(StoreError, match="schema version 3, this arena reads versions 1 and 2"):
+        with pytest.raises(StoreError, match="schema version 4, this arena reads versions 1 to 3"):
             ResultStore(path, read_only=read_only)
 
 

@@ -351,7 +351,7 @@ def test_a_results_file_of_an_earlier_arena_is_upgraded_by_the_next_run(tmp_path
     grown = runner.invoke(cli, ["tournament", "run", str(config), "--workers", "1"])
     assert grown.exit_code == 0 and "done: 48 games stored (24 played now)" in " ".join(grown.output.split())
     with sqlite3.connect(database) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("2",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
     db.close()
     assert_kept_equals_summed_again(database)
     (tmp_path / "ref").mkdir()
