@@ -318,9 +318,10 @@ class ResultStore:
         except (StoreError, sqlite3.Error):
             return None
 
-    def rows(self, with_transcripts: bool = True, chunk: int = 2000) -> Iterator[GameRow]:
-        """Every game in commit order, read in short transactions of `chunk` games."""
-        last = 0
+    def rows(self, with_transcripts: bool = True, chunk: int = 2000, after_id: int = 0) -> Iterator[GameRow]:
+        """Every game in commit order (those stored after the game of id `after_id`), read in short
+        transactions of `chunk` games."""
+        last = after_id
         tail = ", t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id" if with_transcripts else " FROM games g"
         query = f"SELECT {_SELECT_GAME}{tail} WHERE g.id > ? ORDER BY g.id LIMIT ?"
         while True:
