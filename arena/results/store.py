@@ -333,6 +333,11 @@ class ResultStore:
                 yield self._decoded(row)
             last = batch[-1][0]
 
+    def last_game_id(self) -> int:
+        """The id of the game stored last (0 for none): `rows(after_id=...)` then reads the later ones."""
+        with self._read() as db:
+            return db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0]
+
     def get_game(self, key: str) -> GameRow:
         """The stored game with this key (the CLI turns a game number into its key first)."""
         text = key.strip()
