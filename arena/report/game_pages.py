@@ -1,0 +1,131 @@
+"""A report's game pages: a folder beside the report (`standings.html` -> `standings-games/`) with a
+replay page per stored game (`<number>.html`; the last superseded play of a game as
+`<number>-superseded.html`), the script and style they share (written once), and `index.html`, the
+games list linking each number to its page. The standings page, the live page and `arena games
+--format html` link into it.
+
+The pages are rewritten whole by a report (a game superseded since the last one would otherwise
+keep a stale page); a run's live page adds the pages of the games it stores as it goes
+(`after_id`), and its final page writes them all."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from arena.report.games_html import games_list_page
+from arena.report.replay_page import asset_files, replay_page
+from arena.results.games_list import GameLine, game_line
+from arena.results.replay_json import game_replay
+from arena.results.rows import GameRow
+
+FOLDER_SUFFIX = "-games"
+INDEX = "index.html"
+
+
+def pages_folder(report: Path) -> Path:
+    """Where the game pages of the report at `report` go: beside it, named after it."""
+    return report.with_name(report.stem + FOLDER_SUFFIX)
+
+
+def page_name(number: int, superseded: bool = False) -> str:
+    return f"{number}-superseded.html" if superseded else f"{number}.html"
+
+
+def href_of(line: GameLine) -> str:
+    return page_name(line.number, bool(line.superseded))
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a file whole: a browser reading it (a live page's link) never sees half of it."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
+def write_pages(folder: Path, games: Iterable[tuple[GameRow, int, str]], *, tournament: str,
+                roster: tuple[str, ...] = (), back: tuple[str, str] = (INDEX, "all games")) -> list[GameLine]:
+    """A page per game of `games` ((row with its transcript, game number, why superseded or "")) and
+    the shared script and style; `back`: (href, words) of each page's link to the list. Returns the
+    games' lines for a list. Raises OSError."""
+    folder.mkdir(exist_ok=True)
+    for name, text in asset_files().items():
+        write_text(folder / name, text)
+    lines = []
+    for row, number, why in games:
+        game = game_replay(row, number, tournament=tournament, superseded=why)
+        (folder / page_name(number, bool(why))).write_text(
+            replay_page(game, roster=roster, back=back[0], back_words=back[1], shared=""), encoding="utf-8")
+        lines.append(game_line(row, number, why))
+    return lines
+
+
+def write_index(folder: Path, lines: Iterable[GameLine], *, title: str, roster: tuple[str, ...] = (),
+                back: tuple[str, str] | None = None, note: str = "") -> None:
+    """The games list of the folder, by game number (a superseded play after the current one)."""
+    ordered = sorted(lines, key=lambda line: (line.number, bool(line.superseded)))
+    write_text(folder / INDEX, games_list_page(ordered, title, href_of, roster=roster, back=back, note=note))
+
+
+def stored_games(store, numbers, *, after_id: int = 0, superseded: bool = True) -> Iterator[tuple[GameRow, int, str]]:
+    """Every stored game with its transcript, number and why superseded: the current ones in the
+    order stored (past `after_id`), then, with `superseded`, the superseded plays."""
+    for row in store.rows(with_transcripts=True, after_id=after_id):
+        yield row, numbers.of(row), ""
+    if superseded:
+        for game in store.superseded(with_transcripts=True):
+            yield game.row, numbers.of(game.row), game.why
+
+
+def write_report_pages(folder: Path, store, config, *, back: tuple[str, str] | None = None) -> int:
+    """The pages of every stored game of the tournament and their index; returns how many pages."""
+    roster = tuple(config.bots)
+    lines = write_pages(folder, stored_games(store, config.game_numbers()), tournament=config.name, roster=roster)
+    write_index(folder, lines, title=f"{config.name}: games", roster=roster, back=back)
+    return len(lines)
+
+
+class LivePages:
+    """A run's game pages beside its live page (`tournament run --html FILE`): each write adds the
+    pages of the games stored since the last one (`update`), and names the latest; the list of
+    all games is written with them, and at the end (`finish`) every page anew."""
+
+    LATEST = 8  # games the live page names beside its link to the list
+
+    def __init__(self, report: Path, store, config) -> None:
+        self.folder, self.store, self.config = pages_folder(report), store, config
+        self.back = ("../" + report.name, "the standings")
+        self.after_id = store.last_game_id()  # the games stored before this run have their pages from its report
+        self.lines: list[GameLine] = []
+
+    def update(self) -> list[tuple[int, str, str]]:
+        """Pages for the games stored since the last call, and the list; the latest as (number,
+        link, words) for the live page. Raises OSError."""
+        numbers = self.config.game_numbers()
+        last = self.store.last_game_id()
+        games = stored_games(self.store, numbers, after_id=self.after_id, superseded=False)
+        self.lines += write_pages(self.folder, (g for g in games if g[0].id <= last), tournament=self.config.name,
+                                  roster=tuple(self.config.bots))
+        self.after_id = last
+        self._index("The games this run has stored so far; the final report lists every game.")
+        return self.latest()
+
+    def finish(self) -> list[tuple[int, str, str]]:
+        """Every stored game's page, written anew, and the list."""
+        self.lines = write_pages(self.folder, stored_games(self.store, self.config.game_numbers()),
+                                 tournament=self.config.name, roster=tuple(self.config.bots))
+        self.after_id = self.store.last_game_id()
+        self._index()
+        return self.latest()
+
+    def _index(self, note: str = "") -> None:
+        latest: dict[tuple[int, str], GameLine] = {(line.number, line.superseded): line for line in self.lines}
+        self.lines = list(latest.values())  # a game played again since (a void one) keeps one line
+        write_index(self.folder, self.lines, title=f"{self.config.name}: games", roster=tuple(self.config.bots),
+                    back=self.back, note=note)
+
+    def latest(self) -> list[tuple[int, str, str]]:
+        prefix = self.folder.name + "/"
+        return [(line.number, prefix + href_of(line), " > ".join(line.order))
+                for line in self.lines[-self.LATEST:] if not line.superseded][::-1]
