@@ -12,7 +12,7 @@ from arena.cli.common import command, console, fail, note
 from arena.tournament.opening import bot_versions, load_tournament, open_results
 from arena.wording import count
 
-GAME_FORMATS = ("table", "csv", "json")
+GAME_FORMATS = ("table", "csv", "json", "html")
 SUPERSEDED_CHOICES = ("exclude", "include", "only")
 TABLE_LIMIT = 100  # games a terminal table shows unless --limit says otherwise
 
@@ -24,7 +24,12 @@ def games(
     faults: Annotated[bool, typer.Option(
         "--faults", help="Only games with a fault (by one of the --bot bots, when given).")] = False,
     skitgubbe: Annotated[Optional[str], typer.Option(help="Only games this bot finished last.")] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="table, csv or json (one JSON object per line).")] = "table",
+    format: Annotated[Optional[str], typer.Option(
+        "--format", "-f", help="table, csv, json (one JSON object per line) or html (a page, with -o, linking each "
+                               "game to its page to step through; default: html for -o FILE.html, else table).")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "--output", "-o", help="With html: write the page here, and each listed game's page in the folder FILE-games "
+                               "beside it.")] = None,
     limit: Annotated[Optional[int], typer.Option(
         min=0, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
     superseded: Annotated[str, typer.Option(
@@ -45,9 +50,15 @@ def games(
     from arena.report.games import render_game_table
     from arena.results.rows import StoreError
 
-    format = format.lower()
+    format = ("html" if output is not None and output.suffix.lower() in (".html", ".htm") else "table") \
+        if format is None else format.lower()
     if format not in GAME_FORMATS:
         fail(f"--format must be one of {', '.join(GAME_FORMATS)}, not {format!r}")
+    if (format == "html") != (output is not None):
+        fail("--format html writes a page and the game pages beside it: give -o FILE.html" if format == "html" else
+             f"-o writes the html page; the {format} list goes to the terminal (redirect it to a file)")
+    if void and format == "html":
+        fail("--void lists games that were never played: they have no pages; give --format table, csv or json")
     if sort not in ("number", "stored"):
         fail(f"--sort must be number or stored, not {sort!r}")
     if superseded not in SUPERSEDED_CHOICES:
@@ -83,6 +94,11 @@ def games(
             gone.sort(key=lambda pair: numbers.of(pair[0]))
         gone_lines = list(game_lines(gone, numbers.of, bots=wanted, faults_only=faults, skitgubbe=skitgubbe))
         found = itertools.chain(current, gone_lines)
+        if format == "html":
+            assert output is not None  # checked above
+            _games_page(output, store, config, itertools.islice(found, limit or None), filters=_described(
+                wanted, faults, skitgubbe))
+            return
         if format == "table":  # kept to print as one table; beyond the limit only counted
             shown = list(itertools.islice(found, limit or None))
             if limit and len(shown) == limit:
@@ -116,6 +132,42 @@ def games(
         console.print(f"... and {more} more (--limit 0 shows them all); replay one with: {how}", highlight=False, markup=False)
     else:
         console.print(f"replay one with: {how}", highlight=False, markup=False)
+
+
+def _games_page(output: Path, store, config, lines, filters: str) -> None:
+    """`arena games --format html -o FILE`: the list at FILE, each listed game's page beside it
+    (arena/report/game_pages.py), its number linked to it."""
+    from urllib.parse import quote
+
+    from arena.cli.reports import refuse_own_file
+    from arena.report.game_pages import href_of, pages_folder, write_pages, write_text
+    from arena.report.games_html import games_list_page
+
+    refuse_own_file(output, config)
+    folder = pages_folder(output)
+    listed = list(lines)
+    rows = ((row, line.number, line.superseded) for row, line in _rows_of(store, listed))
+    roster = tuple(config.bots)
+    try:
+        written = write_pages(folder, rows, tournament=config.name, roster=roster,
+                              back=("../" + quote(output.name), "all games"))
+        write_text(output, games_list_page(listed, f"{config.name}: games{filters}",
+                                           lambda line: f"{quote(folder.name)}/{href_of(line)}", roster=roster))
+    except OSError as exc:
+        fail(f"cannot write the games page to -o {output}: {exc.strerror or exc}")
+    console.print(f"wrote {output} and {count(len(written), 'game page')} in {folder}", highlight=False, markup=False)
+
+
+def _rows_of(store, lines):
+    """Each listed game's stored row with its transcript: the current ones by key, a superseded
+    play as its last one (as `arena replay --superseded` shows it)."""
+    for line in lines:
+        if line.superseded:
+            earlier = store.superseded(with_transcripts=True, key=line.key)
+            if earlier:
+                yield earlier[-1].row, line
+        else:
+            yield store.get_game(line.key), line
 
 
 def _void_games(store, config, numbers, wanted: list[str], format: str, limit: int) -> None:

@@ -38,6 +38,9 @@ def standings(
     history: Annotated[bool, typer.Option(
         "--history", help="Also the figures of what is out of the standings: the earlier versions of resubmitted "
                           "bots, and withdrawn bots (JSON always has them, as `history`).")] = False,
+    game_pages: Annotated[bool, typer.Option(
+        "--game-pages/--no-game-pages", help="With -o FILE.html: also a page per game to step through, in the "
+                                             "folder FILE-games beside it, linked from the report.")] = True,
 ) -> None:
     """Print or write the standings report from the results database (also while a run is going on)."""
     from arena.report import export, html
@@ -48,8 +51,11 @@ def standings(
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
     store, config, _ = open_to_read(config_path, note)
+    games_href = None
     try:
         result = report_standings(store, config, with_history=history or format == "json")
+        if format == "html" and output is not None and game_pages:
+            games_href = _write_game_pages(output, store, config)
     except StoreError as exc:  # a file found damaged as it is read
         fail(str(exc), code=1)
     finally:
@@ -70,14 +76,34 @@ def standings(
         _write_report(output, buffer.getvalue(), config)
     else:
         text = {"json": export.to_json, "csv": export.to_csv}.get(format)
-        titled = export.to_markdown if format == "markdown" else html.to_html
-        content = text(result) if text else titled(result, config.name)
+        if text:
+            content = text(result)
+        else:
+            content = export.to_markdown(result, config.name) if format == "markdown" else \
+                html.to_html(result, config.name, games_href=games_href)
         if output is None:
             # One line end after the content: a CSV's own last one doubled made an empty row.
             console.out(content, highlight=False, end="" if content.endswith("\n") else "\n")
             return
         _write_report(output, content, config)
     console.print(f"wrote {escape(str(output))}", highlight=False)
+
+
+def _write_game_pages(output: Path, store, config) -> str:
+    """The report's game pages (arena/report/game_pages.py) in the folder beside `output`; returns
+    the report's link to their list."""
+    from urllib.parse import quote
+
+    from arena.report.game_pages import INDEX, pages_folder, write_report_pages
+
+    refuse_own_file(output, config)
+    folder = pages_folder(output)
+    try:
+        written = write_report_pages(folder, store, config, back=("../" + quote(output.name), "the standings"))
+    except OSError as exc:
+        fail(f"cannot write the game pages to {folder}: {exc.strerror or exc}")
+    console.print(f"wrote {escape(count(written, 'game page'))} in {escape(str(folder))}", highlight=False)
+    return f"{quote(folder.name)}/{INDEX}"
 
 
 def report_standings(store, config, with_history: bool = False, by_points_per_game: bool | None = None, live=None):
@@ -116,9 +142,11 @@ def report_standings(store, config, with_history: bool = False, by_points_per_ga
     return result
 
 
-def write_live_page(path: Path, store, config, refresh_s: int | None, progress: str | None = None, live=None) -> None:
+def write_live_page(path: Path, store, config, refresh_s: int | None, progress: str | None = None, live=None,
+                    games_href: str | None = None, latest=()) -> None:
     """The HTML report at `path`, replaced whole (a reader never sees half a page); `refresh_s`:
-    the live page, reloading itself, while the run goes on, with the run's `progress` line. Raises OSError.
+    the live page, reloading itself, while the run goes on, with the run's `progress` line;
+    `games_href` and `latest`: its links to the game pages. Raises OSError.
 
     The live page ranks as the terminal's live board does: by points per game while the run goes
     on (on totals, the bots whose tables came first would lead), as the config says once it ended.
@@ -129,7 +157,8 @@ def write_live_page(path: Path, store, config, refresh_s: int | None, progress: 
     standings = report_standings(store, config, by_points_per_game=True if refreshing else None, live=live)
     if refreshing and not config.ranks_by_points_per_game:  # the page's own words say "ranked by points per game"
         progress = "; ".join(filter(None, (progress, "ranked by points per game until the run ends, then by total points")))
-    page = html.to_html(standings, config.name, refresh_s=refresh_s, progress=progress)
+    page = html.to_html(standings, config.name, refresh_s=refresh_s, progress=progress, games_href=games_href,
+                        latest=latest)
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(page, encoding="utf-8")
     os.replace(partial, path)
@@ -183,18 +212,33 @@ def _not_stored_words(store, config, config_path: Path, game: str, key: str, exc
     return f"{named} is not stored yet in {config.database}" if key != game else str(exc)
 
 
+REPLAY_FORMATS = ("text", "html", "json")
+
+
 def replay(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
     game: Annotated[str, typer.Argument(help="The game: its tournament game number (the one bots are sent) or its key (e.g. t0001-d0000-s02).")],
-    seat: Annotated[Optional[int], typer.Option(min=0, max=4, help="Show the game as this seat saw it.")] = None,
+    seat: Annotated[Optional[int], typer.Option(min=0, max=4, help="Show the game as this seat saw it (text; the page "
+                                                                    "takes ?seat=N).")] = None,
     superseded: Annotated[bool, typer.Option(
         "--superseded", help="The game as an earlier version of a resubmitted (or a withdrawn) bot played it: "
                              "the last of its superseded plays (`arena games --superseded only` lists them).")] = False,
+    format: Annotated[Optional[str], typer.Option(
+        "--format", "-f", help="text, html (a page to step through in a browser, self-contained) or json (the "
+                               "game's data); default: from the -o file's suffix, else text.")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
 ) -> None:
-    """Show a stored game move by move, as the referee saw it or as one seat saw it."""
+    """Show a stored game move by move, as the referee saw it or as one seat saw it; or write it as
+    a page to step through in a browser (-o game.html), or as JSON."""
     from arena.results.replay import replay_lines
     from arena.results.rows import StoreError
 
+    format = _replay_format(output) if format is None else format.lower()
+    if format not in REPLAY_FORMATS:
+        fail(f"--format must be one of {', '.join(REPLAY_FORMATS)}, not {format!r}")
+    if seat is not None and format != "text":
+        fail(f"--seat is for the text replay; the {format} page shows every seat's view (open it with ?seat={seat})"
+             if format == "html" else "--seat is for the text replay; the JSON holds the whole game")
     store, config, _ = open_to_read(config_path, note)
     earlier = []
     try:
@@ -216,8 +260,43 @@ def replay(
     if seat is not None and seat >= len(row.bots):
         fail(f"--seat must be below {len(row.bots)} for this game")
     number = config.game_numbers().of(row)
-    for line in replay_lines(row, seat, number):
+    if format != "text":
+        _write_game(output, format, row, number, config, earlier[-1].why if earlier else "")
+        return
+    lines = replay_lines(row, seat, number)
+    if output is not None:
+        _write_report(output, "\n".join(lines) + "\n", config)
+        console.print(f"wrote {escape(str(output))}", highlight=False)
+        return
+    for line in lines:
         console.print(escape(line), highlight=False)  # lines quote bot output
+
+
+def _replay_format(output: Path | None) -> str:
+    """`-o game.html` alone means the page, `-o game.json` the JSON."""
+    spelled = output.suffix if output is not None else ""
+    by_suffix = {".html": "html", ".htm": "html", ".json": "json", "": "text", ".txt": "text", ".text": "text"}
+    if spelled.lower() not in by_suffix:
+        fail(f"-o {output}: no replay format is written as '{spelled}'; give --format ({', '.join(REPLAY_FORMATS)}) "
+             "or a file ending in .html, .json or .txt")
+    return by_suffix[spelled.lower()]
+
+
+def _write_game(output: Path | None, format: str, row, number: int, config, why: str) -> None:
+    """The game as its self-contained page or its JSON (arena/report/replay_page.py, results/replay_json.py)."""
+    import json
+
+    from arena.report.replay_page import replay_page
+    from arena.results.replay_json import game_replay
+
+    data = game_replay(row, number, tournament=config.name, superseded=why)
+    content = replay_page(data, roster=config.bots) if format == "html" else json.dumps(data, indent=1) + "\n"
+    if output is None:
+        console.out(content, highlight=False, end="")
+        return
+    _write_report(output, content, config)
+    console.print(f"wrote {escape(str(output))}" + (": open it in a browser to step through the game" if format == "html"
+                                                   else ""), highlight=False)
 
 
 def register_standings(app: typer.Typer) -> None:

@@ -183,9 +183,12 @@ class _LivePage:
     mid-run is said once and left: the run and its results come first."""
 
     def __init__(self, path: Path, store, config) -> None:
+        from arena.report.game_pages import LivePages
+
         self.path, self.store, self.config = path, store, config
         self.written_at = 0.0
         self.broken = False
+        self.pages: LivePages | None = LivePages(path, store, config)  # the game pages beside it
 
     def __call__(self, final: bool, progress: str, live=None) -> None:
         """`live`: the board's provisional ratings (results/live_ratings.py), None once they are exact."""
@@ -195,14 +198,33 @@ class _LivePage:
 
         if self.broken or (not final and time.monotonic() - self.written_at < LIVE_PAGE_EVERY_S):
             return
+        href, latest = self._game_pages(final)
         try:
             write_live_page(self.path, self.store, self.config, None if final else LIVE_PAGE_EVERY_S,
-                            progress=None if final else progress, live=live)
+                            progress=None if final else progress, live=live, games_href=href, latest=latest)
         except OSError as exc:
             self.broken = True
             err_console.print(escape(f"note: cannot write --html {self.path}: {exc.strerror or exc}; "
                                      "the run goes on without it"), highlight=False)
         self.written_at = time.monotonic()
+
+    def _game_pages(self, final: bool) -> tuple[str | None, list]:
+        """The pages of the games stored since the last write (every page at the end), and the
+        page's links to them; pages that cannot be written are said once and left."""
+        from urllib.parse import quote
+
+        from arena.report.game_pages import INDEX
+
+        if self.pages is None:
+            return None, []
+        try:
+            latest = self.pages.finish() if final else self.pages.update()
+        except OSError as exc:
+            err_console.print(escape(f"note: cannot write the game pages in {self.pages.folder}: "
+                                     f"{exc.strerror or exc}; the page goes on without them"), highlight=False)
+            self.pages = None
+            return None, []
+        return f"{quote(self.pages.folder.name)}/{INDEX}", [(n, quote(link, safe="/"), words) for n, link, words in latest]
 
 
 LIVE_PAGE_EVERY_S = 5
