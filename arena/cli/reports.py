@@ -228,8 +228,11 @@ def replay(
                                "game's data); default: from the -o file's suffix, else text.")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to this file instead of the terminal.")] = None,
 ) -> None:
-    """Show a stored game move by move, as the referee saw it or as one seat saw it; or write it as
-    a page to step through in a browser (-o game.html), or as JSON."""
+    """Show a stored game move by move, or write it as a page to step through in a browser (-o game.html).
+
+    The page (html) is one file that needs nothing else: open it in a browser, step with the keys
+    or the scrubber, and add ?seat=N to its address for one seat's view. json writes the game's
+    data alone: the deal, every move with its think time and legal moves, the faults."""
     from arena.results.replay import replay_lines
     from arena.results.rows import StoreError
 
