@@ -348,7 +348,7 @@
     const cards = list => list.map(cardText);
     const over = g.outcome !== null;
     return {
-      phase: over ? 3 : g.phase, to_act: g.toAct,
+      phase: g.phase, over: over, to_act: g.toAct,
       hands: g.hands.map(h => cards(sorted(g, h))),
       won: g.won.map(cards),
       known: g.known.map(k => cards(sorted(g, Array.from(k)))),

@@ -230,17 +230,29 @@
       q.set('step', String(step));
       a.href = '?' + q.toString();
     }
-    const q = new URLSearchParams(location.search);
-    q.set('step', String(step));
-    try { history.replaceState(null, '', '?' + q.toString() + location.hash); } catch (e) { /* a sandboxed frame */ }
+    followAddress();
+  }
+
+  /* The address follows the step, at most every ADDRESS_EVERY_MS: a browser stops listening to a
+     page that changes its address hundreds of times in a few seconds (a held arrow key). */
+  const ADDRESS_EVERY_MS = 150;
+  let addressTimer = null;
+  function followAddress() {
+    if (addressTimer !== null) return;
+    addressTimer = setTimeout(() => {
+      addressTimer = null;
+      const q = new URLSearchParams(location.search);
+      q.set('step', String(step));
+      try { history.replaceState(null, '', '?' + q.toString() + location.hash); } catch (e) { /* a sandboxed frame */ }
+    }, ADDRESS_EVERY_MS);
   }
 
   function drawStatus(s) {
     const parts = [];
-    if (s.phase === 1) parts.push('Phase 1: collecting cards \u00b7 stock ' + s.stock.length);
-    else if (s.phase === 2) parts.push('Phase 2: shedding \u00b7 trump ' + SUIT_SYMBOL[s.trump_suit] + ' ' + SUIT_NAME[s.trump_suit] +
+    if (s.over) parts.push('Game over (' + s.outcome.reason + ')');
+    else if (s.phase === 1) parts.push('Phase 1: collecting cards \u00b7 stock ' + s.stock.length);
+    else parts.push('Phase 2: shedding \u00b7 trump ' + SUIT_SYMBOL[s.trump_suit] + ' ' + SUIT_NAME[s.trump_suit] +
       ' \u00b7 a trick of ' + s.trick_size);
-    else parts.push('Game over (' + s.outcome.reason + ')');
     status.replaceChildren(parts.join(''));
     if (s.to_act !== null) status.append(' \u00b7 to act: ', who(s.to_act));
   }
@@ -260,7 +272,7 @@
     middle.replaceChildren(...parts);
   }
   function tableLabel(s) {
-    if (s.phase === 1 && s.round_seats.length) {
+    if (s.phase === 1 && !s.over && s.round_seats.length) {
       if (s.opponent !== null) return ['on the table: ', who(s.leader), ' leads against ', who(s.opponent)];
       return ['on the table: ', who(s.leader), ' leads, everybody plays'];
     }
@@ -274,7 +286,7 @@
         [zoneEl(u[1], 'table', always), el('div', 'owner', [who(u[0]), u[2] ? ' (blind)' : null])]);
       row.appendChild(cell);
     });
-    if (!units.length) row.appendChild(el('span', 'empty', s.phase === 3 ? 'nothing' : 'nothing yet'));
+    if (!units.length) row.appendChild(el('span', 'empty', s.over ? 'nothing' : 'nothing yet'));
     return row;
   }
 
@@ -301,9 +313,12 @@
     }
     seats.replaceChildren(...panels);
   }
-  function handOrder(s, seat, hand) {  // a seat's view: the cards it knows of first, then the backs
+  /* A hand low to high (R2); in phase 2 by suit first, so that runs (R34) and trumps show together.
+     A seat's view: the cards it knows of first, then the backs. */
+  function handOrder(s, seat, hand) {
     const visible = seesHand(s, seat);
-    return hand.filter(visible).concat(hand.filter(c => !visible(c)));
+    const ordered = s.phase === 1 ? hand : E.SUITS.split('').flatMap(suit => hand.filter(c => c[1] === suit));
+    return ordered.filter(visible).concat(ordered.filter(c => !visible(c)));
   }
 
   function drawNow(s) {
