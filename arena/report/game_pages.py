@@ -10,7 +10,12 @@ keep a stale page); a run's live page adds the pages of the games it stores as i
 
 from __future__ import annotations
 
+import itertools
+import multiprocessing
 import os
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -44,21 +49,69 @@ def write_text(path: Path, text: str) -> None:
     os.replace(partial, path)
 
 
+# A page replays its game with the rules package (about 2 ms for a game of 200 moves): from this
+# many games on, the pages are written by a process per core, CHUNK games at a time.
+PARALLEL_FROM = 400
+CHUNK = 200
+
+
+@dataclass(frozen=True, slots=True)
+class _Pages:
+    """What every page of a folder shares."""
+
+    folder: Path
+    tournament: str
+    roster: tuple[str, ...]
+    back: tuple[str, str]
+
+
+def _write_chunk(pages: _Pages, games: list[tuple[GameRow, int, str]]) -> list[GameLine]:
+    """Each game's page; its line for the list. (In a worker process, or in this one.)"""
+    lines = []
+    for row, number, why in games:
+        game = game_replay(row, number, tournament=pages.tournament, superseded=why)
+        (pages.folder / page_name(number, bool(why))).write_text(
+            replay_page(game, roster=pages.roster, back=pages.back[0], back_words=pages.back[1], shared=""),
+            encoding="utf-8")
+        lines.append(game_line(row, number, why))
+    return lines
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def write_pages(folder: Path, games: Iterable[tuple[GameRow, int, str]], *, tournament: str,
                 roster: tuple[str, ...] = (), back: tuple[str, str] = (INDEX, "all games")) -> list[GameLine]:
     """A page per game of `games` ((row with its transcript, game number, why superseded or "")) and
     the shared script and style; `back`: (href, words) of each page's link to the list. Returns the
-    games' lines for a list. Raises OSError."""
+    games' lines for a list, in the order given. Raises OSError."""
     folder.mkdir(exist_ok=True)
     for name, text in asset_files().items():
         write_text(folder / name, text)
-    lines = []
-    for row, number, why in games:
-        game = game_replay(row, number, tournament=tournament, superseded=why)
-        (folder / page_name(number, bool(why))).write_text(
-            replay_page(game, roster=roster, back=back[0], back_words=back[1], shared=""), encoding="utf-8")
-        lines.append(game_line(row, number, why))
+    pages = _Pages(folder, tournament, roster, back)
+    given = iter(games)
+    first = list(itertools.islice(given, PARALLEL_FROM))
+    workers = _cores()
+    if len(first) < PARALLEL_FROM or workers < 2:
+        return _write_chunk(pages, first + list(given))
+    lines: list[GameLine] = []
+    # Spawned, not forked: the caller may hold threads and an open database.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        running: deque[Future[list[GameLine]]] = deque()
+        for chunk in _chunks(itertools.chain(first, given), CHUNK):
+            running.append(pool.submit(_write_chunk, pages, chunk))
+            if len(running) >= 2 * workers:  # a bounded read-ahead: the rows of a few chunks in memory
+                lines += running.popleft().result()
+        while running:
+            lines += running.popleft().result()
     return lines
+
+
+def _chunks(items: Iterable[tuple[GameRow, int, str]], size: int) -> Iterator[list[tuple[GameRow, int, str]]]:
+    items = iter(items)
+    while chunk := list(itertools.islice(items, size)):
+        yield chunk
 
 
 def write_index(folder: Path, lines: Iterable[GameLine], *, title: str, roster: tuple[str, ...] = (),

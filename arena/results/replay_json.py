@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena import __version__
-from arena.game import Game, format_card, format_move
+from arena.game import Game, Move, format_card, format_move
 from arena.game.moves import MoveKind
 from arena.results.rows import GameRow
 
@@ -58,24 +58,32 @@ def game_replay(row: GameRow, number: int | None = None, *, tournament: str = ""
     }
 
 
+_TEXT: dict[Move, str] = {}  # each move's text, written once (a tournament's pages write millions of moves)
+
+
 def _moves(row: GameRow) -> list[dict[str, Any]]:
     """Each move with its seat, text, think time (ms, null where none was kept or none came), the
     number of legal moves then, and whether the referee made it for a faulting bot (R52)."""
     transcript = row.transcript
-    think = row.move_think_s
+    moves = transcript.moves
+    think = row.move_think_s or (None,) * len(moves)
     faulted: set[tuple[int, int]] = {(f["move"], f["seat"]) for f in row.faults}
     game = Game.new(transcript.rules, transcript.seed, transcript.dealer)
+    legal_moves, apply, texts = game.legal_moves, game.apply, _TEXT
     out = []
     second_step = False  # the card of a fallback turn whose first step was a draw
-    for index, move in enumerate(transcript.moves):
-        seat = game.acting
+    for index, move in enumerate(moves):
+        seat = game.to_act
         by_referee = second_step or (index, seat) in faulted
-        taken = None if think is None else think[index]
-        out.append({"seat": seat, "move": format_move(move), "legal": len(game.legal_moves()),
+        taken = think[index]
+        text = texts.get(move)
+        if text is None:
+            text = texts[move] = format_move(move)
+        out.append({"seat": seat, "move": text, "legal": len(legal_moves()),
                     "think_ms": None if taken is None else round(taken * 1000, 2), "by_referee": by_referee})
-        game.apply(move)
-        second_step = (by_referee and not second_step and move.kind in _DRAW_STEPS and game.to_act == seat
-                       and game.outcome is None)
+        apply(move)
+        if by_referee:
+            second_step = (not second_step and move.kind in _DRAW_STEPS and game.to_act == seat and game.outcome is None)
     return out
 
 
