@@ -44,7 +44,7 @@ def snapshot(g: GameState) -> dict:
     in_phase1 = g.phase == 1
     outcome = g.outcome
     return {
-        "phase": 3 if outcome is not None else g.phase, "to_act": g.to_act,
+        "phase": g.phase, "over": outcome is not None, "to_act": g.to_act,
         "hands": [cards(sorted(h, key=key)) for h in g.hands],
         "won": [cards(w) if in_phase1 else [] for w in g.won],
         "known": [cards(sorted(k, key=key)) for k in g.known],
@@ -105,3 +105,52 @@ def played_row(options: dict, seed: int, policies=None, names: tuple[str, ...] |
 
 def seconds_since(start: float) -> float:
     return time.monotonic() - start
+
+
+def zones(state: dict) -> dict[str, str]:
+    """Where the referee's view of the page shows each card at a step with this table (the page's
+    `data-zone` of each `data-card`); every card of the game's deck exactly once."""
+    found: dict[str, str] = {}
+
+    def put(cards_here, zone: str) -> None:
+        for card in cards_here:
+            assert card not in found, f"{card} is both in {found[card]} and {zone}"
+            found[card] = zone
+
+    for seat, hand in enumerate(state["hands"]):
+        put(hand, f"hand-{seat}")
+    if state["phase"] == 1:
+        for seat, won in enumerate(state["won"]):
+            put(won, f"pile-{seat}")
+        put([card for _, card, _ in state["trick"]], "table")
+        if state["trump_holder"] is not None:
+            put([state["trump_card"]], "trump")
+    else:
+        put([card for _, unit in state["table"] for card in unit], "table")
+    put(state["stock"], "stock")
+    put(state["discard"], "discard")
+    put(state["set_aside"], "aside")
+    return found
+
+
+def seen_by(row: GameRow, seat: int) -> list[set[str]]:
+    """At every step, the faces `seat` may see (R8-R10, as the engine's `view` gives them): its hand,
+    what is known of the others' hands, won piles where public, the trick or table, the discard."""
+    transcript = row.transcript
+    game = Game.new(transcript.rules, transcript.seed, transcript.dealer)
+
+    def now() -> set[str]:
+        view = game.view(seat)
+        shown = set(view.hand) | {c for known in view.known for c in known} | set(view.discard)
+        shown |= {c for pile in view.won_piles or () for c in pile} | {c for _, c, _ in view.trick}
+        shown |= {c for _, unit in view.table for c in unit}
+        return set(cards(shown))
+
+    out = [now()]
+    for move in transcript.moves:
+        game.apply(move)
+        out.append(now())
+    if transcript.forfeited_seat is not None:
+        game.forfeit(transcript.forfeited_seat, transcript.forfeit_reason)
+        out.append(now())
+    return out
