@@ -211,10 +211,6 @@ class _LivePage:
     def _game_pages(self, final: bool) -> tuple[str | None, list]:
         """The pages of the games stored since the last write (every page at the end), and the
         page's links to them; pages that cannot be written are said once and left."""
-        from urllib.parse import quote
-
-        from arena.report.game_pages import INDEX
-
         if self.pages is None:
             return None, []
         try:
@@ -224,7 +220,7 @@ class _LivePage:
                                      f"{exc.strerror or exc}; the page goes on without them"), highlight=False)
             self.pages = None
             return None, []
-        return f"{quote(self.pages.folder.name)}/{INDEX}", [(n, quote(link, safe="/"), words) for n, link, words in latest]
+        return self.pages.index_href, latest
 
 
 LIVE_PAGE_EVERY_S = 5

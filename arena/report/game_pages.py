@@ -18,6 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
+from urllib.parse import quote
 
 from arena.report.games_html import games_list_page
 from arena.report.replay_page import asset_files, replay_page
@@ -148,7 +149,8 @@ class LivePages:
 
     def __init__(self, report: Path, store, config) -> None:
         self.folder, self.store, self.config = pages_folder(report), store, config
-        self.back = ("../" + report.name, "the standings")
+        self.back = ("../" + quote(report.name), "the standings")
+        self.index_href = f"{quote(self.folder.name)}/{INDEX}"  # the live page's link to the list
         self.after_id = store.last_game_id()  # the games stored before this run have their pages from its report
         self.lines: list[GameLine] = []
 
@@ -179,6 +181,6 @@ class LivePages:
                     back=self.back, note=note)
 
     def latest(self) -> list[tuple[int, str, str]]:
-        prefix = self.folder.name + "/"
+        prefix = quote(self.folder.name) + "/"
         return [(line.number, prefix + href_of(line), " > ".join(line.order))
                 for line in self.lines[-self.LATEST:] if not line.superseded][::-1]

@@ -1,0 +1,106 @@
+"""A report's folder of game pages (arena/report/game_pages.py): a page per stored game and per
+superseded play, the shared script and style once, the list linking each number to a page that is
+there; the same pages whether one process or several write them; a run's live pages add the new
+games' pages as they are stored, and the final write every page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from arena.game import Rules, game_points
+from arena.play.records import Fault, FaultKind, GameRecord
+from arena.play.selfplay import play_random_game
+from arena.report import game_pages
+from arena.report.game_pages import LivePages, pages_folder, write_report_pages
+from arena.results.store import ResultStore
+from arena.schedule.tables import round_robin
+from arena.tournament.config import config_from_dict
+
+BOTS = ["a", "b", "c", "d"]
+
+
+def _store(tmp_path, deals: int = 1, first: int = 0, store=None):
+    config = config_from_dict({"name": "Cup <i>", "bots": BOTS, "deals": 2, "seed": 5, "database": str(tmp_path / "r.sqlite")},
+                              tmp_path / "t.toml")
+    store = store or ResultStore(config.database)
+    rules = Rules()
+    for table in round_robin(BOTS, 3, 2, seed=5):
+        for spec in table.games:
+            if not first <= spec.deal < first + deals:
+                continue
+            game = play_random_game(rules, spec.seed, spec.dealer)
+            faults = (Fault(1, FaultKind.TIMEOUT, "no move within 2 s", 2),) if spec.seating == 1 else ()
+            store.add_game(spec, GameRecord(1, spec.bots, game.outcome, game.transcript, game_points(game.outcome, rules),
+                                            faults, ((0.001,),) * 3, len(game.moves), (0.0001,) * len(game.moves)))
+    return store, config
+
+
+def _links(html: str) -> list[str]:
+    return re.findall(r'href="([^"]+)"', html)
+
+
+def test_every_stored_game_and_superseded_play_has_a_page_that_the_list_links_to(tmp_path):
+    store, config = _store(tmp_path)
+    numbers = config.game_numbers()
+    current = {numbers.of(row) for row in store.rows(with_transcripts=False)}
+    store.supersede({"d": "d: withdrawn"}, {"bots": ["a", "b", "c"]})  # its games leave the standings, kept
+    gone = {numbers.of(game.row) for game in store.superseded()}
+    folder = pages_folder(tmp_path / "standings.html")
+    written = write_report_pages(folder, store, config, back=("../standings.html", "the standings"))
+    store.close()
+    assert folder.name == "standings-games" and written == len(current) and gone <= current
+    names = {p.name for p in folder.iterdir()}
+    assert names == ({f"{n}.html" for n in current - gone} | {f"{n}-superseded.html" for n in gone}
+                     | {"index.html", "replay.js", "replay.css"})
+    index = (folder / "index.html").read_text()
+    linked = _links(index)
+    assert linked[0] == "../standings.html"
+    assert sorted(linked[1:]) == sorted(names - {"index.html", "replay.js", "replay.css"})
+    assert "Cup &lt;i&gt;: games" in index and "<i>" not in index
+    page = (folder / f"{min(gone)}-superseded.html").read_text()
+    assert '<script src="replay.js"></script>' in page and '"superseded":"d: withdrawn"' in page
+    assert 'href="replay.css"' in page and '"back":"index.html"' in page
+
+
+def test_many_pages_are_written_by_several_processes_alike(tmp_path, monkeypatch):
+    store, config = _store(tmp_path, deals=2)
+    serial = write_report_pages(tmp_path / "one", store, config)
+    monkeypatch.setattr(game_pages, "PARALLEL_FROM", 5)
+    monkeypatch.setattr(game_pages, "CHUNK", 7)
+    monkeypatch.setattr(game_pages, "_cores", lambda: 2)
+    parallel = write_report_pages(tmp_path / "two", store, config)
+    store.close()
+    assert serial == parallel == 48
+    for page in (tmp_path / "one").iterdir():
+        assert (tmp_path / "two" / page.name).read_bytes() == page.read_bytes(), page.name
+
+
+def test_a_runs_live_pages_add_the_new_games_and_the_final_write_all_of_them(tmp_path):
+    store, config = _store(tmp_path)  # stored before the run: their pages come with the final write
+    live = LivePages(tmp_path / "live.html", store, config)
+    assert live.update() == [] and {p.name for p in live.folder.iterdir()} == {"index.html", "replay.js", "replay.css"}
+    _store(tmp_path, first=1, store=store)  # the run stores the second deal's games
+    latest = live.update()
+    new = {p.name for p in live.folder.iterdir()} - {"index.html", "replay.js", "replay.css"}
+    assert len(new) == 24 and len(latest) == LivePages.LATEST
+    for number, link, words in latest:
+        assert link == f"live-games/{number}.html" and f"{number}.html" in new and " > " in words
+    assert "so far" in (live.folder / "index.html").read_text()
+    live.finish()
+    store.close()
+    assert len({p.name for p in live.folder.iterdir()}) == 48 + 3
+    assert "so far" not in (live.folder / "index.html").read_text()
+
+
+@pytest.mark.parametrize("name", ["my report.html", "r#1.html"])
+def test_a_report_named_with_spaces_or_a_hash_links_its_pages_by_a_working_address(tmp_path, name):
+    from urllib.parse import quote
+
+    store, config = _store(tmp_path)
+    live = LivePages(tmp_path / name, store, config)
+    live.finish()
+    store.close()
+    assert live.folder.name == name.removesuffix(".html") + "-games"
+    assert f'href="../{quote(name)}"' in (live.folder / "index.html").read_text()
