@@ -62,9 +62,13 @@
 
   /* The cards of one zone: faces where the view may see them, backs where not; a long row of
      cards overlaps (a fan) so that it fits a phone's width. */
-  function zoneEl(cards, zone, visible, fanFrom) {
+  function zoneEl(cards, zone, visible, fanFrom, marked) {
     const box = el('span', 'cards' + (cards.length > (fanFrom || 12) ? ' fan' : ''));
-    for (const c of cards) box.appendChild(visible(c) ? cardEl(c, zone) : backEl(zone));
+    for (const c of cards) {
+      const e = visible(c) ? cardEl(c, zone) : backEl(zone);
+      if (marked && marked.has(c) && e.dataset.card) e.classList.add('shown');
+      box.appendChild(e);
+    }
     return box;
   }
   const always = () => true;
@@ -267,9 +271,22 @@
       parts.push(box(['trump card, face down by ', who(s.trump_holder)], zoneEl([s.trump_card], 'trump', sees('trump')), 'trump'));
     }
     if (s.set_aside.length) parts.push(box('set aside, unseen (R5)', zoneEl(s.set_aside, 'aside', sees('aside'), 6), 'aside'));
-    parts.push(box(tableLabel(s), tableEl(s), 'table'));
+    const box_ = box(tableLabel(s), tableEl(s), 'table');
+    if (beforeFirstTrick(s)) box_.appendChild(duelEl(s));
+    parts.push(box_);
     if (s.discard.length || s.phase !== 1) parts.push(box('discard ' + s.discard.length, zoneEl(s.discard, 'discard', always, 6), 'discard'));
     middle.replaceChildren(...parts);
+  }
+  /* The duel (R13) before the first card is played: the shown cards stay in their owners' hands
+     (marked there), so the table names them rather than drawing them twice. */
+  function beforeFirstTrick(s) {
+    return s.phase === 1 && !s.over && s.duel.length > 0 && s.trick.length === 0 && s.won.every(w => w.length === 0);
+  }
+  function duelEl(s) {
+    const p = el('p', 'duel', ['The duel (R13): ']);
+    s.duel.forEach((d, i) => { p.append(i ? ', ' : '', who(d[0]), ' shows ' + pretty(d[1])); });
+    p.append('; ', who(s.leader), ' leads.');
+    return p;
   }
   function tableLabel(s) {
     if (s.phase === 1 && !s.over && s.round_seats.length) {
@@ -304,7 +321,8 @@
       const hand = s.hands[seat];
       const panel = el('section', 'seat' + (s.to_act === seat ? ' acting' : '') + (viewer === seat ? ' mine' : ''), [
         el('h2', null, [who(seat), ' '].concat(tags)),
-        el('div', 'label', 'hand ' + hand.length), zoneEl(handOrder(s, seat, hand), 'hand-' + seat, seesHand(s, seat))]);
+        el('div', 'label', 'hand ' + hand.length), zoneEl(handOrder(s, seat, hand), 'hand-' + seat, seesHand(s, seat), 12,
+          beforeFirstTrick(s) ? new Set(s.duel.map(d => d[1])) : null)]);
       panel.style.setProperty('--c', colours[seat] || '#666');
       if (s.phase === 1) panel.append(el('div', 'label', 'won pile ' + s.won[seat].length),
         zoneEl(s.won[seat], 'pile-' + seat, sees('pile'), 6));
@@ -324,8 +342,9 @@
   function drawNow(s) {
     const k = step, st = steps[k];
     const parts = [];
-    if (k === 0) parts.push(el('h2', null, 'The deal'), el('p', null, [who(data.dealer), ' deals; ' + (n * 3) + ' cards in hand, ' +
-      s.stock.length + ' in the stock']));
+    if (k === 0) parts.push(el('h2', null, 'The deal'), el('p', null, [who(data.dealer), ' deals 3 cards to each player; ' +
+      data.deal.stock.length + ' make the stock' + (data.deal.set_aside.length ? ', ' + data.deal.set_aside.length +
+      ' are set aside unseen (R5)' : '') + ' (R7).']));
     else if (st.move === null) parts.push(el('h2', null, 'Forfeit'), el('p', null, [who(st.forfeit), ' forfeits: ' +
       (data.outcome.forfeit_reason || 'a fault') + ' (R53)']));
     else {
