@@ -210,7 +210,7 @@
     li.value = k;
     const m = s.move === null ? null : data.moves[s.move];
     const a = el('a', null, m ? [names[m.seat] + ' ', el('code', null, m.move)] : ['forfeit']);
-    a.href = '?step=' + k;
+    a.href = '?' + (viewer === null ? '' : 'seat=' + viewer + '&') + 'step=' + k;
     a.addEventListener('click', e => { e.preventDefault(); stop(); go(k); });
     li.appendChild(a);
     if (m && m.by_referee) li.appendChild(el('span', 'fault-tag', ' arena'));
