@@ -377,7 +377,7 @@
   function resultEl(s) {
     const ol = el('ol', 'result');
     s.outcome.order.forEach((seat, i) => ol.appendChild(el('li', null, [place(i + 1) + ': ', who(seat),
-      data.outcome.points ? ' (' + data.outcome.points[seat] + ' points)' : null])));
+      data.outcome.points ? ' (' + data.outcome.points[seat] + (data.outcome.points[seat] === 1 ? ' point)' : ' points)') : null])));
     return el('div', null, [el('h3', null, 'Result (' + s.outcome.reason + ')'), ol]);
   }
 
