@@ -239,8 +239,14 @@ def test_hostile_names_faults_and_stderr_show_as_text_never_as_markup_or_script(
     game = game_replay(row, 1, tournament=INJECT[4] + INJECT[0])
     [fault] = game["faults"]
     fault["stderr"] = "\n".join(INJECT)  # as a run with --log keeps it
+    hello = f"bad hello: a name has 1 to 32 of A-Z a-z 0-9 _ . - (line: 'hello name={INJECT[0]} author={INJECT[1]}')"
+    game["faults"].insert(0, {"seat": 2, "kind": "no_hello", "detail": hello, "move": 0, "stderr": INJECT[2]})
     path = tmp_path / "hostile.html"
     path.write_text(replay_page(game), encoding="utf-8")
+    browser.get(path.as_uri() + "?step=0")  # a bot that could not start: at the deal
+    at_start = browser.execute_script("return [window.__pwned === undefined, document.body.textContent, "
+                                      "document.querySelectorAll('img, svg, [onerror], [onload]').length]")
+    assert at_start[0] and hello in at_start[1] and INJECT[2] in at_start[1] and at_start[2] == 0
     browser.get(path.as_uri() + f"?step={fault['move'] + 1}")
     found = browser.execute_script("""
       return {pwned: window.__pwned === undefined ? null : window.__pwned, text: document.body.innerText,

@@ -174,12 +174,16 @@
     });
     for (const f of data.faults) {
       if (f.kind === 'dead') continue;  // a move made for a bot already gone: its loss has its own mark
-      const k = Math.min(last, f.move + 1);
+      const k = faultStep(f);
       out.push({step: k, kind: 'fault', words: f.kind + ' by ' + names[f.seat] + ' (step ' + k + ')'});
     }
     out.push({step: last, kind: 'end', words: 'the end (step ' + last + ')'});
     return out;
   }
+
+  /* The step a fault is shown at: that of the move the arena made in its place (fault.move is that
+     move's index); a bot that could not start (no_hello) at the deal. */
+  function faultStep(f) { return f.kind === 'no_hello' ? 0 : Math.min(last, f.move + 1); }
 
   // ---- words for the events of a move (as arena/results/replay.py's describe_event) --------------
   function words(ev) {
@@ -361,7 +365,7 @@
       if (m.by_referee) parts.push(el('p', 'fault', 'The arena made this move for ' + names[m.seat] + ' (the fallback, R52).'));
     }
     for (const f of data.faults) {
-      if (Math.min(last, f.move + 1) !== k || (k === 0 && f.move !== 0)) continue;
+      if (faultStep(f) !== k) continue;
       if (f.kind === 'dead') {
         parts.push(el('p', 'gone', [who(f.seat), ' is gone from this game (not counted again as a fault): ' + f.detail]));
         continue;
