@@ -4,13 +4,17 @@ replay page per stored game (`<number>.html`; the last superseded play of a game
 games list linking each number to its page. The standings page, the live page and `arena games
 --format html` link into it.
 
-The pages are rewritten whole by a report (a game superseded since the last one would otherwise
-keep a stale page); a run's live page adds the pages of the games it stores as it goes
-(`after_id`), and its final page writes them all."""
+Each write of a report keeps the pages an earlier one left for the same stored games (`MANIFEST`
+says which game each page shows), writes the others, and takes away the pages of games that left
+(superseded since, say): a report of 10,000 games writes them all once, then only the new ones.
+A run's live page adds the pages of the games it stores as it goes (`after_id`), and its final
+page brings the whole folder up to date."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import multiprocessing
 import os
 from collections import deque
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 from urllib.parse import quote
 
+from arena import __version__
 from arena.report.games_html import games_list_page
 from arena.report.replay_page import asset_files, replay_page
 from arena.results.games_list import GameLine, game_line
@@ -66,16 +71,37 @@ class _Pages:
     back: tuple[str, str]
 
 
-def _write_chunk(pages: _Pages, games: list[tuple[GameRow, int, str]]) -> list[GameLine]:
-    """Each game's page; its line for the list. (In a worker process, or in this one.)"""
-    lines = []
+def _write_chunk(pages: _Pages, games: list[tuple[GameRow, int, str]]) -> int:
+    """Each game's page (in a worker process, or in this one); how many."""
     for row, number, why in games:
         game = game_replay(row, number, tournament=pages.tournament, superseded=why)
         (pages.folder / page_name(number, bool(why))).write_text(
             replay_page(game, roster=pages.roster, back=pages.back[0], back_words=pages.back[1], shared=""),
             encoding="utf-8")
-        lines.append(game_line(row, number, why))
-    return lines
+    return len(games)
+
+
+# Which game each page of a folder shows, and what all its pages share: a later write leaves a page
+# whose game is the same stored row (rows never change; a game played again is a new row) and
+# whose scripts, names and links are the same. A hidden file beside the pages.
+MANIFEST = ".pages.json"
+
+
+def _context(pages: _Pages) -> dict:
+    scripts = hashlib.sha256("".join(asset_files().values()).encode("utf-8")).hexdigest()[:16]
+    return {"arena": __version__, "scripts": scripts, "tournament": pages.tournament, "roster": list(pages.roster),
+            "back": list(pages.back)}
+
+
+def _kept(pages: _Pages) -> dict[str, list]:
+    """The pages an earlier write left that still hold (page name -> its game's stamp)."""
+    try:
+        found = json.loads((pages.folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # none yet, or not readable: every page is written
+    if not isinstance(found, dict) or found.get("context") != _context(pages) or not isinstance(found.get("pages"), dict):
+        return {}
+    return found["pages"]
 
 
 def _cores() -> int:
@@ -83,30 +109,52 @@ def _cores() -> int:
 
 
 def write_pages(folder: Path, games: Iterable[tuple[GameRow, int, str]], *, tournament: str,
-                roster: tuple[str, ...] = (), back: tuple[str, str] = (INDEX, "all games")) -> list[GameLine]:
+                roster: tuple[str, ...] = (), back: tuple[str, str] = (INDEX, "all games"),
+                complete: bool = True) -> list[GameLine]:
     """A page per game of `games` ((row with its transcript, game number, why superseded or "")) and
-    the shared script and style; `back`: (href, words) of each page's link to the list. Returns the
-    games' lines for a list, in the order given. Raises OSError."""
+    the shared script and style; `back`: (href, words) of each page's link to the list. A page an
+    earlier write left for the same stored game is kept as it is; with `complete` (`games` are all
+    the folder shows), the pages of games no longer there go. Returns the games' lines for a list,
+    in the order given. Raises OSError."""
     folder.mkdir(exist_ok=True)
     for name, text in asset_files().items():
         write_text(folder / name, text)
     pages = _Pages(folder, tournament, roster, back)
-    given = iter(games)
-    first = list(itertools.islice(given, PARALLEL_FROM))
+    kept, stamps, lines = _kept(pages), {}, []
+
+    def to_write() -> Iterator[tuple[GameRow, int, str]]:
+        for row, number, why in games:
+            lines.append(game_line(row, number, why))
+            name, stamp = page_name(number, bool(why)), [row.id, row.key, row.finished_at, why]
+            stamps[name] = stamp
+            if kept.get(name) != stamp or not (folder / name).is_file():
+                yield row, number, why
+
+    _write_all(pages, to_write())
+    if complete:
+        for name in set(kept) - set(stamps):
+            (folder / name).unlink(missing_ok=True)  # only pages this folder's list named
+    else:
+        stamps = {**kept, **stamps}
+    write_text(folder / MANIFEST, json.dumps({"context": _context(pages), "pages": stamps}))
+    return lines
+
+
+def _write_all(pages: _Pages, games: Iterator[tuple[GameRow, int, str]]) -> None:
+    first = list(itertools.islice(games, PARALLEL_FROM))
     workers = _cores()
     if len(first) < PARALLEL_FROM or workers < 2:
-        return _write_chunk(pages, first + list(given))
-    lines: list[GameLine] = []
+        _write_chunk(pages, first + list(games))
+        return
     # Spawned, not forked: the caller may hold threads and an open database.
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        running: deque[Future[list[GameLine]]] = deque()
-        for chunk in _chunks(itertools.chain(first, given), CHUNK):
+        running: deque[Future[int]] = deque()
+        for chunk in _chunks(itertools.chain(first, games), CHUNK):
             running.append(pool.submit(_write_chunk, pages, chunk))
             if len(running) >= 2 * workers:  # a bounded read-ahead: the rows of a few chunks in memory
-                lines += running.popleft().result()
+                running.popleft().result()
         while running:
-            lines += running.popleft().result()
-    return lines
+            running.popleft().result()
 
 
 def _chunks(items: Iterable[tuple[GameRow, int, str]], size: int) -> Iterator[list[tuple[GameRow, int, str]]]:
@@ -143,7 +191,7 @@ def write_report_pages(folder: Path, store, config, *, back: tuple[str, str] | N
 class LivePages:
     """A run's game pages beside its live page (`tournament run --html FILE`): each write adds the
     pages of the games stored since the last one (`update`), and names the latest; the list of
-    all games is written with them, and at the end (`finish`) every page anew."""
+    them is written with them, and at the end (`finish`) the whole folder is brought up to date."""
 
     LATEST = 8  # games the live page names beside its link to the list
 
@@ -161,13 +209,13 @@ class LivePages:
         last = self.store.last_game_id()
         games = stored_games(self.store, numbers, after_id=self.after_id, superseded=False)
         self.lines += write_pages(self.folder, (g for g in games if g[0].id <= last), tournament=self.config.name,
-                                  roster=tuple(self.config.bots))
+                                  roster=tuple(self.config.bots), complete=False)
         self.after_id = last
         self._index("The games this run has stored so far; the final report lists every game.")
         return self.latest()
 
     def finish(self) -> list[tuple[int, str, str]]:
-        """Every stored game's page, written anew, and the list."""
+        """Every stored game's page (those written already kept), and the list of them all."""
         self.lines = write_pages(self.folder, stored_games(self.store, self.config.game_numbers()),
                                  tournament=self.config.name, roster=tuple(self.config.bots))
         self.after_id = self.store.last_game_id()

@@ -162,7 +162,7 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
     assert invoke("standings", str(config), "-o", str(by_suffix)).exit_code == 0
     assert by_suffix.read_text().replace("by-suffix-games/", "s-games/") == html.read_text()
     assert sorted(p.name for p in (tmp_path / "s-games").iterdir()) == \
-        ["1.html", "2.html", "3.html", "4.html", "5.html", "6.html", "index.html", "replay.css", "replay.js"]
+        [".pages.json", "1.html", "2.html", "3.html", "4.html", "5.html", "6.html", "index.html", "replay.css", "replay.js"]
     markdown = invoke("standings", str(config), "--format", "markdown")
     assert "| heuristic_bot" in markdown.output or "heuristic_bot |" in markdown.output
     bad = invoke("standings", str(config), "--format", "pdf")

@@ -37,6 +37,11 @@ def _store(tmp_path, deals: int = 1, first: int = 0, store=None):
     return store, config
 
 
+def _shown(folder) -> set[str]:
+    """The files of a folder of pages, but its hidden note of which game each page shows."""
+    return {p.name for p in folder.iterdir() if not p.name.startswith(".")}
+
+
 def _links(html: str) -> list[str]:
     return re.findall(r'href="([^"]+)"', html)
 
@@ -51,7 +56,7 @@ def test_every_stored_game_and_superseded_play_has_a_page_that_the_list_links_to
     written = write_report_pages(folder, store, config, back=("../standings.html", "the standings"))
     store.close()
     assert folder.name == "standings-games" and written == len(current) and gone <= current
-    names = {p.name for p in folder.iterdir()}
+    names = _shown(folder)
     assert names == ({f"{n}.html" for n in current - gone} | {f"{n}-superseded.html" for n in gone}
                      | {"index.html", "replay.js", "replay.css"})
     index = (folder / "index.html").read_text()
@@ -80,17 +85,17 @@ def test_many_pages_are_written_by_several_processes_alike(tmp_path, monkeypatch
 def test_a_runs_live_pages_add_the_new_games_and_the_final_write_all_of_them(tmp_path):
     store, config = _store(tmp_path)  # stored before the run: their pages come with the final write
     live = LivePages(tmp_path / "live.html", store, config)
-    assert live.update() == [] and {p.name for p in live.folder.iterdir()} == {"index.html", "replay.js", "replay.css"}
+    assert live.update() == [] and _shown(live.folder) == {"index.html", "replay.js", "replay.css"}
     _store(tmp_path, first=1, store=store)  # the run stores the second deal's games
     latest = live.update()
-    new = {p.name for p in live.folder.iterdir()} - {"index.html", "replay.js", "replay.css"}
+    new = _shown(live.folder) - {"index.html", "replay.js", "replay.css"}
     assert len(new) == 24 and len(latest) == LivePages.LATEST
     for number, link, words in latest:
         assert link == f"live-games/{number}.html" and f"{number}.html" in new and " > " in words
     assert "so far" in (live.folder / "index.html").read_text()
     live.finish()
     store.close()
-    assert len({p.name for p in live.folder.iterdir()}) == 48 + 3
+    assert len(_shown(live.folder)) == 48 + 3
     assert "so far" not in (live.folder / "index.html").read_text()
 
 
@@ -104,3 +109,32 @@ def test_a_report_named_with_spaces_or_a_hash_links_its_pages_by_a_working_addre
     store.close()
     assert live.folder.name == name.removesuffix(".html") + "-games"
     assert f'href="../{quote(name)}"' in (live.folder / "index.html").read_text()
+
+
+def test_a_later_report_keeps_the_pages_of_the_same_games_and_writes_only_what_changed(tmp_path, monkeypatch):
+    store, config = _store(tmp_path)
+    folder = tmp_path / "s-games"
+    write_report_pages(folder, store, config)
+    written = []
+    real = game_pages._write_chunk
+    monkeypatch.setattr(game_pages, "_write_chunk", lambda pages, games: written.extend(g[1] for g in games)
+                        or real(pages, games))
+    numbers = config.game_numbers()
+    assert write_report_pages(folder, store, config) == 24 and written == []  # nothing new: nothing written
+    _store(tmp_path, first=1, store=store)
+    write_report_pages(folder, store, config)
+    assert len(written) == 24 and set(written) == {numbers.of(row) for row in store.rows(with_transcripts=False)
+                                                   if row.deal == 1}
+    written.clear()
+    store.supersede({"d": "d: withdrawn"}, {"bots": ["a", "b", "c"]})
+    gone = {numbers.of(game.row) for game in store.superseded()}
+    write_report_pages(folder, store, config)
+    assert sorted(written) == sorted(gone)  # each as a superseded play; its current page goes
+    assert not any((folder / f"{n}.html").exists() for n in gone)
+    assert all((folder / f"{n}-superseded.html").exists() for n in gone)
+    written.clear()
+    renamed = config_from_dict({"name": "Cup 2", "bots": BOTS, "deals": 2, "seed": 5, "database": str(config.database)},
+                               tmp_path / "t.toml")
+    write_report_pages(folder, store, renamed)  # every page names its tournament: all written again
+    store.close()
+    assert len(written) == 48
