@@ -41,6 +41,10 @@ FLOODED_AFTER_STRAY = 3
 # reach the bot in a `fault` line, which the wire transcript test holds (it names stdout, where
 # a ZeroMQ bot's stray messages do not come from).
 _ONLY_PROTOCOL_LINES = "; only protocol lines may go to stdout: write diagnostics to stderr (protocol.md section 2)"
+# A fault keeps the tail of its bot's stderr where the run keeps stderr (--log), for this many of a
+# seat's faults in a game: a bot answering every request with an illegal move would otherwise store
+# its tail some seventy times.
+STDERR_TAILS_PER_GAME = 3
 # How many unanswered requests a bot's late answers are recognised for (protocol.md section 7).
 LATE_ANSWERS_REMEMBERED = 10_000
 
@@ -118,7 +122,9 @@ def play_game(
             except IllegalMove as exc:
                 fault = (FaultKind.ILLEGAL, f"{move}: {exc}")
         kind, detail = fault
-        said = stderr_tail(seat) if kind is not FaultKind.DEAD else ""  # a bot gone says nothing new
+        # A bot gone says nothing new; one that faults at every move keeps the tails of its first few.
+        tails = sum(1 for f in faults if f.seat == seat_no and f.stderr)
+        said = stderr_tail(seat) if kind is not FaultKind.DEAD and tails < STDERR_TAILS_PER_GAME else ""
         faults.append(Fault(seat_no, kind, detail, len(game.moves), said))
         if kind not in (FaultKind.DEAD, FaultKind.EXITED) and seat.alive:
             # Not to a bot whose connection is gone: a ZeroMQ send would wait out its timeout.

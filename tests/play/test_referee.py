@@ -453,3 +453,12 @@ def test_a_fault_keeps_the_tail_of_the_bots_stderr_only_where_the_run_keeps_stde
         return
     lines = fault.stderr.splitlines()
     assert len(lines) == 20 and lines[-1] == "line 39 <script>alert(1)</script>"  # its last lines, as written
+
+
+def test_a_bot_faulting_at_every_move_keeps_the_stderr_of_its_first_few_faults_only():
+    illegal = lambda n, tokens: f"move {tokens[1]} pickup" if "pickup" not in tokens else f"move {tokens[1]} draw"  # noqa: E731
+    seat = Seat(name="a", transport=_WithStderr(illegal, "a"), keep_stderr=True)
+    record = play_game(Game.new(Rules(), seed=3, dealer=0), [seat] + seats_with(random_policy(2), random_policy(3),
+                                                                                 names=("b", "c")))
+    assert len(record.faults) > 10
+    assert [bool(f.stderr) for f in record.faults] == [True] * 3 + [False] * (len(record.faults) - 3)
