@@ -1,8 +1,8 @@
 """A stored game as one JSON object (`arena replay --format json`, and the data of its replay page):
 the options, the seed, the deal, the engine and protocol versions, the bots and their versions,
-and every move as the protocol writes it, with its player, its think time and how many legal
-moves the player had; the faults with their kind, text and, where the run kept it, the tail of
-the bot's stderr; and how the game ended.
+and every move as the protocol writes it, with its player, its think time, how many legal moves
+the player had and, for the referee's fallback moves, `"by_referee": true`; the faults with their
+kind, text and, where the run kept it, the tail of the bot's stderr; and how the game ended.
 
 The deal is the one the seed gives (R7), written out card by card: a reader (the page's own
 JavaScript) replays the moves from it without the arena's shuffle. The counts of legal moves come
@@ -62,8 +62,9 @@ _TEXT: dict[Move, str] = {}  # each move's text, written once (a tournament's pa
 
 
 def _moves(row: GameRow) -> list[dict[str, Any]]:
-    """Each move with its seat, text, think time (ms, null where none was kept or none came), the
-    number of legal moves then, and whether the referee made it for a faulting bot (R52)."""
+    """Each move with its seat, text, think time (ms, null where none was kept or none came) and the
+    number of legal moves then; `"by_referee": true` on the moves the referee made for a faulting
+    bot (R52), the key left out on the others (the most), which keeps a long game's page small."""
     transcript = row.transcript
     moves = transcript.moves
     think = row.move_think_s or (None,) * len(moves)
@@ -79,10 +80,12 @@ def _moves(row: GameRow) -> list[dict[str, Any]]:
         text = texts.get(move)
         if text is None:
             text = texts[move] = format_move(move)
-        out.append({"seat": seat, "move": text, "legal": len(legal_moves()),
-                    "think_ms": None if taken is None else round(taken * 1000, 2), "by_referee": by_referee})
+        entry = {"seat": seat, "move": text, "legal": len(legal_moves()),
+                 "think_ms": None if taken is None else round(taken * 1000, 2)}
+        out.append(entry)
         apply(move)
         if by_referee:
+            entry["by_referee"] = True
             second_step = (not second_step and move.kind in _DRAW_STEPS and game.to_act == seat and game.outcome is None)
     return out
 
