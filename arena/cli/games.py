@@ -147,7 +147,7 @@ def _games_page(output: Path, store, config, lines, filters: str) -> None:
     folder = pages_folder(output)
     listed = list(lines)
     rows = ((row, line.number, line.superseded) for row, line in _rows_of(store, listed))
-    roster = tuple(config.bots)
+    roster = tuple(config.playing)
     try:
         written = write_pages(folder, rows, tournament=config.name, roster=roster,
                               back=("../" + quote(output.name), "all games"))

@@ -293,7 +293,7 @@ def _write_game(output: Path | None, format: str, row, number: int, config, why:
     from arena.results.replay_json import game_replay
 
     data = game_replay(row, number, tournament=config.name, superseded=why)
-    content = replay_page(data, roster=config.bots) if format == "html" else json.dumps(data, indent=1) + "\n"
+    content = replay_page(data, roster=config.playing) if format == "html" else json.dumps(data, indent=1) + "\n"
     if output is None:
         console.out(content, highlight=False, end="")
         return

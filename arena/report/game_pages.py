@@ -182,7 +182,7 @@ def stored_games(store, numbers, *, after_id: int = 0, superseded: bool = True) 
 
 def write_report_pages(folder: Path, store, config, *, back: tuple[str, str] | None = None) -> int:
     """The pages of every stored game of the tournament and their index; returns how many pages."""
-    roster = tuple(config.bots)
+    roster = tuple(config.playing)
     lines = write_pages(folder, stored_games(store, config.game_numbers()), tournament=config.name, roster=roster)
     write_index(folder, lines, title=f"{config.name}: games", roster=roster, back=back)
     return len(lines)
@@ -209,7 +209,7 @@ class LivePages:
         last = self.store.last_game_id()
         games = stored_games(self.store, numbers, after_id=self.after_id, superseded=False)
         self.lines += write_pages(self.folder, (g for g in games if g[0].id <= last), tournament=self.config.name,
-                                  roster=tuple(self.config.bots), complete=False)
+                                  roster=tuple(self.config.playing), complete=False)
         self.after_id = last
         self._index("The games this run has stored so far; the final report lists every game.")
         return self.latest()
@@ -217,7 +217,7 @@ class LivePages:
     def finish(self) -> list[tuple[int, str, str]]:
         """Every stored game's page (those written already kept), and the list of them all."""
         self.lines = write_pages(self.folder, stored_games(self.store, self.config.game_numbers()),
-                                 tournament=self.config.name, roster=tuple(self.config.bots))
+                                 tournament=self.config.name, roster=tuple(self.config.playing))
         self.after_id = self.store.last_game_id()
         self._index()
         return self.latest()
@@ -225,7 +225,7 @@ class LivePages:
     def _index(self, note: str = "") -> None:
         latest: dict[tuple[int, str], GameLine] = {(line.number, line.superseded): line for line in self.lines}
         self.lines = list(latest.values())  # a game played again since (a void one) keeps one line
-        write_index(self.folder, self.lines, title=f"{self.config.name}: games", roster=tuple(self.config.bots),
+        write_index(self.folder, self.lines, title=f"{self.config.name}: games", roster=tuple(self.config.playing),
                     back=self.back, note=note)
 
     def latest(self) -> list[tuple[int, str, str]]:

@@ -98,6 +98,12 @@ def test_the_games_list_the_standings_and_the_live_page_link_every_game_to_its_p
     assert len(_links_resolve(folder / "s-games" / "index.html")) == 7  # the standings, and each game
     assert "live-games/index.html" in _links_resolve(folder / "live.html")  # the run's final page
     assert len(_links_resolve(folder / "live-games" / "index.html")) == 7
+    cells = re.findall(r'<td class="bot">(.*?)</td>', (folder / "s.html").read_text())
+    in_report = {re.sub(r"<[^>]+>", "", cell): re.search(r"background:(#[0-9a-f]{6})", cell).group(1) for cell in cells}
+    page = (folder / "s-games" / "4.html").read_text()
+    bots = [bot["name"] for bot in _embedded(page)["bots"]]
+    colours = json.loads(re.search(r'id="page">(.*?)</script>', page).group(1))["colours"]
+    assert len(in_report) == 3 and dict(zip(bots, colours)) == in_report  # each bot in its report colour
     bare = invoke("standings", str(config), "-o", str(folder / "bare.html"), "--no-game-pages")
     assert bare.exit_code == 0 and not (folder / "bare-games").exists() and "-games/" not in (folder / "bare.html").read_text()
 
