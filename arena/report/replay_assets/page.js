@@ -96,6 +96,8 @@
   const changed = Object.keys(data.changed_rules || {}).sort().map(k => k + '=' + data.changed_rules[k]);
   facts.push(changed.length ? 'rules: ' + changed.join(', ') : 'default rules');
   if (data.engine.arena) facts.push('arena ' + data.engine.arena + ', protocol ' + data.engine.protocol);
+  if (data.game.finished_at) facts.push('played ' + new Date(data.game.finished_at * 1000).toISOString().slice(0, 16)
+    .replace('T', ' ') + ' UTC');
   head.appendChild(el('p', 'sub', facts.join(' \u00b7 ')));
   const views = el('p', 'views', ['View: ']);
   const viewLinks = [];
