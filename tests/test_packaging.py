@@ -51,6 +51,9 @@ def test_the_wheel_carries_the_bundled_bots_sources_and_no_build_outputs(wheel):
     assert "arena/cli/app.py" in names and not any(n.startswith(("tests/", "bots/")) for n in names)
     assert {"arena/guide/protocol.md", "arena/guide/docs/rules.md", "arena/guide/docs/sandbox.md",
             "arena/guide/docs/organising.md", "arena/guide/docs/cluster.md"} <= names
+    # The replay page's own script and style, which every page carries or a report's folder shares.
+    assert {"arena/report/replay_assets/engine.js", "arena/report/replay_assets/page.js",
+            "arena/report/replay_assets/page.css"} <= names
 
 
 def test_installed_from_the_wheel_the_arena_works_from_an_empty_folder(wheel, tmp_path):
@@ -75,6 +78,10 @@ def test_installed_from_the_wheel_the_arena_works_from_an_empty_folder(wheel, tm
     assert "96 games stored" in run("tournament", "run", "tournaments/demo.toml")
     standings = run("standings", "tournaments/demo.toml")
     assert all(name in standings for name in ("my_bot", "random_bot", "heuristic_bot", "shell_bot"))
+    run("replay", "tournaments/demo.toml", "1", "-o", "game1.html")  # its script from the installed package
+    page = (empty / "game1.html").read_text()
+    assert "function replaySteps" in page and '<main data-step="0"' in page
+    (empty / "game1.html").unlink()
     run("bot", "new", "second")
     assert "all checks passed" in run("bot", "check", "second", "--games", "2")
     assert "Match result after 2 games" in run("play", "random_bot", "heuristic_bot", "c_bot", "--games", "2")

@@ -152,6 +152,15 @@ StartupTimeout = Annotated[float, typer.Option(callback=_seconds_within(STARTUP_
                                                help="Seconds a bot has to answer hello.")]
 
 
+def refuse_own_file(output: Path, config) -> None:
+    """Fail if `output` (a report, a games page) is the tournament's own config or results file."""
+    from arena.tournament.opening import own_file
+
+    own = own_file(output, config)
+    if own is not None:
+        fail(f"-o {output} is this tournament's own {own}; write the report to another file")
+
+
 def usable_log_dir(log: Path | None) -> Path | None:
     """The --log folder, made now (arena/play/protocol_log.py); None when none was given."""
     from arena.play.protocol_log import usable_log_folder

@@ -7,10 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.common import command, console, fail, note
+from arena.cli.common import command, console, fail, note, refuse_own_file
 from arena.wording import count
 
-GAME_FORMATS = ("table", "csv", "json")
+GAME_FORMATS = ("table", "csv", "json", "html")
 TABLE_LIMIT = 100  # games a terminal table shows unless --limit says otherwise
 
 
@@ -21,7 +21,12 @@ def games(
     faults: Annotated[bool, typer.Option(
         "--faults", help="Only games with a fault (by one of the --bot bots, when given).")] = False,
     skitgubbe: Annotated[Optional[str], typer.Option(help="Only games this bot finished last.")] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="table, csv or json (one JSON object per line).")] = "table",
+    format: Annotated[Optional[str], typer.Option(
+        "--format", "-f", help="table, csv, json (one JSON object per line) or html (a page, with -o, linking each "
+                               "game to its page to step through; default: html for -o FILE.html, else table).")] = None,
+    output: Annotated[Optional[Path], typer.Option(
+        "--output", "-o", help="With html: write the page here, and each listed game's page in the folder FILE-games "
+                               "beside it.")] = None,
     limit: Annotated[Optional[int], typer.Option(
         min=0, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
     superseded: Annotated[str, typer.Option(
@@ -41,9 +46,15 @@ def games(
     from arena.results.games_list import csv_header, csv_row, json_line
     from arena.tournament.results import SUPERSEDED_CHOICES, GameQuery, TournamentResults
 
-    format = format.lower()
+    format = ("html" if output is not None and output.suffix.lower() in (".html", ".htm") else "table") \
+        if format is None else format.lower()
     if format not in GAME_FORMATS:
         fail(f"--format must be one of {', '.join(GAME_FORMATS)}, not {format!r}")
+    if (format == "html") != (output is not None):
+        fail("--format html writes a page and the game pages beside it: give -o FILE.html" if format == "html" else
+             f"-o writes the html page; the {format} list goes to the terminal (redirect it to a file)")
+    if void and format == "html":
+        fail("--void lists games that were never played: they have no pages; give --format table, csv or json")
     if sort not in ("number", "stored"):
         fail(f"--sort must be number or stored, not {sort!r}")
     if superseded not in SUPERSEDED_CHOICES:
@@ -60,6 +71,9 @@ def games(
         config = results.config
         if void:
             _void_games(results.void_games(wanted), config, wanted, format, limit)
+            return
+        if output is not None:  # html, checked above
+            _games_page(output, results, query, _described(list(wanted), faults, skitgubbe))
             return
         if format != "table":
             if format == "csv":
@@ -86,6 +100,20 @@ def games(
         console.print(f"... and {more} more (--limit 0 shows them all); replay one with: {how}", highlight=False, markup=False)
     else:
         console.print(f"replay one with: {how}", highlight=False, markup=False)
+
+
+def _games_page(output: Path, results, query, filters: str) -> None:
+    """`arena games --format html -o FILE`: the list at FILE, each listed game's page beside it."""
+    from arena.report.game_pages import pages_folder, write_games_page
+
+    config = results.config
+    refuse_own_file(output, config)
+    folder = pages_folder(output)
+    try:
+        written = write_games_page(output, results, results.games(query), f"{config.name}: games{filters}")
+    except OSError as exc:
+        fail(f"cannot write the games page to -o {output}: {exc.strerror or exc}")
+    console.print(f"wrote {output} and {count(written, 'game page')} in {folder}", highlight=False, markup=False)
 
 
 def _void_games(found, config, wanted: tuple[str, ...], format: str, limit: int) -> None:

@@ -85,10 +85,18 @@ def format_move(move: Move) -> str:
 
 
 _WORDS = {"draw": DRAW, "chance": CHANCE, "pickup": PICKUP}
+# Tokens already parsed, as format_move writes them: a transcript (a replay, a game's page) repeats
+# a few hundred such tokens thousands of times. Only these, so that a bot's many spellings of one
+# move (kD, KD, 10d) never grow it, and at most _CANONICAL_MAX (a run's cards may come in any order).
+_CANONICAL: dict[str, Move] = dict(_WORDS)
+_CANONICAL_MAX = 4096
 
 
 def parse_move(text: str) -> Move:
     """Parse a move token; ParseError says what was expected."""
+    known = _CANONICAL.get(text)
+    if known is not None:
+        return known
     word = text.strip()
     found = _WORDS.get(word.lower())
     if found is not None:
@@ -101,4 +109,7 @@ def parse_move(text: str) -> Move:
         raise ParseError(f"not a move: {text!r}: {exc}") from None
     if len(set(cards)) != len(cards):
         raise ParseError(f"not a move: {text!r} names a card twice")
-    return play(*cards)
+    move = play(*cards)
+    if len(_CANONICAL) < _CANONICAL_MAX and format_move(move) == word:
+        _CANONICAL[word] = move
+    return move

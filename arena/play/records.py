@@ -36,6 +36,9 @@ class Fault:
     kind: FaultKind
     detail: str
     move_number: int  # index in the transcript where the referee stepped in
+    # The tail of the bot's stderr when the fault happened, kept only where the run keeps the
+    # bots' stderr (`--log`): the organiser asked for it; "" otherwise.
+    stderr: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,10 @@ class GameRecord:
     faults: tuple[Fault, ...]
     think_times_s: tuple[tuple[float, ...], ...]  # per seat, one entry per decision the bot answered
     moves: int
+    # Per move of the transcript: how long its bot took to give the answer the move came from
+    # (for the referee's fallback after a fault, the faulty answer's time), None where no answer
+    # came (a timeout, a bot gone, the second step of a fallback turn). Empty: not recorded.
+    move_think_s: tuple[float | None, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from arena.game import Event, Game, IllegalMove, Move, MoveKind
 from arena.game.rules import FaultPolicy
 from arena.game.scoring import game_points
 from arena.play.records import QUOTED_CHARS, Fault, FaultKind, GameRecord, TimeLimits
-from arena.play.seat import Seat, send_lines
+from arena.play.seat import Seat, send_lines, stderr_tail
 from arena.protocol.bot_lines import quick_move
 from arena.protocol.request_writer import RequestWriter
 from arena.transport.base import BadMessage, BotTimeout, LineTooLong, TransportError, lines_sender
@@ -41,6 +41,10 @@ FLOODED_AFTER_STRAY = 3
 # reach the bot in a `fault` line, which the wire transcript test holds (it names stdout, where
 # a ZeroMQ bot's stray messages do not come from).
 _ONLY_PROTOCOL_LINES = "; only protocol lines may go to stdout: write diagnostics to stderr (protocol.md section 2)"
+# A fault keeps the tail of its bot's stderr where the run keeps stderr (--log), for this many of a
+# seat's faults in a game: a bot answering every request with an illegal move would otherwise store
+# its tail some seventy times.
+STDERR_TAILS_PER_GAME = 3
 # How many unanswered requests a bot's late answers are recognised for (protocol.md section 7).
 LATE_ANSWERS_REMEMBERED = 10_000
 
@@ -71,12 +75,13 @@ def play_game(
     rules = game.rules
     faults: list[Fault] = []
     think: list[list[float]] = [[] for _ in seats]
+    move_think: list[float | None] = []  # per move of game.moves: its answer's think time (GameRecord)
     for seat_no, seat in enumerate(seats):
         # A bot that misses this game from its start (it could not be started, or is gone since
         # its game line could not be sent) is charged once, by the kind of its loss; the moves
         # made for it afterwards are `dead` records, not counted as faults again.
         if not seat.alive:
-            faults.append(Fault(seat_no, seat.dead_kind, f"out of this game: {seat.dead_reason}", 0))
+            faults.append(Fault(seat_no, seat.dead_kind, f"out of this game: {seat.dead_reason}", 0, stderr_tail(seat)))
         elif not _send(seat, [protocol.format_game_start(number, seat_no, game.dealer, rules)]):
             faults.append(Fault(seat_no, FaultKind.EXITED, seat.dead_reason, 0))
     if rules.fault_policy is FaultPolicy.FORFEIT and faults:
@@ -101,6 +106,7 @@ def play_game(
         legal = game.legal_moves()
         fault: tuple[FaultKind, str] | None = None
         move: Move | None = None
+        think_s: float | None = None
         if not seat.alive:
             fault = (FaultKind.DEAD, seat.dead_reason or "the bot is gone")
         else:
@@ -111,11 +117,15 @@ def play_game(
             assert move is not None  # an Answer without a fault carries a move
             try:
                 game.apply(move)  # the one legality check of the move (it cites the rule)
+                move_think.append(think_s)
                 continue
             except IllegalMove as exc:
                 fault = (FaultKind.ILLEGAL, f"{move}: {exc}")
         kind, detail = fault
-        faults.append(Fault(seat_no, kind, detail, len(game.moves)))
+        # A bot gone says nothing new; one that faults at every move keeps the tails of its first few.
+        tails = sum(1 for f in faults if f.seat == seat_no and f.stderr)
+        said = stderr_tail(seat) if kind is not FaultKind.DEAD and tails < STDERR_TAILS_PER_GAME else ""
+        faults.append(Fault(seat_no, kind, detail, len(game.moves), said))
         if kind not in (FaultKind.DEAD, FaultKind.EXITED) and seat.alive:
             # Not to a bot whose connection is gone: a ZeroMQ send would wait out its timeout.
             _send(seat, [protocol.format_fault(seat.next_request_id - 1, kind.value, detail)])
@@ -132,10 +142,12 @@ def play_game(
         else:
             fallback = game.fallback_move()
             game.apply(fallback)  # R52
+            move_think.append(think_s)  # the faulty answer's time, if it answered at all
             if fallback.kind in DRAW_STEPS and game.to_act == seat_no and game.outcome is None:
                 # R52 covers the whole turn: after the draw step, the lowest card. Only then: a
                 # fallback card that wins the trick makes the seat lead the next one, unasked.
                 game.apply(game.fallback_move())
+                move_think.append(None)
     _queue_events(game, writer, seats, events_sent, on_event)
     outcome = game.outcome
     points = game_points(outcome, rules)
@@ -150,6 +162,7 @@ def play_game(
         faults=tuple(faults),
         think_times_s=tuple(tuple(t) for t in think),
         moves=len(game.moves),
+        move_think_s=tuple(move_think),
     )
 
 

@@ -48,6 +48,8 @@ class Seat:
     void: bool = False
     # Its latest start failed for the game about to be played: that game's, not tried again for it.
     start_failed_now: bool = False
+    # The run keeps the bots' stderr (`--log`): a fault records the tail of it (records.Fault.stderr).
+    keep_stderr: bool = False
 
     def drop(self, reason: str, kind: FaultKind = FaultKind.EXITED, *, void: bool = False) -> None:
         """Stop talking to this bot for the rest of the game (its stream can't be trusted)."""
@@ -63,6 +65,27 @@ class Seat:
         self.drop(reason)
         if self.transport is not None:
             close_transport(self.transport, KILL_GRACE_S)
+
+
+# How much of a bot's stderr a fault keeps where stderr is kept: its last lines, at most this much.
+STDERR_TAIL_BYTES = 1500
+STDERR_TAIL_LINES = 20
+
+
+def stderr_tail(seat: Seat) -> str:
+    """The last lines of the seat's bot's stderr, for a fault's record; "" where the run keeps no
+    stderr (no `--log`) or the transport has none (a ZeroMQ service's stderr is not ours)."""
+    if not seat.keep_stderr or seat.transport is None:
+        return ""
+    read = getattr(seat.transport, "stderr_tail", None)  # through a LoggedTransport too (it passes attributes on)
+    if read is None:
+        return ""
+    try:
+        text = str(read(STDERR_TAIL_BYTES))
+    except (OSError, TransportError):
+        log.debug("reading the stderr tail of %s", seat.name, exc_info=True)
+        return ""
+    return "\n".join(text.splitlines()[-STDERR_TAIL_LINES:])
 
 
 def close_transport(transport: Transport, grace_s: float) -> None:

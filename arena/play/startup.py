@@ -136,7 +136,7 @@ def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec
 def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
     """Start or connect one bot and send `hello`; the answer is read by `await_hello`.
     Never raises for a bot's fault: a bot that cannot start comes back as a dropped Seat."""
-    seat = Seat(name=manifest.name, transport=None)
+    seat = Seat(name=manifest.name, transport=None, keep_stderr=settings.log_dir is not None)
     missing = (settings.unavailable or {}).get(manifest.name)
     if missing:
         seat.drop(f"cannot start: {missing}", FaultKind.NO_HELLO)

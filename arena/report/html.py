@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from html import escape
+from typing import Sequence
 
 from arena.report.colours import PALETTE, bot_colours
 from arena.report.columns import BOT, FAULTS, HISTORY_COLUMNS, STANDINGS_COLUMNS
@@ -254,10 +255,23 @@ def _row(columns, row, swatch: str = "", mark: str = "") -> str:
     return "<tr>" + "".join(cells) + "</tr>"
 
 
+def _games_links(href: str, latest: Sequence[tuple[int, str, str]]) -> str:
+    """The way to the game pages (arena/report/game_pages.py): the list of all games, and the
+    numbers of the latest, each linked to its page."""
+    out = [f'<p class="games">Every game can be stepped through in the browser, move by move: '
+           f'<a href="{escape(href)}">the list of games</a>.</p>']
+    if latest:
+        out.append("<p>Latest: " + ", ".join(f'<a href="{escape(link)}">game {number}</a> ({escape(words)})'
+                                             for number, link, words in latest) + ".</p>")
+    return "".join(out)
+
+
 def to_html(standings: Standings, title: str = "Standings", refresh_s: int | None = None,
-            progress: str | None = None) -> str:
+            progress: str | None = None, games_href: str | None = None,
+            latest: Sequence[tuple[int, str, str]] = ()) -> str:
     """The page. `refresh_s`: the live page, which the browser reloads this often; `progress`:
-    the run's progress line, for it."""
+    the run's progress line, for it; `games_href`: the list of the game pages, and `latest`
+    (number, link, words) the games to name beside it."""
     t = escape(title)
     head = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">']
@@ -297,6 +311,8 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     groups = rating_groups_sentence(standings)
     if groups:
         out.append(f'<p class="groups">{escape(groups)}</p>')
+    if games_href is not None:
+        out.append(_games_links(games_href, latest))
     facts = shown_facts(standings.facts)  # an empty fact ("sprt_alpha" of a run without the test) is left out
     if facts:
         out.append('<details class="facts"><summary>About this tournament: when it ran, how it was set up, '

@@ -87,10 +87,13 @@ def migrate(db: sqlite3.Connection, path: Path) -> None:
     """A results file of an older schema made one of version 3, in one transaction. From version 1:
     the kept totals (arena/results/totals.py) summed from its games, and the index of its game
     numbers (12 s on a million games here, once). From version 2: the ratings' block counts
-    (arena/results/rating_totals.py: 3.5 s on a million games), and the ratings checkpoint of earlier arenas dropped (its
-    tables, rating_checkpoint and rating_snapshots: the ratings no longer depend on the order of
-    the games). Older arenas then refuse the file, as they could not keep its totals. Until then a
-    file of an older version is read and written as it is: its reports sum what it does not keep."""
+    (arena/results/rating_totals.py: 3.5 s on a million games), and the ratings checkpoint of
+    earlier arenas dropped (its tables, rating_checkpoint and rating_snapshots: the ratings no
+    longer depend on the order of the games). Version 3's games may also keep each move's think
+    time with the transcript (arena/results/move_times.py); older games keep what they had. Older
+    arenas then refuse the file, as they could not keep its totals or read its newer transcripts.
+    Until then a file of an older version is read and written as it is: its reports sum what it
+    does not keep."""
     with Transaction(db, "IMMEDIATE", path):
         version = read_meta(db, "schema_version")
         if version == SCHEMA_VERSION:

@@ -10,18 +10,19 @@ import json
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import NotRequired, Sequence, TypedDict
 
 from arena.errors import ArenaError
 from arena.game import GameError, Transcript
 from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
+from arena.results.move_times import split_think_times, with_think_times
 from arena.schedule.games import GameSpec
 
 
-# Version 2 keeps totals beside the games (arena/results/totals.py), version 3 also the ratings'
-# counts per block of games (arena/results/rating_totals.py) and no ratings checkpoint; a file of
-# an older version is read as it is and made one of version 3 when a run opens it to write
-# (database.migrate).
+# Version 2 keeps totals beside the games (arena/results/totals.py); version 3 also the ratings'
+# counts per block of games (arena/results/rating_totals.py), no ratings checkpoint, and each
+# move's think time in the transcript's blob (arena/results/move_times.py). A file of an older
+# version is read as it is and made one of version 3 when a run opens it to write (database.migrate).
 SCHEMA_VERSION = "3"
 READABLE_SCHEMA_VERSIONS = ("1", "2", "3")
 
@@ -121,7 +122,7 @@ class GameRow:
     dealer: int = 0
     reason: str = "normal"
     moves: int = 0
-    faults: tuple[dict, ...] = ()  # {"seat", "kind", "detail", "move"}
+    faults: tuple[dict, ...] = ()  # {"seat", "kind", "detail", "move"} and "stderr" where kept
     think_mean_ms: tuple[float, ...] = ()
     think_max_ms: tuple[float, ...] = ()
     extra: dict = field(default_factory=dict)
@@ -139,11 +140,22 @@ class GameRow:
             if not self.transcript_data:
                 raise StoreError(f"game {self.key} has no stored transcript")
             try:
-                cached = Transcript.from_text(zlib.decompress(self.transcript_data).decode("utf-8"))
+                text, think_s = split_think_times(zlib.decompress(self.transcript_data).decode("utf-8"))
+                cached = Transcript.from_text(text)
             except (zlib.error, ValueError, GameError) as exc:
                 raise DamagedRow(f"game {self.key}: its transcript does not decode: {exc}") from None
+            if think_s is not None and len(think_s) != len(cached.moves):
+                raise DamagedRow(f"game {self.key}: {len(think_s)} think times for {len(cached.moves)} moves")
             self.__dict__["_transcript"] = cached
+            self.__dict__["_think_s"] = think_s
         return cached
+
+    @property
+    def move_think_s(self) -> tuple[float | None, ...] | None:
+        """Each move's think time (move_times.py), or None for a game stored without them."""
+        self.transcript  # decodes both
+        found: tuple[float | None, ...] | None = self.__dict__["_think_s"]
+        return found
 
 
 class _FaultEntry(TypedDict):
@@ -153,10 +165,12 @@ class _FaultEntry(TypedDict):
     kind: str
     detail: str
     move: int
+    stderr: NotRequired[str]  # the tail of the bot's stderr, where the run kept stderr (--log)
 
 
-def compress_transcript(transcript: Transcript) -> bytes:
-    return zlib.compress(transcript.to_text().encode("utf-8"), 6)
+def compress_transcript(transcript: Transcript, move_think_s: Sequence[float | None] = ()) -> bytes:
+    """The blob of `transcripts.data`: the transcript's text and each move's think time, compressed."""
+    return zlib.compress(with_think_times(transcript.to_text(), move_think_s).encode("utf-8"), 6)
 
 
 def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *, transcript_blob: bytes | None = None,
@@ -173,6 +187,9 @@ def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *
         raise StoreError(f"game {spec.key}: the record's bots {record.bots} differ from the schedule's {spec.bots}")
     fault_list: list[_FaultEntry] = [{"seat": f.seat, "kind": getattr(f.kind, "value", str(f.kind)), "detail": f.detail,
                                       "move": f.move_number} for f in record.faults]
+    for entry, fault in zip(fault_list, record.faults):
+        if fault.stderr:  # kept only where the run keeps stderr (--log): the row stays small otherwise
+            entry["stderr"] = fault.stderr
     faults_per_seat = [0] * n
     for f in fault_list:
         if f["kind"] not in NOT_COUNTED_FAULTS:
@@ -190,7 +207,8 @@ def encode_game(spec: GameSpec, record: GameRecord, extra: dict | None = None, *
         ",".join(means), ",".join(maxes), json.dumps(extra or {}, sort_keys=True),
         time.time() if finished_at is None else finished_at,
     )
-    blob = transcript_blob if transcript_blob is not None else compress_transcript(record.transcript)
+    blob = transcript_blob if transcript_blob is not None else compress_transcript(record.transcript,
+                                                                                   record.move_think_s)
     places = {seat: place for place, seat in enumerate(order, start=1)}
     seats = [(record.bots[s], s, spec.table, spec.deal, record.points[s], places[s], faults_per_seat[s],
               int(places[s] == n)) for s in range(n)]

@@ -14,11 +14,12 @@ Readers. Another process may open the same file while a run is writing (standing
 replays during a run): WAL lets readers and the single writer work at once, every read
 here is a short transaction, and a busy timeout covers the moments of a checkpoint.
 
-Schema (version 2; rows.py has it):
+Schema (version 3; rows.py has it):
 
 * ``games``: one row per game, everything but the transcript (kept small so that scans
   stay fast); ``key`` is the `GameSpec.key` and is UNIQUE, so a game is never stored twice.
-* ``transcripts(game_id, data)``: the zlib-compressed transcript text.
+* ``transcripts(game_id, data)``: the zlib-compressed transcript text, with each move's think
+  time after it (arena/results/move_times.py; games stored before version 3 have none).
 * ``seat_results``: one row per (game, seat), clustered by (bot, game) for the standings'
   aggregates; ``bot`` is an id into ``bots(id, name)``. Covering index on
   (bot, table_no, deal, points) for the per-deal-set means; index games(bots,
@@ -317,9 +318,10 @@ class ResultStore:
         except (StoreError, sqlite3.Error):
             return None
 
-    def rows(self, with_transcripts: bool = True, chunk: int = 2000) -> Iterator[GameRow]:
-        """Every game in commit order, read in short transactions of `chunk` games."""
-        last = 0
+    def rows(self, with_transcripts: bool = True, chunk: int = 2000, after_id: int = 0) -> Iterator[GameRow]:
+        """Every game in commit order (those stored after the game of id `after_id`), read in short
+        transactions of `chunk` games."""
+        last = after_id
         tail = ", t.data FROM games g LEFT JOIN transcripts t ON t.game_id = g.id" if with_transcripts else " FROM games g"
         query = f"SELECT {_SELECT_GAME}{tail} WHERE g.id > ? ORDER BY g.id LIMIT ?"
         while True:
@@ -330,6 +332,11 @@ class ResultStore:
             for row in batch:
                 yield self._decoded(row)
             last = batch[-1][0]
+
+    def last_game_id(self) -> int:
+        """The id of the game stored last (0 for none): `rows(after_id=...)` then reads the later ones."""
+        with self._read() as db:
+            return db.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0]
 
     def get_game(self, key: str) -> GameRow:
         """The stored game with this key (the CLI turns a game number into its key first)."""

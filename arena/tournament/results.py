@@ -17,7 +17,7 @@ import dataclasses
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from arena.errors import ArenaError
 from arena.results.games_list import GameLine, game_lines
@@ -27,6 +27,7 @@ from arena.results.queries import games_summary
 from arena.results.ratings import with_ratings
 from arena.results.ratings_read import RatingsReader
 from arena.results.replay import replay_lines
+from arena.results.replay_json import game_replay
 from arena.results.rows import GameRow, StoreError
 from arena.results.sprt import SprtState
 from arena.results.standings import Completeness, Standings
@@ -67,6 +68,10 @@ class Replay:
     def lines(self, seat: int | None = None) -> list[str]:
         """The game move by move, as the referee (or `seat`) saw it (results/replay.py)."""
         return replay_lines(self.row, seat, self.number)
+
+    def data(self, tournament: str = "") -> dict[str, Any]:
+        """The game as one JSON object, the data of its replay page (results/replay_json.py)."""
+        return game_replay(self.row, self.number, tournament=tournament, superseded=self.superseded)
 
 
 class TournamentResults:
@@ -227,6 +232,33 @@ class TournamentResults:
         except StoreError as exc:
             raise ArenaError(self._not_stored_words(game.strip(), key, exc)) from None
         return Replay(row, numbers.of(row))
+
+    def replays(self, lines: Iterable[GameLine]) -> Iterator[Replay]:
+        """The listed games (`games`' lines) to replay: a current one by its key, a superseded one
+        as its last superseded play (as `replay(..., superseded=True)` shows it)."""
+        for line in lines:
+            if not line.superseded:
+                yield Replay(self.store.get_game(line.key), line.number)
+                continue
+            earlier = self.store.superseded(with_transcripts=True, key=line.key)
+            if earlier:  # else played again since it was listed
+                yield Replay(earlier[-1].row, line.number, earlier[-1].why, len(earlier) - 1)
+
+    # ---------------------------------------------------------------- every game, for the game pages
+
+    def stored_games(self, after_id: int = 0, superseded: bool = True) -> Iterator[Replay]:
+        """Every stored game with its transcript: the current ones in the order stored (those past
+        the game of id `after_id`: `last_game_id`), then, with `superseded`, the superseded plays."""
+        numbers = self.config.game_numbers()
+        for row in self.store.rows(with_transcripts=True, after_id=after_id):
+            yield Replay(row, numbers.of(row))
+        if superseded:
+            for game in self.store.superseded(with_transcripts=True):
+                yield Replay(game.row, numbers.of(game.row), game.why)
+
+    def last_game_id(self) -> int:
+        """The id of the game stored last (0 for none): where a run's later reads start."""
+        return self.store.last_game_id()
 
     def _not_stored_words(self, game: str, key: str, exc: Exception) -> str:
         """Why a game is not there to show: superseded (its bot withdrawn, or resubmitted and the game

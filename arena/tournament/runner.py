@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from arena import __version__
+from arena.protocol import PROTOCOL_VERSION
 from arena.submission.manifest import BotManifest
 from arena.play.records import GameRecord, VoidGame
 from arena.schedule.numbers import BY_TABLE
@@ -142,6 +144,9 @@ def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], vers
         return describe(given.limits, network=not given.limits.no_network)
 
     return {
+        # The engine and the protocol the game was refereed by: a replay page names them.
+        "arena": __version__,
+        "protocol": PROTOCOL_VERSION,
         "versions": {name: versions.get(name, "") for name in config.playing},
         **({"builds": {name: builds.get(name, "") for name in config.playing}} if builds else {}),
         "time_limits": {"move_timeout_s": config.move_timeout_s, "startup_timeout_s": config.startup_timeout_s},

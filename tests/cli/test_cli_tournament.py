@@ -160,7 +160,9 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
     assert "table" in tags.tags and "svg" in tags.tags
     by_suffix = tmp_path / "by-suffix.HTML"  # -o alone: the format follows the file's suffix
     assert invoke("standings", str(config), "-o", str(by_suffix)).exit_code == 0
-    assert by_suffix.read_text() == html.read_text()
+    assert by_suffix.read_text().replace("by-suffix-games/", "s-games/") == html.read_text()
+    assert sorted(p.name for p in (tmp_path / "s-games").iterdir()) == \
+        [".pages.json", "1.html", "2.html", "3.html", "4.html", "5.html", "6.html", "index.html", "replay.css", "replay.js"]
     markdown = invoke("standings", str(config), "--format", "markdown")
     assert "| heuristic_bot" in markdown.output or "heuristic_bot |" in markdown.output
     bad = invoke("standings", str(config), "--format", "pdf")

@@ -137,3 +137,19 @@ def test_cards_parse_in_any_case_of_rank_and_suit():
     for text, canonical in [("Kd", "Kd"), ("KD", "Kd"), ("kd", "Kd"), ("kD", "Kd"), ("aD", "Ad"), ("tS", "Ts"),
                             ("10h", "Th"), ("10H", "Th"), ("qC", "Qc")]:
         assert format_card(parse_card(text)) == canonical
+
+
+def test_parsing_keeps_only_canonical_tokens_and_a_bounded_number_of_them():
+    """parse_move remembers the tokens a transcript repeats (as format_move writes them); a bot's
+    other spellings of a move parse alike but are not kept, and however many runs in odd orders
+    come, what is kept stays bounded."""
+    from arena.game import format_move, moves
+
+    for spelled in ("KD", "kd", "Kd", "4h,5h,6h", "6H,4h,5h", "DRAW"):
+        assert format_move(parse_move(spelled)) in {"Kd", "4h,5h,6h", "6h,4h,5h", "draw"}
+    assert "Kd" in moves._CANONICAL and "KD" not in moves._CANONICAL and "kd" not in moves._CANONICAL
+    hearts = [format_card(c) for c in range(26, 39)]
+    rng = random.Random(1)
+    for _ in range(6000):
+        parse_move(",".join(rng.sample(hearts, 6)))
+    assert len(moves._CANONICAL) <= moves._CANONICAL_MAX

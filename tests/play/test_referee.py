@@ -412,3 +412,53 @@ def test_a_transport_without_send_many_gets_every_line_in_order():
     wrapped = [Seat(name="a", transport=_SendOnly(inner))] + seats_with(random_policy(2), random_policy(3), names=("b", "c"))
     record = play_game(Game.new(Rules(), seed=4, dealer=0), wrapped)
     assert not record.faults and inner.sent == plain[0].transport.sent
+
+
+@pytest.mark.parametrize("kind", ["timeout", "malformed", "none"])
+def test_every_move_keeps_the_think_time_of_the_answer_it_came_from(kind):
+    """The replay page shows each move's think time: one entry per move of the transcript, the
+    bot's own time for its answers, and for the referee's fallback the faulty answer's time if
+    one came (None after a timeout, and for the second step of a fallback turn)."""
+    fault = {"timeout": lambda tokens: timeout_error(), "malformed": lambda tokens: "garbage",
+             "none": None}[kind]
+    first = seats_with(faulty_at(1, fault) if fault else random_policy(1), random_policy(2), random_policy(3))
+    record = play_game(Game.new(Rules(), seed=3, dealer=0), first, number=1)
+    assert len(record.move_think_s) == record.moves == len(record.transcript.moves)
+    answered = [t for t in record.move_think_s if t is not None]
+    assert all(t >= 0 for t in answered)
+    if kind == "none":
+        assert len(answered) == record.moves
+        return
+    [fault_record] = record.faults
+    at = fault_record.move_number
+    assert record.transcript.moves[at].kind.value == "draw"  # R52: the fallback turn's first step is DRAW
+    assert (record.move_think_s[at] is None) is (kind == "timeout")  # a malformed answer came, in some time
+    assert record.move_think_s[at + 1] is None  # the card after the draw: the referee's, nobody thought
+    assert len(answered) == record.moves - 2 + (kind == "malformed")
+
+
+class _WithStderr(ScriptedTransport):
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        return "".join(f"line {i} <script>alert(1)</script>\n" for i in range(40))[-n_bytes:]
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["--log", "no log"])
+def test_a_fault_keeps_the_tail_of_the_bots_stderr_only_where_the_run_keeps_stderr(kept):
+    seat = Seat(name="a", transport=_WithStderr(faulty_at(2, lambda tokens: "garbage"), "a"), keep_stderr=kept)
+    record = play_game(Game.new(Rules(), seed=3, dealer=0), [seat] + seats_with(random_policy(2), random_policy(3),
+                                                                                 names=("b", "c")))
+    [fault] = record.faults
+    if not kept:
+        assert fault.stderr == ""
+        return
+    lines = fault.stderr.splitlines()
+    assert len(lines) == 20 and lines[-1] == "line 39 <script>alert(1)</script>"  # its last lines, as written
+
+
+def test_a_bot_faulting_at_every_move_keeps_the_stderr_of_its_first_few_faults_only():
+    illegal = lambda n, tokens: f"move {tokens[1]} pickup" if "pickup" not in tokens else f"move {tokens[1]} draw"  # noqa: E731
+    seat = Seat(name="a", transport=_WithStderr(illegal, "a"), keep_stderr=True)
+    record = play_game(Game.new(Rules(), seed=3, dealer=0), [seat] + seats_with(random_policy(2), random_policy(3),
+                                                                                 names=("b", "c")))
+    assert len(record.faults) > 10
+    assert [bool(f.stderr) for f in record.faults] == [True] * 3 + [False] * (len(record.faults) - 3)

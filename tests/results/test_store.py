@@ -313,3 +313,48 @@ def test_the_run_lock_holds_under_another_name_of_the_same_file(tmp_path):
     first.close()
     second.lock_for_run()  # free once the first run ends
     second.close()
+
+
+def test_each_moves_think_time_and_a_faults_stderr_are_kept_and_older_games_have_none(tmp_path):
+    """Schema version 3: a game keeps each move's think time (in 10 µs units, arena/results/
+    move_times.py) with its transcript and a fault's stderr tail with the fault; a game stored
+    without them reads back with none, and its transcript is the same."""
+    import dataclasses
+    import random
+
+    store = ResultStore(tmp_path / "r.db")
+    (spec, record), (old_spec, old_record) = games()[:2]
+    rng = random.Random(3)
+    think = tuple(None if i % 7 == 3 else rng.uniform(0, 0.02) for i in range(record.moves))
+    stderr = "Traceback (most recent call last):\n  <b>boom</b>\nValueError: x"
+    record = dataclasses.replace(record, move_think_s=think, faults=(Fault(0, FaultKind.ILLEGAL, "Kd: no", 2, stderr),))
+    store.add_game(spec, record)
+    store.add_game(old_spec, old_record)  # as an arena before version 3 stored it: no think times
+    row, old_row = store.get_game(spec.key), store.get_game(old_spec.key)
+    assert row.transcript == record.transcript and old_row.transcript == old_record.transcript
+    assert [None if t is None else round(t, 5) for t in row.move_think_s] == \
+           [None if t is None else round(t, 5) for t in think]
+    assert old_row.move_think_s is None
+    assert row.faults == ({"seat": 0, "kind": "illegal", "detail": "Kd: no", "move": 2, "stderr": stderr},)
+    store.close()
+
+
+def test_a_version_2_file_is_read_as_it_is_and_a_run_makes_it_version_3(tmp_path):
+    path = tmp_path / "r.db"
+    store = ResultStore(path)
+    for spec, record in games()[:3]:
+        store.add_game(spec, record)
+    store.close()
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    raw.close()
+    reader = ResultStore(path, read_only=True)
+    assert [row.move_think_s for row in reader.rows()] == [None] * 3
+    reader.close()
+    writer = ResultStore(path)
+    writer.upgrade()  # what a run does once it holds the run lock
+    writer.close()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
+        assert raw.execute("SELECT COUNT(*) FROM totals_games").fetchone() is not None  # its totals kept as they were
+    raw.close()

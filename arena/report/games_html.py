@@ -1,0 +1,67 @@
+"""The games list as an HTML page (`arena games --format html`, and the index of a report's game
+pages): every game with its number linked to its replay page, who sat where (in the bots' report
+colours), who finished where, the points and the faults. Like the standings page it has no script,
+loads nothing, and scrolls its wide table inside itself on a phone."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Callable, Iterable, Sequence
+
+from arena.report.colours import bot_colours
+from arena.results.games_list import GameLine
+from arena.wording import count
+
+_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1em auto; max-width: 1100px;
+       padding: 0 0.8em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.5em; overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; white-space: nowrap; text-align: left; }
+th { background: #f0f0f0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num a { font-weight: 600; }
+td.fault { color: #b00000; }
+.note { color: #555; font-size: 0.9em; }
+.swatch { display: inline-block; width: 0.7em; height: 0.7em; margin-right: 0.25em; border-radius: 2px; }
+"""
+
+
+def games_list_page(lines: Iterable[GameLine], title: str, href_of: Callable[[GameLine], str | None], *,
+                    roster: Sequence[str] = (), note: str = "", back: tuple[str, str] | None = None) -> str:
+    """The page; `href_of` gives a game's replay page (None: not linked), `back` (href, words) a link
+    to the standings."""
+    shown = list(lines)
+    colours = bot_colours({name for line in shown for name in line.bots}, roster=roster)
+
+    def bot(name: str) -> str:
+        return f'<span class="swatch" style="background:{colours[name]}"></span>{escape(name)}'
+
+    rows = []
+    for line in shown:
+        href = href_of(line)
+        number = f'<a href="{escape(href)}">{line.number}</a>' if href else str(line.number)
+        result = " &gt; ".join(bot(name) for name in line.order) + ("" if line.reason == "normal" else
+                                                                    f" ({escape(line.reason)})")
+        faults = escape(line.fault_text())
+        cells = [f'<td class="num">{number}</td>', "<td>" + " ".join(bot(name) for name in line.bots) + "</td>",
+                 f"<td>{result}</td>", f'<td class="num">{escape("/".join(map(str, line.points)))}</td>',
+                 f'<td class="num">{line.moves}</td>', f'<td class="fault">{faults}</td>' if faults else "<td></td>"]
+        if any(other.superseded for other in shown):
+            cells.append(f"<td>{escape(line.superseded)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    head = ["game", "seats", "finished (first out first)", "points", "moves", "faults"]
+    if any(line.superseded for line in shown):
+        head.append("superseded")
+    parts = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
+             """<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">""",
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>", f"<h1>{escape(title)}</h1>"]
+    if back is not None:
+        parts.append(f'<p><a href="{escape(back[0])}">{escape(back[1])}</a></p>')
+    parts.append(f'<p class="note">{escape(count(len(shown), "game"))}; a game\'s number opens it, to step through move '
+                 f"by move.{(' ' + escape(note)) if note else ''}</p>")
+    parts.append('<div class="scroll"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
+                 + "\n".join(rows) + "</tbody></table></div></body></html>")
+    return "\n".join(parts) + "\n"
