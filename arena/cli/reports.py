@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -12,6 +11,7 @@ from rich.markup import escape
 
 from arena.cli.common import command, console, fail, note
 from arena.tournament.opening import open_to_read, own_file
+from arena.tournament.output_files import refuse_unwritable, write_output
 from arena.wording import count
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
@@ -47,6 +47,8 @@ def standings(
     format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
+    if output is not None:
+        refuse_unwritable(output, "-o")  # before the report is worked out
     store, config, _ = open_to_read(config_path, note)
     try:
         result = report_standings(store, config, with_history=history or format == "json")
@@ -118,7 +120,8 @@ def report_standings(store, config, with_history: bool = False, by_points_per_ga
 
 def write_live_page(path: Path, store, config, refresh_s: int | None, progress: str | None = None, live=None) -> None:
     """The HTML report at `path`, replaced whole (a reader never sees half a page); `refresh_s`:
-    the live page, reloading itself, while the run goes on, with the run's `progress` line. Raises OSError.
+    the live page, reloading itself, while the run goes on, with the run's `progress` line. Raises
+    OSError, or ArenaError for a name that is not a regular file (arena/tournament/output_files.py).
 
     The live page ranks as the terminal's live board does: by points per game while the run goes
     on (on totals, the bots whose tables came first would lead), as the config says once it ended.
@@ -130,9 +133,7 @@ def write_live_page(path: Path, store, config, refresh_s: int | None, progress: 
     if refreshing and not config.ranks_by_points_per_game:  # the page's own words say "ranked by points per game"
         progress = "; ".join(filter(None, (progress, "ranked by points per game until the run ends, then by total points")))
     page = html.to_html(standings, config.name, refresh_s=refresh_s, progress=progress)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(page, encoding="utf-8")
-    os.replace(partial, path)
+    write_output(path, page, "--html")
 
 
 def refuse_own_file(output: Path, config, option: str = "-o") -> None:
@@ -155,10 +156,11 @@ def _game_key(game: str, config) -> str:
 
 
 def _write_report(output: Path, content: str, config) -> None:
-    """Write a report file, but never over the tournament's own config or results."""
+    """Write a report file, but never over the tournament's own config or results, nor into
+    anything but a regular file or a new one (a device, a FIFO, a link: refused, exit code 2)."""
     refuse_own_file(output, config)
     try:
-        output.write_text(content, encoding="utf-8")
+        write_output(output, content, "-o")
     except OSError as exc:
         fail(f"cannot write the report to -o {output}: {exc.strerror or exc}")
 

@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, command, console, err_console, fail,
                                ignore_interrupts, note, parse_rule_options, stop_on_sigterm)
+from arena.errors import ArenaError
 from arena.wording import count, visible_lines
 
 tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
@@ -198,9 +199,10 @@ class _LivePage:
         try:
             write_live_page(self.path, self.store, self.config, None if final else LIVE_PAGE_EVERY_S,
                             progress=None if final else progress, live=live)
-        except OSError as exc:
+        except (OSError, ArenaError) as exc:  # ArenaError: a link or FIFO put in its place mid-run
             self.broken = True
-            err_console.print(escape(f"note: cannot write --html {self.path}: {exc.strerror or exc}; "
+            said = exc.strerror or exc if isinstance(exc, OSError) else str(exc).removeprefix(f"--html {self.path}: ")
+            err_console.print(escape(f"note: cannot write --html {self.path}: {said}; "
                                      "the run goes on without it"), highlight=False)
         self.written_at = time.monotonic()
 
