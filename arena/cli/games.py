@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.common import command, console, fail, note
+from arena.cli.common import LIST_LIMIT_MAX, command, console, fail, note
 from arena.tournament.opening import bot_versions, load_tournament, open_results
 from arena.wording import count
 
@@ -26,7 +26,7 @@ def games(
     skitgubbe: Annotated[Optional[str], typer.Option(help="Only games this bot finished last.")] = None,
     format: Annotated[str, typer.Option("--format", "-f", help="table, csv or json (one JSON object per line).")] = "table",
     limit: Annotated[Optional[int], typer.Option(
-        min=0, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
+        min=0, max=LIST_LIMIT_MAX, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
     superseded: Annotated[str, typer.Option(
         help="Games out of the standings (of a bot's earlier version, or of a bot withdrawn): exclude, "
              "include (after the others) or only.")] = "exclude",

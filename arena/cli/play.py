@@ -8,15 +8,16 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (GrantOption, MoveTimeout, RuleOption, StartupTimeout, UsageError, console, err_console, fail,
-                               parse_grants, parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.cli.common import (GAMES_MAX, GAMES_MIN, SEED_MAX, SEED_MIN, GrantOption, MoveTimeout, RuleOption, StartupTimeout,
+                               UsageError, console, err_console, fail, parse_grants, parse_rule_options, stop_on_sigterm,
+                               usable_log_dir)
 from arena.game import GameError, Rules
 from arena.wording import count
 
 
 def selfplay(
-    games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed for the deals and the random players.")] = 1,
+    games: Annotated[int, typer.Option(min=GAMES_MIN, max=GAMES_MAX, help="How many games to play.")] = 100,
+    seed: Annotated[int, typer.Option(min=SEED_MIN, max=SEED_MAX, help="Seed for the deals and the random players.")] = 1,
     rule: RuleOption = None,
 ) -> None:
     """Play games between built-in random players (in process) and summarise them."""
@@ -32,8 +33,8 @@ SEATS_CHOICES = ("rotate", "fixed")
 
 def play(
     bots: Annotated[list[str], typer.Argument(help="Bots: names (the workspace's bots/, then the bundled ones), bot folders or bot.toml paths (2 to 5).")],
-    games: Annotated[Optional[int], typer.Option(min=1, help="Play exactly N games (default: until the match's scoring ends it, R54-R56).")] = None,
-    seed: Annotated[int, typer.Option(help="Match seed: deals and the first dealer derive from it.")] = 1,
+    games: Annotated[Optional[int], typer.Option(min=GAMES_MIN, max=GAMES_MAX, help="Play exactly N games (default: until the match's scoring ends it, R54-R56).")] = None,
+    seed: Annotated[int, typer.Option(min=SEED_MIN, max=SEED_MAX, help="Match seed: deals and the first dealer derive from it.")] = 1,
     rule: RuleOption = None,
     seats: Annotated[str, typer.Option("--seats", help="rotate: the bots move one seat on each game, so each plays every seat; fixed: each keeps the seat it is named at.")] = "rotate",
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Play each deal in every seating with the same cards, as a tournament table does, and give points per game with the 95% interval.")] = False,
