@@ -24,7 +24,6 @@ import atexit
 import dataclasses
 import logging
 import os
-import shlex
 import signal
 import threading
 import time
@@ -33,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 from arena.sandbox.cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
 from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec
-from arena.sandbox.isolation import (COPY_SOURCE, Isolation, bot_environment, check_program, folder_bytes, give_to,
+from arena.sandbox.isolation import (BOT_FOLDER, COPY_SOURCE, Isolation, bot_environment, check_program, folder_bytes, give_to,
                                      private_copy, readable_by_others, remove_private_copy, sandboxed_command)
 from arena.sandbox.limits import Limits
 from arena.sandbox.relay import relay_prelude
@@ -210,13 +209,13 @@ class BotGuard:
             # Entry by entry (dotglob), not "SRC/.": the folder itself is the sandbox's, whose
             # times the bot's user may not set.
             prelude.append(f"shopt -s dotglob nullglob; /bin/cp -a --no-preserve=ownership -- {COPY_SOURCE}/* "
-                           f"{shlex.quote(str(self.folder))}/ && /bin/chmod -R u+w -- {shlex.quote(str(self.folder))}/* "
+                           f"{BOT_FOLDER}/ && /bin/chmod -R u+w -- {BOT_FOLDER}/* "
                            "|| { echo 'arena: the copy of the bot folder failed' >&2; exit 126; }; shopt -u dotglob nullglob")
         if relay is not None and self.relay:
             prelude.append(relay_prelude(*relay))
-        return sandboxed_command(self.isolation, argv, self.folder, folder_source=source, copy_mb=copy_mb,
+        return sandboxed_command(self.isolation, argv, source or self.folder, copy_mb=copy_mb,
                                  writable_paths=writable_paths, network=self.network, tmp_mb=self.limits.file_size_mb,
-                                 before=stdio_shim("\n".join(prelude)))
+                                 memory_mb=self.limits.memory_mb, before=stdio_shim("\n".join(prelude)))
 
     def run_folder(self) -> Path | None:
         """Where the bot starts, outside a sandbox: its folder, or for a bot that writes in it a

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from arena.sandbox.host_view import BOT_FOLDER, HOSTNAME, proc_binds
+
 UNPRIVILEGED_UID = 65534  # nobody: who bots run as when the arena is root
 # Read-only folders beyond the system's, for runtimes installed elsewhere (a JDK in /opt, rustup
 # in a home folder): the organiser's, never a bot author's, so not a manifest key.
@@ -141,20 +143,22 @@ def seen_by_bots(path: Path | str) -> str | None:
     return None
 
 
-def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *, folder_source: Path | None = None,
-                      writable_folder: bool = False, copy_mb: int = 0, writable_paths: Sequence[str] = (),
-                      network: bool = False, run_as: int | None = None, tmp_mb: int = 64,
+def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *, writable_folder: bool = False,
+                      copy_mb: int = 0, writable_paths: Sequence[str] = (), network: bool = False,
+                      run_as: int | None = None, tmp_mb: int = 64, memory_mb: int = 2048,
                       before: Sequence[str] = ()) -> list[str]:
-    """`argv` to run inside a sandbox whose working folder is `folder` (bound from `folder_source`
-    where that differs): read-only; writable (a build, in the folder the arena prepared for it);
-    or, with `copy_mb`, an empty private folder of that size in memory, with the folder bound
-    read-only at COPY_SOURCE for `before` to copy from (a bot with `writable_folder = true`).
-    `writable_paths` are bound writable at their own place (a ZeroMQ ipc folder). `run_as`: the
-    uid and gid to run as when the arena is root (default: the unprivileged one; never 0).
-    `before`: a command that runs argv in the sandbox (the transport's stdio shim)."""
+    """`argv` to run inside a sandbox whose working folder is the host's `folder`, seen at
+    BOT_FOLDER (/bot) whatever its name here: read-only; writable (a build, in the folder the arena
+    prepared for it); or, with `copy_mb`, an empty private folder of that size in memory, with the
+    folder bound read-only at COPY_SOURCE for `before` to copy from (a bot with `writable_folder =
+    true`). An argument naming a path in `folder` (a program started by its path) names it at
+    /bot. `writable_paths` are bound writable at their own place (a ZeroMQ ipc folder). `run_as`:
+    the uid and gid to run as when the arena is root (default: the unprivileged one; never 0).
+    `memory_mb`: the memory its /proc/meminfo shows (host_view.py). `before`: a command that runs
+    argv in the sandbox (the transport's stdio shim)."""
     folder = Path(folder)
     cmd = [isolation.tool, "--die-with-parent", "--new-session",
-           "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+           "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", HOSTNAME]
     if not network:
         cmd.append("--unshare-net")
     if isolation.bot_uid is None:
@@ -169,30 +173,30 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     for pattern in ETC_ENTRIES:
         for path in sorted(glob.glob(f"/etc/{pattern}")):
             cmd += ["--ro-bind", path, path]
-    # The kernel's settings read-only (bubblewrap 0.8 leaves /proc/sys as the kernel has it); a
-    # /dev/shm of the sandbox's own, bounded as /tmp is, in a /dev nothing else can be written in
+    # Its own /proc, with the machine's counters and the kernel's settings masked (host_view.py);
+    # a /dev/shm of the sandbox's own, bounded as /tmp is, in a /dev nothing else can be written in
     # (a bot in a user namespace owns that /dev: it filled /dev/shm with 480 MB of the host's RAM).
     # /tmp: sticky and writable by all, as a /tmp is: the bot under root runs as another user than bwrap.
     size = str(tmp_mb << 20)
-    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+    cmd += ["--proc", "/proc", *proc_binds(memory_mb), "--dev", "/dev",
             "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
             "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     for path in runtime_paths():  # after the private /tmp, which would hide an arena installed under /tmp
         cmd += ["--ro-bind", path, path]
-    source = str(folder_source or folder)
     if copy_mb:
-        cmd += ["--ro-bind", source, COPY_SOURCE, "--perms", "0777", "--size", str(copy_mb << 20), "--tmpfs", str(folder)]
+        cmd += ["--ro-bind", str(folder), COPY_SOURCE, "--perms", "0777", "--size", str(copy_mb << 20),
+                "--tmpfs", BOT_FOLDER]
     else:
-        cmd += ["--bind" if writable_folder else "--ro-bind", source, str(folder)]
+        cmd += ["--bind" if writable_folder else "--ro-bind", str(folder), BOT_FOLDER]
     for path in writable_paths:
         cmd += ["--bind", path, path]
-    cmd += ["--chdir", str(folder)]
+    cmd += ["--chdir", BOT_FOLDER]
     cmd += _open_parents(cmd)
     uid = None if isolation.bot_uid is None else (isolation.bot_uid if run_as is None else run_as)
     if uid == 0:
         raise ValueError("a sandboxed process never runs as uid 0")
     if uid is None:
-        # The sandbox's own root (where bubblewrap made /etc, /work ... to hold the mounts) is the
+        # The sandbox's own root (where bubblewrap made /etc, /bot ... to hold the mounts) is the
         # user's in a user namespace, and root's: read-only then, so that the process may write in
         # /tmp and, where it is so bound, its own folder, nowhere else. Uid 65534 cannot write it
         # anyway (root's, mode 0755), and the remount costs about 3 ms of every start.
@@ -202,7 +206,21 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--",
                 shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    return cmd + ["--", *before, *argv]
+    return cmd + ["--", *before, *inside(argv, folder)]
+
+
+def inside(argv: Sequence[str], folder: Path) -> list[str]:
+    """`argv` as the sandbox sees it: an argument naming `folder` or a path in it (a manifest's
+    "./c_bot", made absolute against the host's folder) names it at BOT_FOLDER."""
+    roots = list(dict.fromkeys((str(folder).rstrip("/"), os.path.realpath(folder).rstrip("/"))))
+    seen = []
+    for arg in argv:
+        for root in roots:
+            if arg == root or arg.startswith(root + "/"):
+                arg = BOT_FOLDER + arg[len(root):]
+                break
+        seen.append(arg)
+    return seen
 
 
 def check_program(argv: Sequence[str], folder: Path) -> str | None:

@@ -35,9 +35,9 @@ def build_user(isolation: Isolation) -> int | None:
 
 
 def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limits: Limits | None = None,
-              timeout_s: float = BUILD_TIMEOUT_S, seen_as: Path | None = None, home: Path | None = None) -> None:
+              timeout_s: float = BUILD_TIMEOUT_S, home: Path | None = None) -> None:
     """Run the manifest's build step in `folder` (which the build may write; under isolation it
-    sees it at `seen_as`, where its bot will run). ManifestError with the output's tail on failure.
+    sees it at /bot, where its bot will run). ManifestError with the output's tail on failure.
 
     The build runs in a session of its own, with its output in a file rather than a pipe: a
     build that leaves a background process behind holds a pipe open, and waiting for the pipe's
@@ -57,8 +57,8 @@ def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limi
         if problem:  # said as without a sandbox, not as a failed exec inside one
             raise ManifestError(f"{where}: key 'build': program {args[0]!r} "
                                 + ("not found" if "No such file" in problem else "is not executable") + f" (build {shown!r})")
-        args = sandboxed_command(isolation, args, seen_as or folder, folder_source=folder, writable_folder=True,
-                                 run_as=user, tmp_mb=BUILD_TMP_MB)
+        args = sandboxed_command(isolation, args, folder, writable_folder=True, run_as=user, tmp_mb=BUILD_TMP_MB,
+                                 memory_mb=limits.memory_mb)
         env = bot_environment({TOKEN_ENV: token})
     elif user is not None and home is not None:
         env.update(HOME=str(home), TMPDIR=str(home))

@@ -129,8 +129,7 @@ def _make(source: BotManifest, version: str, target: Path, isolation: Isolation,
             if aside:
                 home = Path(tempfile.mkdtemp(prefix="arena-build-home-"))
                 give_to(home, user)  # type: ignore[arg-type]
-            run_build(source, staging, isolation=isolation, limits=limits, timeout_s=timeout_s, seen_as=target,
-                      home=home)
+            run_build(source, staging, isolation=isolation, limits=limits, timeout_s=timeout_s, home=home)
         seal(staging)
         build = folder_digest(staging)
         if target.exists():  # half of an earlier attempt (a crash between the move and the record)

@@ -1,0 +1,160 @@
+"""What a sandbox shows of the host (docs/sandbox.md, "What a bot sees of the machine"): no counter of
+the whole machine that a bot could move and another read, and nothing of the organiser's own.
+
+Two colluding bots at one table passed 150 of 150 bits at 5 bits/s through /proc/sys/fs/file-nr,
+the host's count of open files, which one moved by opening files and the other read. Every such
+figure of the machine (open files and inodes, load, free memory, processes forked, interrupts, disk
+and swap use, pressure, cgroups, locks) is shown by the kernel to every process, whatever its
+namespaces. So the sandbox's /proc shows, in their place, figures of the bot's own or none: a
+`meminfo` of its own memory limit, a `stat` and `loadavg` of an idle machine with the host's
+number of processors, a `cpuinfo` as it was when the arena started, an empty /proc/sys, and an
+empty file or folder for each of the others. Each is bound read-only from a folder the arena makes
+once per process (`view_folder`): each bind costs about 0.25 ms of a start, so only the entries
+that move are masked, not every entry of /proc.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+
+# Where a bot finds its own folder, whatever the organiser's folders are called: its working
+# folder, its command's path, its build's folder.
+BOT_FOLDER = "/bot"
+HOSTNAME = "arena"  # the sandbox's host name (its own UTS namespace): not the organiser's machine's
+
+# Entries of /proc that count for the whole machine, which a bot can move (by opening files,
+# forking, taking memory, writing to its stderr log) and another can read. Those not readable
+# by others (pagetypeinfo, slabinfo on most kernels) and those a kernel lacks are left alone.
+MASKED_FILES = ("vmstat", "zoneinfo", "buddyinfo", "pagetypeinfo", "slabinfo", "diskstats", "interrupts", "softirqs",
+                "schedstat", "locks", "swaps", "cgroups", "uptime")
+MASKED_FOLDERS = ("sys", "pressure", "fs")
+# Entries runtimes read (glibc counts processors in `stat` without /sys, a JVM and Node.js read
+# `meminfo` and `cpuinfo`), given figures that no bot can move.
+FAKED_FILES = ("meminfo", "stat", "loadavg", "cpuinfo")
+
+_EMPTY_FILE, _EMPTY_FOLDER = "empty", "empty.d"
+_lock = threading.Lock()
+_made: dict[int, str] = {}  # process id -> its view folder (a forked worker makes its own)
+
+
+def _readable_by_others(name: str) -> bool:
+    try:
+        return os.stat(f"/proc/{name}").st_mode & 0o004 != 0
+    except OSError:
+        return False
+
+
+def meminfo_text(memory_mb: int) -> str:
+    """A /proc/meminfo of a machine of `memory_mb`, all of it free: what a runtime that sizes its
+    heap by the machine's memory should see, and a figure no other bot can move."""
+    total = memory_mb * 1024
+    figures = {"MemTotal": total, "MemFree": total, "MemAvailable": total}
+    zero = ("Buffers", "Cached", "SwapCached", "Active", "Inactive", "SwapTotal", "SwapFree", "Dirty", "Writeback",
+            "AnonPages", "Mapped", "Shmem", "Slab", "SReclaimable", "SUnreclaim", "KernelStack", "PageTables")
+    figures.update({key: 0 for key in zero})
+    figures.update(CommitLimit=total, Committed_AS=0)
+    lines = [f"{key + ':':<16}{value:>8} kB" for key, value in figures.items()]
+    lines += ["HugePages_Total:       0", "HugePages_Free:        0", "Hugepagesize:       2048 kB"]
+    return "\n".join(lines) + "\n"
+
+
+def stat_text(processors: int) -> str:
+    """A /proc/stat of an idle machine with `processors` processors, booted when this one was."""
+    btime = 0
+    try:
+        with open("/proc/stat") as f:
+            btime = next((int(line.split()[1]) for line in f if line.startswith("btime ")), 0)
+    except (OSError, ValueError):
+        pass
+    cpus = ["cpu  0 0 0 0 0 0 0 0 0 0"] + [f"cpu{n} 0 0 0 0 0 0 0 0 0 0" for n in range(processors)]
+    return "\n".join(cpus + ["intr 0", "ctxt 0", f"btime {btime}", "processes 1", "procs_running 1",
+                             "procs_blocked 0", "softirq 0 0 0 0 0 0 0 0 0 0 0"]) + "\n"
+
+
+def _write(folder: str, name: str, text: str) -> None:
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o444)
+
+
+def view_folder() -> str:
+    """This process's folder of what sandboxes see in /proc's place, made on first use (again if
+    something removed it), readable by every user (the bots of a root arena), writable by none
+    but the arena's, removed when the process ends."""
+    pid = os.getpid()
+    with _lock:
+        folder = _made.get(pid)
+        if folder is not None and os.path.isdir(folder):
+            return folder
+        # In memory where there is a /dev/shm: its binds then name no disk device in the bot's mountinfo.
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
+        folder = tempfile.mkdtemp(prefix="arena-view-", dir=shm)
+        _write(folder, _EMPTY_FILE, "")
+        os.mkdir(os.path.join(folder, _EMPTY_FOLDER), 0o555)
+        _write(folder, "stat", stat_text(os.cpu_count() or 1))
+        _write(folder, "loadavg", "0.00 0.00 0.00 1/1 1\n")
+        try:
+            shutil.copyfile("/proc/cpuinfo", os.path.join(folder, "cpuinfo"))
+            os.chmod(os.path.join(folder, "cpuinfo"), 0o444)
+        except OSError:
+            _write(folder, "cpuinfo", "")
+        os.chmod(folder, 0o755)
+        if not _made:
+            atexit.register(_remove_own)
+        _made[pid] = folder
+        return folder
+
+
+def _remove_own() -> None:
+    folder = _made.pop(os.getpid(), None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _meminfo(folder: str, memory_mb: int) -> str:
+    name = f"meminfo-{memory_mb}"
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        with _lock:
+            if not os.path.exists(path):
+                temp = f"{path}.{threading.get_ident()}"
+                _write(folder, os.path.basename(temp), meminfo_text(memory_mb))
+                os.replace(temp, path)
+    return path
+
+
+_present: list[tuple[list[str], list[str]]] = []
+
+
+def _entries() -> tuple[list[str], list[str]]:
+    """The masked files and folders this kernel has, readable by others (known once per process)."""
+    if not _present:
+        files = [name for name in MASKED_FILES if _readable_by_others(name)]
+        folders = [name for name in MASKED_FOLDERS if os.path.isdir(f"/proc/{name}")]
+        _present.append((files, folders))
+    return _present[0]
+
+
+def proc_binds(memory_mb: int) -> list[str]:
+    """bubblewrap's words that put the view over the sandbox's /proc, after its `--proc /proc`:
+    the faked entries, then an empty file or folder over each masked one."""
+    folder = view_folder()
+    files, folders = _entries()
+    words = ["--ro-bind", _meminfo(folder, memory_mb), "/proc/meminfo"]
+    for name in FAKED_FILES[1:]:
+        if os.path.exists(f"/proc/{name}"):
+            words += ["--ro-bind", os.path.join(folder, name), f"/proc/{name}"]
+    for name in files:
+        words += ["--ro-bind", os.path.join(folder, _EMPTY_FILE), f"/proc/{name}"]
+    for name in folders:
+        words += ["--ro-bind", os.path.join(folder, _EMPTY_FOLDER), f"/proc/{name}"]
+    return words
+
+
+__all__ = ["BOT_FOLDER", "HOSTNAME", "MASKED_FILES", "MASKED_FOLDERS", "FAKED_FILES", "meminfo_text", "stat_text",
+           "view_folder", "proc_binds"]
