@@ -31,11 +31,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from arena.sandbox.cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
+from arena.sandbox.counts import bytes_in as _bytes_in, children as _children, threads_of as _threads_of
 from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec
 from arena.sandbox.isolation import (BOT_FOLDER, COPY_SOURCE, Isolation, bot_environment, check_program, folder_bytes, give_to,
                                      private_copy, readable_by_others, remove_private_copy, sandboxed_command)
 from arena.sandbox.limits import Limits
 from arena.sandbox.relay import relay_prelude
+from arena.sandbox.sysinfo_answer import Answering
 from arena.transport.base import BotExited, BotUnreachable, TransportError, lines_sender
 from arena.transport.bot_process import stdio_shim
 
@@ -73,6 +75,8 @@ def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = 
         if guard.relay:
             info["tcp"] = "a loopback of its own, joined to the arena alone"
         info["lock_filter"] = "file locks and inotify refused" if guard.lock_filter else "off"
+        info["sysinfo"] = ("answered by the arena: the bot's own memory, no load" if guard.sysinfo_answered
+                           else "the kernel's (the machine's figures)")
         info["process_limit_by"] = guard.mechanism
         info["memory_limit_by"] = guard.memory_mechanism
         info["isolation"] = guard.isolation.summary() if guard.isolation is not None else "none"
@@ -94,41 +98,6 @@ def _close_live_guards() -> None:
     """atexit: transports closed by close_all() (arena/transport/live_transports.py) bypass SandboxedTransport.close()."""
     for guard in list(_live_guards):
         guard.close()
-
-
-def _children(pid: int) -> set[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return {int(child) for child in f.read().split()}
-    except (OSError, ValueError):
-        return set()
-
-
-def _bytes_in(folder: str) -> int:
-    """What the files under `folder` hold (a bot's socket folder: sockets, and nothing else)."""
-    total = 0
-    for root, _, files in os.walk(folder):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                continue  # gone since it was listed
-    return total
-
-
-def _threads_of(pids: set[int]) -> int:
-    """Processes and threads of `pids`: what the `processes` limit counts (pids.max does too)."""
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/status", "rb") as f:
-                for line in f:
-                    if line.startswith(b"Threads:"):
-                        total += int(line.split()[1])
-                        break
-        except (OSError, ValueError, IndexError):
-            total += 1  # gone, or unreadable: still one
-    return total
 
 
 class BotGuard:
@@ -167,9 +136,13 @@ class BotGuard:
         self.memory_mechanism = ("RLIMIT_AS + " + (f"{self.cgroup.kind} memory" if self.cgroup and self.cgroup.mem_dir
                                                   else "watchdog (RSS sum)"))
         bot_uid = self.isolation.bot_uid if self.isolation else None
+        # Its sysinfo calls answered by the arena, not the kernel (a figure of the machine's): sysinfo_answer.py.
+        self.answering = Answering(limits.memory_mb) if lock_filter else None
         self.preexec = make_preexec(limits, network=network, cgroup=self.cgroup, namespaces=self.isolation is None,
-                                    bot_uid=bot_uid, extra=extra_preexec, lock_filter=lock_filter)
+                                    bot_uid=bot_uid, extra=extra_preexec, lock_filter=lock_filter,
+                                    listener_to=self.answering.theirs if self.answering else None)
         self.lock_filter = lock_filter
+        self.sysinfo_answered = False
         self._proc: Any = None
         self._outside: set[int] = set()  # the arena's own processes before the bot: keeper, or bubblewrap's two
         _live_guards.add(self)
@@ -236,6 +209,8 @@ class BotGuard:
         if proc is None:
             return
         self._proc = proc
+        if self.answering is not None:
+            self.sysinfo_answered = self.answering.started()
         if self.isolation is not None:
             proc.signal_in_exit_code = True  # bubblewrap reports a bot killed by signal N as 128 + N
             self._outside = {proc.pid}  # and its init, its only child, once forked (_watch)
@@ -338,6 +313,8 @@ class BotGuard:
         if self._private_copy is not None:
             remove_private_copy(self._private_copy)
             self._private_copy = None
+        if self.answering is not None:
+            self.answering.close()
 
 
 class SandboxedTransport:
