@@ -20,6 +20,7 @@ from arena.check.evidence import Evidence, copy_logs
 from arena.check.probes import FutureLines, check_quit, conversations_apart
 from arena.check.verdicts import CheckReport, CheckResult, percentile
 from arena.game import Rules, RulesError
+from arena.play.isolation_mode import network_problem
 from arena.play.match import rotation, allow_restarts, close_seat, play_match
 from arena.play.records import FaultKind, TimeLimits
 from arena.play.seat import Seat
@@ -88,6 +89,10 @@ def check_bot(
         return report
     except LimitRefused as exc:
         results.append(CheckResult("manifest", False, refused_words(manifest, exc)))
+        return report
+    refused = network_problem(manifest, given.limits)
+    if refused:
+        results.append(CheckResult("manifest", False, refused))
         return report
     results.append(CheckResult("manifest", True, f"{manifest.path} ({manifest.language or 'language ?'}, "
                                                  f"{manifest.transport})"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -12,6 +13,7 @@ from arena.cli.common import (GAMES_MAX, GAMES_MIN, SEED_MAX, SEED_MIN, GrantOpt
                                UsageError, console, err_console, fail, parse_grants, parse_rule_options, stop_on_sigterm,
                                usable_log_dir)
 from arena.game import GameError, Rules
+from arena.play.isolation_mode import isolation_problem, play_isolation
 from arena.wording import count
 
 
@@ -44,6 +46,10 @@ def play(
     move_timeout: MoveTimeout = 2.0,
     startup_timeout: StartupTimeout = 10.0,
     grant: GrantOption = None,
+    isolation: Annotated[Optional[str], typer.Option(
+        help="required (the default when a bot is not a bundled one: refused without bubblewrap), auto (isolated "
+             "where bubblewrap works, else not) or off. The first line says what the bots got; see arena docs "
+             "sandbox.")] = None,
 ) -> None:
     """Play a match at one table and print each game's result, the points and any faults.
 
@@ -66,6 +72,8 @@ def play(
         fail("--deals counts the deals of --duplicate: give --duplicate too, or --games for a match")
     if duplicate and seats == "fixed":
         fail("--duplicate plays every seating: it cannot keep the seats fixed")
+    if isolation_problem(isolation):
+        fail(isolation_problem(isolation) or "")
     try:
         options = parse_rule_options(rule)
         grants = parse_grants(grant)
@@ -79,7 +87,7 @@ def play(
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     limits = TimeLimits(move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
     settings = BotSettings(limits=limits, log_dir=log_dir, grants=grants)
-    manifests = _load_bots(bots, settings)
+    manifests, settings = _load_bots(bots, settings, isolation)
     names = [m.name for m in manifests]
     labels = seat_labels(names)  # a bot named twice: random_bot#0 and random_bot#1, whatever its seat
     rotate = seats == "rotate"
@@ -151,8 +159,10 @@ def _play_duplicate(table, labels, rules, seed: int, deals: int, limits, write_t
     render_standings_table(standings, console, title=f"{count(deals, 'deal')} in every seating")
 
 
-def _load_bots(refs: list[str], settings):
-    """Each bot found, what it asks checked against what is granted, and prepared to run."""
+def _load_bots(refs: list[str], settings, isolation: str | None):
+    """Each bot found, what it asks checked against what is granted, and prepared to run under the
+    isolation `--isolation` asks for, which the first line says, as a tournament's does; with the
+    settings that hold that isolation."""
     from arena.submission.manifest import ManifestError
     from arena.submission.lookup import load_manifest
 
@@ -167,7 +177,9 @@ def _load_bots(refs: list[str], settings):
         fail(f"--grant {strangers[0]}...: no bot of this match is named {strangers[0]!r}")
     from arena.play.ready import ready_bot
 
-    return [ready_bot(manifest, settings)[0].manifest for manifest in found]
+    settings = replace(settings, isolation=play_isolation(isolation, found))
+    console.print(escape(f"isolation: {settings.isolation.summary()}"), highlight=False)
+    return [ready_bot(manifest, settings, settings.isolation)[0].manifest for manifest in found], settings
 
 
 def _rules(pairs: list[str] | None) -> Rules:

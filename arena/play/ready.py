@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.errors import ArenaError
+from arena.play.isolation_mode import network_problem
 from arena.play.startup import BotSettings, granted, refused_words
 from arena.sandbox.isolation import Isolation
 from arena.sandbox.limits import Granted, LimitRefused
@@ -23,6 +24,9 @@ def ready_bot(manifest: BotManifest, settings: BotSettings, isolation: Isolation
         given = granted(manifest, settings)
     except LimitRefused as exc:
         raise ArenaError(refused_words(manifest, exc, config_path)) from None
+    refused = network_problem(manifest, given.limits, isolation)
+    if refused:
+        raise ArenaError(refused)
     try:
         return prepare_bot(manifest, isolation=isolation, limits=given.limits), given
     except KeyboardInterrupt:

@@ -36,6 +36,7 @@ from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, mak
 from arena.sandbox.isolation import (BOT_FOLDER, COPY_SOURCE, Isolation, bot_environment, check_program, folder_bytes, give_to,
                                      private_copy, readable_by_others, remove_private_copy, sandboxed_command)
 from arena.sandbox.limits import Limits
+from arena.sandbox.outbound import WAIT_FOR_ROUTE, Outbound
 from arena.sandbox.relay import relay_prelude
 from arena.sandbox.sysinfo_answer import Answering
 from arena.transport.base import BotExited, BotUnreachable, TransportError, lines_sender
@@ -74,6 +75,8 @@ def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = 
     if guard is not None:
         if guard.relay:
             info["tcp"] = "a loopback of its own, joined to the arena alone"
+        if guard.outbound is not None:
+            info["network"] = "outbound only, through slirp4netns: never the host's loopback"
         info["lock_filter"] = "file locks and inotify refused" if guard.lock_filter else "off"
         info["sysinfo"] = ("answered by the arena: the bot's own memory, no load" if guard.sysinfo_answered
                            else "the kernel's (the machine's figures)")
@@ -119,6 +122,8 @@ class BotGuard:
         self.folder = folder
         self.writable_folder = writable_folder
         self.relay = relay and self.isolation is not None
+        # A granted network under isolation: outbound only, through slirp4netns (outbound.py).
+        self.outbound = Outbound(self.isolation.bot_uid is None) if network and self.isolation else None
         self._private_copy: Path | None = None
         # bubblewrap's own two processes stay outside the bot, as the PID-namespace keeper does:
         # the cgroup makes room for them, and the watchdog leaves them out of the count. One is
@@ -186,6 +191,8 @@ class BotGuard:
                            "|| { echo 'arena: the copy of the bot folder failed' >&2; exit 126; }; shopt -u dotglob nullglob")
         if relay is not None and self.relay:
             prelude.append(relay_prelude(*relay))
+        if self.outbound is not None:
+            prelude.append(WAIT_FOR_ROUTE)
         return sandboxed_command(self.isolation, argv, source or self.folder, copy_mb=copy_mb,
                                  writable_paths=writable_paths, network=self.network, tmp_mb=self.limits.file_size_mb,
                                  memory_mb=self.limits.memory_mb, before=stdio_shim("\n".join(prelude)))
@@ -211,6 +218,8 @@ class BotGuard:
         self._proc = proc
         if self.answering is not None:
             self.sysinfo_answered = self.answering.started()
+        if self.outbound is not None:
+            self.outbound.start(proc.pid)
         if self.isolation is not None:
             proc.signal_in_exit_code = True  # bubblewrap reports a bot killed by signal N as 128 + N
             self._outside = {proc.pid}  # and its init, its only child, once forked (_watch)
@@ -315,6 +324,8 @@ class BotGuard:
             self._private_copy = None
         if self.answering is not None:
             self.answering.close()
+        if self.outbound is not None:
+            self.outbound.close()
 
 
 class SandboxedTransport:

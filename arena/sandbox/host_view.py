@@ -21,6 +21,8 @@ import shutil
 import tempfile
 import threading
 
+from arena.sandbox.outbound import NAMESERVER
+
 # Where a bot finds its own folder, whatever the organiser's folders are called: its working
 # folder, its command's path, its build's folder.
 BOT_FOLDER = "/bot"
@@ -98,6 +100,8 @@ def view_folder() -> str:
         os.mkdir(os.path.join(folder, _EMPTY_FOLDER), 0o555)
         _write(folder, "stat", stat_text(os.cpu_count() or 1))
         _write(folder, "loadavg", "0.00 0.00 0.00 1/1 1\n")
+        _write(folder, "resolv.conf", f"nameserver {NAMESERVER}\n")  # a granted network's (outbound.py)
+        _write(folder, "hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n")
         try:
             shutil.copyfile("/proc/cpuinfo", os.path.join(folder, "cpuinfo"))
             os.chmod(os.path.join(folder, "cpuinfo"), 0o444)
@@ -156,5 +160,13 @@ def proc_binds(memory_mb: int) -> list[str]:
     return words
 
 
-__all__ = ["BOT_FOLDER", "HOSTNAME", "MASKED_FILES", "MASKED_FOLDERS", "FAKED_FILES", "meminfo_text", "stat_text",
+def network_binds() -> list[str]:
+    """bubblewrap's words for what a bot granted the network needs of /etc: a resolver (slirp4netns's)
+    and localhost; not the host's own resolv.conf or hosts, which name its loopback and its neighbours."""
+    folder = view_folder()
+    return ["--ro-bind", os.path.join(folder, "resolv.conf"), "/etc/resolv.conf",
+            "--ro-bind", os.path.join(folder, "hosts"), "/etc/hosts"]
+
+
+__all__ = ["network_binds", "BOT_FOLDER", "HOSTNAME", "MASKED_FILES", "MASKED_FOLDERS", "FAKED_FILES", "meminfo_text", "stat_text",
            "view_folder", "proc_binds"]

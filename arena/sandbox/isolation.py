@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from arena.sandbox.host_view import BOT_FOLDER, HOSTNAME, proc_binds
+from arena.sandbox.host_view import BOT_FOLDER, HOSTNAME, network_binds, proc_binds
 
 UNPRIVILEGED_UID = 65534  # nobody: who bots run as when the arena is root
 # Read-only folders beyond the system's, for runtimes installed elsewhere (a JDK in /opt, rustup
@@ -152,15 +152,15 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     prepared for it); or, with `copy_mb`, an empty private folder of that size in memory, with the
     folder bound read-only at COPY_SOURCE for `before` to copy from (a bot with `writable_folder =
     true`). An argument naming a path in `folder` (a program started by its path) names it at
-    /bot. `writable_paths` are bound writable at their own place (a ZeroMQ ipc folder). `run_as`:
+    /bot. `writable_paths` are bound writable at their own place (a ZeroMQ ipc folder). `network`:
+    a granted network, which the caller joins to the world (outbound.py). `run_as`:
     the uid and gid to run as when the arena is root (default: the unprivileged one; never 0).
     `memory_mb`: the memory its /proc/meminfo shows (host_view.py). `before`: a command that runs
     argv in the sandbox (the transport's stdio shim)."""
     folder = Path(folder)
-    cmd = [isolation.tool, "--die-with-parent", "--new-session",
-           "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", HOSTNAME]
-    if not network:
-        cmd.append("--unshare-net")
+    # A network of its own always: a granted one comes through slirp4netns, outbound only (outbound.py).
+    cmd = [isolation.tool, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+           "--unshare-cgroup-try", "--unshare-net", "--hostname", HOSTNAME]
     if isolation.bot_uid is None:
         cmd.append("--unshare-user")  # an ordinary arena: bwrap needs a user namespace of its own
     cmd += ["--ro-bind", "/usr", "/usr"]
@@ -173,6 +173,8 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     for pattern in ETC_ENTRIES:
         for path in sorted(glob.glob(f"/etc/{pattern}")):
             cmd += ["--ro-bind", path, path]
+    if network:
+        cmd += network_binds()
     # Its own /proc, with the machine's counters and the kernel's settings masked (host_view.py);
     # a /dev/shm of the sandbox's own, bounded as /tmp is, in a /dev nothing else can be written in
     # (a bot in a user namespace owns that /dev: it filled /dev/shm with 480 MB of the host's RAM).

@@ -223,9 +223,13 @@ class TournamentSession:
         """The Dask cluster's pool, connected and its workers checked (ClusterError: its sentence)."""
         from arena.tournament.cluster_pool import ClusterPool
 
+        from arena.tournament.cluster_exposure import exposure_warnings
+
         pool = ClusterPool(self.address, self.sources, self.config, self.versions)
         try:
             pool.start()
+            for line in exposure_warnings(self.address, pool.client.scheduler_info()):
+                self.note(line)
         except BaseException:
             pool.stop()
             raise

@@ -52,7 +52,8 @@ class Cluster:
         return proc
 
     def add_worker(self, name: str, preload: Path | None = None, env: dict | None = None) -> subprocess.Popen:
-        argv = [str(DASK), "worker", self.address, "--nthreads", "1", "--no-dashboard", "--no-nanny", "--name", name]
+        argv = [str(DASK), "worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard", "--no-nanny",
+                "--name", name]
         if preload is not None:
             argv += ["--preload", str(preload)]
         return self._start(name, argv, env)
