@@ -21,7 +21,8 @@ from arena.sandbox.child import make_preexec
 from arena.sandbox.isolation import UNPRIVILEGED_UID, Isolation, bot_environment, check_program, sandboxed_command
 from arena.sandbox.limits import Limits
 from arena.submission.manifest import PYTHON_PLACEHOLDER, BotManifest, ManifestError
-from arena.transport.process_tree import TOKEN_ENV, kill_tree
+from arena.submission.build_watch import BuildWatch
+from arena.transport.process_tree import TOKEN_ENV, kill_tree, tree_members
 
 BUILD_TMP_MB = 512  # a compiler's temporary files go to the sandbox's private /tmp
 BUILD_TIMEOUT_S = 120
@@ -43,7 +44,8 @@ def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limi
     build that leaves a background process behind holds a pipe open, and waiting for the pipe's
     end waited out the whole timeout. Whatever the build leaves running (or a timeout, or a
     Ctrl-C or SIGTERM of the arena) is killed, found as a bot's processes are: by session, group,
-    descent, and a token in the environment (a step that calls setsid leaves the group).
+    descent, and a token in the environment (a step that calls setsid leaves the group). A build
+    that fills its folder beyond what a bot may hold is stopped as it does (build_watch.py).
     `home`: a folder of its own for HOME where the build runs without isolation as another user."""
     args = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in manifest.build]
     where = manifest.path or manifest.directory
@@ -75,20 +77,28 @@ def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limi
                 raise ManifestError(f"{where}: key 'build': program {args[0]!r} not found (build {shown!r})") from None
             except PermissionError:
                 raise ManifestError(f"{where}: key 'build': program {args[0]!r} is not executable") from None
+            def stop_build() -> None:
+                kill_tree(proc, token)
+                if cgroup is not None:
+                    cgroup.kill_all()
+
+            watch = BuildWatch(folder, lambda: tree_members(proc, token), stop_build)
             try:
                 returncode = proc.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
                 returncode = None
             finally:
-                kill_tree(proc, token)
-                if cgroup is not None:
-                    cgroup.kill_all()
+                watch.close()
+                stop_build()
             # The tail only: a build may print gigabytes.
             output.seek(max(0, output.seek(0, os.SEEK_END) - _OUTPUT_TAIL_BYTES))
             tail = _tail(output.read())
     finally:
         if cgroup is not None:
             cgroup.remove()
+    if watch.reason is not None:
+        raise ManifestError(f"{where}: key 'build': {shown!r} was stopped: it {watch.reason}; a built bot may hold at "
+                            f"most that (docs/sandbox.md){tail}")
     if returncode is None:
         raise ManifestError(f"{where}: key 'build': {shown!r} took more than {timeout_s:g} s{tail}")
     if returncode != 0:
