@@ -20,6 +20,7 @@ import os
 import shutil
 import tempfile
 import threading
+from pathlib import Path
 
 from arena.sandbox.outbound import NAMESERVER
 
@@ -108,16 +109,20 @@ def view_folder() -> str:
         except OSError:
             _write(folder, "cpuinfo", "")
         os.chmod(folder, 0o755)
-        if not _made:
+        if not _made and not _staged:
             atexit.register(_remove_own)
         _made[pid] = folder
         return folder
 
 
 def _remove_own() -> None:
+    """At exit: this process's view folder and bot stages (a forked worker's are its own)."""
     folder = _made.pop(os.getpid(), None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+    for (pid, _), staged in list(_staged.items()):
+        if pid == os.getpid():
+            shutil.rmtree(os.path.dirname(staged), ignore_errors=True)
 
 
 def _meminfo(folder: str, memory_mb: int) -> str:
@@ -160,6 +165,40 @@ def proc_binds(memory_mb: int) -> list[str]:
     return words
 
 
+_staged: dict[tuple[int, str], str] = {}  # (process id, a bot folder's real path) -> its stage
+
+
+def neutral_source(folder: Path | str) -> str:
+    """Where to bind a read-only bot folder from, so that the sandbox's mountinfo (which names the
+    path of each bind's source on its disk) shows no folder of the organiser's: a copy made of hard
+    links in a stage of this process's under the system's temporary folder, once per folder and
+    process, where that lies on the folder's file system; else the folder itself. The bound copy
+    of a bot is sealed (read-only, the arena's): its links are that copy, not a copy of it."""
+    real = os.path.realpath(folder)
+    key = (os.getpid(), real)
+    staged = _staged.get(key)
+    if staged is not None and os.path.isdir(staged):
+        return staged
+    temp = tempfile.gettempdir()
+    try:
+        if os.stat(temp).st_dev != os.stat(real).st_dev:
+            return real
+        stage = tempfile.mkdtemp(prefix="arena-bot-", dir=temp)
+    except OSError:
+        return real
+    target = os.path.join(stage, os.path.basename(real) or "bot")
+    try:
+        os.chmod(stage, 0o755)
+        shutil.copytree(real, target, symlinks=True, copy_function=os.link)
+    except (OSError, shutil.Error):  # a file it may not link (not its own, under protected_hardlinks)
+        shutil.rmtree(stage, ignore_errors=True)
+        return real
+    if not _staged and not _made:
+        atexit.register(_remove_own)
+    _staged[key] = target
+    return target
+
+
 def network_binds() -> list[str]:
     """bubblewrap's words for what a bot granted the network needs of /etc: a resolver (slirp4netns's)
     and localhost; not the host's own resolv.conf or hosts, which name its loopback and its neighbours."""
@@ -168,5 +207,5 @@ def network_binds() -> list[str]:
             "--ro-bind", os.path.join(folder, "hosts"), "/etc/hosts"]
 
 
-__all__ = ["network_binds", "BOT_FOLDER", "HOSTNAME", "MASKED_FILES", "MASKED_FOLDERS", "FAKED_FILES", "meminfo_text", "stat_text",
+__all__ = ["neutral_source", "network_binds", "BOT_FOLDER", "HOSTNAME", "MASKED_FILES", "MASKED_FOLDERS", "FAKED_FILES", "meminfo_text", "stat_text",
            "view_folder", "proc_binds"]

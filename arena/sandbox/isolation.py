@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from arena.sandbox.host_view import BOT_FOLDER, HOSTNAME, network_binds, proc_binds
+from arena.sandbox.host_view import BOT_FOLDER, HOSTNAME, network_binds, neutral_source, proc_binds
 
 UNPRIVILEGED_UID = 65534  # nobody: who bots run as when the arena is root
 # Read-only folders beyond the system's, for runtimes installed elsewhere (a JDK in /opt, rustup
@@ -186,10 +186,12 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     for path in runtime_paths():  # after the private /tmp, which would hide an arena installed under /tmp
         cmd += ["--ro-bind", path, path]
     if copy_mb:
-        cmd += ["--ro-bind", str(folder), COPY_SOURCE, "--perms", "0777", "--size", str(copy_mb << 20),
+        cmd += ["--ro-bind", neutral_source(folder), COPY_SOURCE, "--perms", "0777", "--size", str(copy_mb << 20),
                 "--tmpfs", BOT_FOLDER]
+    elif writable_folder:  # a build: its outputs land in the folder itself
+        cmd += ["--bind", str(folder), BOT_FOLDER]
     else:
-        cmd += ["--bind" if writable_folder else "--ro-bind", str(folder), BOT_FOLDER]
+        cmd += ["--ro-bind", neutral_source(folder), BOT_FOLDER]
     for path in writable_paths:
         cmd += ["--bind", path, path]
     cmd += ["--chdir", BOT_FOLDER]

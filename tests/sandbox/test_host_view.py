@@ -29,7 +29,8 @@ from arena.play.records import TimeLimits
 from arena.play.startup import BotSettings
 from arena.sandbox.isolation import find_isolation
 from arena.submission.lookup import load_manifest
-from tests.bots_support import ROOT, hostile_bot
+from arena.submission.prepared import prepare_bot
+from tests.bots_support import HOSTILE_BOTS, ROOT, hostile_bot
 
 ISOLATION = find_isolation()
 isolated = pytest.mark.skipif(not ISOLATION.active, reason=f"no isolation on this machine: {ISOLATION.why_not}")
@@ -111,11 +112,46 @@ def test_two_bots_pass_no_bit_through_the_machine_s_counters(tmp_path):
     assert_no_better_than_chance(attack_channel(str(tmp_path)))
 
 
+def attack_view(folder: str) -> dict:
+    """A bot prepared in a build cache of this test's, at a table, says what it sees of the machine."""
+    bot = Path(folder) / "view_probe"
+    bot.mkdir()
+    shutil.copy(HOSTILE_BOTS / "view_probe.py", bot / "view_probe.py")
+    (bot / "bot.toml").write_text('name = "view_probe"\ncommand = ["{python}", "view_probe.py"]\n'
+                                  '[limits]\nmemory_mb = 700\n')
+    cache = Path(folder) / "organisers-home" / ".cache" / "builds"
+    prepared = prepare_bot(load_manifest(bot), cache=cache)
+    logs = Path(folder) / "logs"
+    limits = TimeLimits(move_timeout_s=10.0, startup_timeout_s=30.0)
+    with open_table([prepared.manifest, load_manifest("random_bot")], BotSettings(limits=limits, log_dir=logs)) as seats:
+        play_match(seats, Rules.from_options({"num_players": "2"}), 5, games=1, limits=limits)
+    said = (logs / "seat0-view_probe.stderr.log").read_text().splitlines()
+    view = json.loads(next(line for line in said if line.startswith("view: "))[len("view: "):])
+    return {**view, "cache": str(cache), "copy": str(prepared.manifest.directory)}
+
+
+def assert_a_neutral_view(seen: dict) -> None:
+    assert seen["cwd"] == "/bot" and seen["hostname"] == "arena", seen
+    assert seen["proc_sys"] == [] and seen["file_nr"].startswith("unreadable"), seen
+    assert seen["meminfo"] == ["MemTotal:         716800 kB"], seen["meminfo"]  # its own 700 MB, not the machine's
+    assert seen["loadavg"] == "0.00 0.00 0.00 1/1 1"
+    assert seen["sysinfo"] == [700 << 20, 1, [0, 0, 0]], seen["sysinfo"]
+    roots = {mount_point: root for root, mount_point in seen["mounts"]}
+    assert "/bot" in roots, seen["mounts"]
+    for root, _ in seen["mounts"]:  # no bind names the organiser's cache, nor the copy in it
+        assert "organisers-home" not in root and seen["cache"] not in root and seen["copy"] not in root, root
+
+
+@isolated
+def test_a_bot_sees_its_folder_at_bot_and_nothing_of_the_organiser_s_cache_or_machine(tmp_path):
+    assert_a_neutral_view(attack_view(str(tmp_path)))
+
+
 NON_ROOT_ARENA = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {root!r})
-    from tests.sandbox.test_host_view import attack_channel
-    print(json.dumps(attack_channel({folder!r})))
+    from tests.sandbox.test_host_view import {attack}
+    print(json.dumps({attack}({folder!r})))
 """)
 
 
@@ -123,10 +159,21 @@ NON_ROOT_ARENA = textwrap.dedent("""
 @as_root_only
 @pytest.mark.slow
 def test_two_bots_pass_no_bit_through_the_machine_s_counters_under_an_arena_that_is_not_root(tmp_path):
-    code = NON_ROOT_ARENA.format(root=str(ROOT), folder=str(tmp_path))
+    assert_no_better_than_chance(_as_another_user("attack_channel", tmp_path))
+
+
+@isolated
+@as_root_only
+def test_a_bot_sees_as_little_under_an_arena_that_is_not_root(tmp_path):
+    assert_a_neutral_view(_as_another_user("attack_view", tmp_path))
+
+
+def _as_another_user(attack: str, tmp_path: Path) -> dict:
+    """What `attack` returns run by an arena as uid 1000 in a user namespace of its own."""
+    code = NON_ROOT_ARENA.format(root=str(ROOT), attack=attack, folder=str(tmp_path))
     command = [shutil.which("bwrap"), "--unshare-user", "--uid", "1000", "--gid", "1000", "--dev-bind", "/", "/", "--",
                sys.executable, "-c", code]
     done = subprocess.run(command, capture_output=True, text=True, timeout=240, cwd=ROOT,
                           env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "user-cache")})
     assert done.returncode == 0, done.stderr[-3000:]
-    assert_no_better_than_chance(json.loads(done.stdout.strip().splitlines()[-1]))
+    return json.loads(done.stdout.strip().splitlines()[-1])
