@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -95,8 +96,7 @@ def view_folder() -> str:
         if folder is not None and os.path.isdir(folder):
             return folder
         # In memory where there is a /dev/shm: its binds then name no disk device in the bot's mountinfo.
-        shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
-        folder = tempfile.mkdtemp(prefix="arena-view-", dir=shm)
+        folder = tempfile.mkdtemp(prefix="arena-view-", dir=_in_memory())
         _write(folder, _EMPTY_FILE, "")
         os.mkdir(os.path.join(folder, _EMPTY_FOLDER), 0o555)
         _write(folder, "stat", stat_text(os.cpu_count() or 1))
@@ -166,37 +166,72 @@ def proc_binds(memory_mb: int) -> list[str]:
 
 
 _staged: dict[tuple[int, str], str] = {}  # (process id, a bot folder's real path) -> its stage
+STAGE_MAX_BYTES = 64 << 20  # a bot folder larger than this is bound where it lies
+STAGE_MAX_ENTRIES = 10_000
 
 
 def neutral_source(folder: Path | str) -> str:
     """Where to bind a read-only bot folder from, so that the sandbox's mountinfo (which names the
-    path of each bind's source on its disk) shows no folder of the organiser's: a copy made of hard
-    links in a stage of this process's under the system's temporary folder, once per folder and
-    process, where that lies on the folder's file system; else the folder itself. The bound copy
-    of a bot is sealed (read-only, the arena's): its links are that copy, not a copy of it."""
+    path of each bind's source) shows no folder of the organiser's, nor a disk: a copy in a stage
+    of this process's in memory (/dev/shm, else the system's temporary folder), made once per folder
+    and process, in a folder only the arena's user may enter (the sandbox binds it, the bot never
+    walks there). Files, folders and links are copied, anything else a build left (a FIFO) is made
+    anew, never opened. A folder of more than STAGE_MAX_BYTES or STAGE_MAX_ENTRIES is bound from
+    where it lies."""
     real = os.path.realpath(folder)
     key = (os.getpid(), real)
     staged = _staged.get(key)
     if staged is not None and os.path.isdir(staged):
         return staged
-    temp = tempfile.gettempdir()
     try:
-        if os.stat(temp).st_dev != os.stat(real).st_dev:
-            return real
-        stage = tempfile.mkdtemp(prefix="arena-bot-", dir=temp)
+        stage = tempfile.mkdtemp(prefix="arena-bot-", dir=_in_memory())
     except OSError:
         return real
     target = os.path.join(stage, os.path.basename(real) or "bot")
     try:
-        os.chmod(stage, 0o755)
-        shutil.copytree(real, target, symlinks=True, copy_function=os.link)
-    except (OSError, shutil.Error):  # a file it may not link (not its own, under protected_hardlinks)
+        if not _copy_small(real, target):
+            shutil.rmtree(stage, ignore_errors=True)
+            return real
+    except OSError:
         shutil.rmtree(stage, ignore_errors=True)
         return real
     if not _staged and not _made:
         atexit.register(_remove_own)
     _staged[key] = target
     return target
+
+
+def _in_memory() -> str | None:
+    return "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK) else None
+
+
+def _copy_small(source: str, target: str) -> bool:
+    """Copy `source` to `target` as neutral_source says; False (nothing kept) past the stage's bounds."""
+    total, entries = 0, 0
+    modes: list[tuple[str, int]] = []  # each folder's, set once its entries are made (a 0555 one takes none)
+    for root, dirs, files in os.walk(source):
+        where = os.path.join(target, os.path.relpath(root, source))
+        os.makedirs(where, exist_ok=True)
+        modes.append((where, stat.S_IMODE(os.lstat(root).st_mode)))
+        for name in [*dirs, *files]:
+            entries += 1
+            path, copy = os.path.join(root, name), os.path.join(where, name)
+            info = os.lstat(path)
+            total += info.st_size
+            if entries > STAGE_MAX_ENTRIES or total > STAGE_MAX_BYTES:
+                return False
+            if stat.S_ISLNK(info.st_mode):
+                os.symlink(os.readlink(path), copy)
+                if name in dirs:
+                    dirs.remove(name)  # a link to a folder is a link: os.walk does not go down it anyway
+            elif stat.S_ISREG(info.st_mode):
+                shutil.copyfile(path, copy, follow_symlinks=False)
+                os.chmod(copy, stat.S_IMODE(info.st_mode))
+            elif stat.S_ISFIFO(info.st_mode):
+                os.mkfifo(copy, stat.S_IMODE(info.st_mode))
+    for where, mode in reversed(modes):
+        os.chmod(where, mode)
+    return True
 
 
 def network_binds() -> list[str]:
