@@ -103,6 +103,9 @@ def view_folder() -> str:
         _write(folder, "loadavg", "0.00 0.00 0.00 1/1 1\n")
         _write(folder, "resolv.conf", f"nameserver {NAMESERVER}\n")  # a granted network's (outbound.py)
         _write(folder, "hosts", "127.0.0.1\tlocalhost\n::1\tlocalhost\n")
+        passwd, group = _users()
+        _write(folder, "passwd", passwd)
+        _write(folder, "group", group)
         try:
             shutil.copyfile("/proc/cpuinfo", os.path.join(folder, "cpuinfo"))
             os.chmod(os.path.join(folder, "cpuinfo"), 0o444)
@@ -234,6 +237,26 @@ def _copy_small(source: str, target: str) -> bool:
     return True
 
 
+def users_binds() -> list[str]:
+    """bubblewrap's words for the sandbox's own /etc/passwd and /etc/group: root, nobody (a root
+    arena's bots) and the arena's own uid as `bot`, at home in /tmp; not the machine's, which name
+    its users and their homes (the organiser's among them)."""
+    folder = view_folder()
+    return ["--ro-bind", os.path.join(folder, "passwd"), "/etc/passwd",
+            "--ro-bind", os.path.join(folder, "group"), "/etc/group"]
+
+
+def _users() -> tuple[str, str]:
+    uid, gid = os.getuid(), os.getgid()
+    passwd = ["root:x:0:0:root:/root:/usr/sbin/nologin", "nobody:x:65534:65534:nobody:/tmp:/usr/sbin/nologin"]
+    group = ["root:x:0:", "nogroup:x:65534:"]
+    if uid not in (0, 65534):
+        passwd.append(f"bot:x:{uid}:{gid}:bot:/tmp:/bin/sh")
+    if gid not in (0, 65534):
+        group.append(f"bot:x:{gid}:")
+    return "\n".join(passwd) + "\n", "\n".join(group) + "\n"
+
+
 def network_binds() -> list[str]:
     """bubblewrap's words for what a bot granted the network needs of /etc: a resolver (slirp4netns's)
     and localhost; not the host's own resolv.conf or hosts, which name its loopback and its neighbours."""
@@ -242,5 +265,5 @@ def network_binds() -> list[str]:
             "--ro-bind", os.path.join(folder, "hosts"), "/etc/hosts"]
 
 
-__all__ = ["neutral_source", "network_binds", "BOT_FOLDER", "HOSTNAME", "MASKED_FILES", "MASKED_FOLDERS", "FAKED_FILES", "meminfo_text", "stat_text",
+__all__ = ["users_binds", "neutral_source", "network_binds", "BOT_FOLDER", "HOSTNAME", "MASKED_FILES", "MASKED_FOLDERS", "FAKED_FILES", "meminfo_text", "stat_text",
            "view_folder", "proc_binds"]

@@ -31,19 +31,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from arena.sandbox.host_view import BOT_FOLDER, HOSTNAME, network_binds, neutral_source, proc_binds
+from arena.sandbox.host_view import BOT_FOLDER, HOSTNAME, network_binds, neutral_source, proc_binds, users_binds
 
 UNPRIVILEGED_UID = 65534  # nobody: who bots run as when the arena is root
 # Read-only folders beyond the system's, for runtimes installed elsewhere (a JDK in /opt, rustup
 # in a home folder): the organiser's, never a bot author's, so not a manifest key.
 RUNTIME_PATHS_ENV = "ARENA_SANDBOX_PATHS"
 ISOLATION_MODES = ("auto", "required", "off")
-# What of /etc a program needs to start and run: the dynamic linker's cache, users and groups with
-# the name service switch that reads them (a JVM looks up its home), Debian's alternatives links
-# (awk, java), TLS settings and certificates (Node.js reads openssl.cnf at start), the time zone,
-# and the JDK's settings. No network files: a sandboxed bot has no network. Each bind costs about
-# 0.4 ms of every start (benchmarks/sandbox.py), so the list is kept to what runtimes use.
-ETC_ENTRIES = ("ld.so.cache", "alternatives", "passwd", "group", "nsswitch.conf", "ssl", "localtime", "java-*")
+# What of /etc a program needs to start and run: the dynamic linker's cache, the name service
+# switch (users and groups themselves are the sandbox's own: host_view.py, a JVM looks up its
+# home), Debian's alternatives links (awk, java), TLS settings and certificates (Node.js reads
+# openssl.cnf at start), the time zone, and the JDK's settings. No network files: a granted
+# network gets its own (host_view.py). Each bind costs about 0.25 ms of every start
+# (benchmarks/sandbox.py), so the list is kept to what runtimes use.
+ETC_ENTRIES = ("ld.so.cache", "alternatives", "nsswitch.conf", "ssl", "localtime", "java-*")
 SYSTEM_LINKS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")  # /bin -> usr/bin on merged-/usr systems
 PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
 PROBE_TIMEOUT_S = 10.0
@@ -173,6 +174,7 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     for pattern in ETC_ENTRIES:
         for path in sorted(glob.glob(f"/etc/{pattern}")):
             cmd += ["--ro-bind", path, path]
+    cmd += users_binds()
     if network:
         cmd += network_binds()
     # Its own /proc, with the machine's counters and the kernel's settings masked (host_view.py);

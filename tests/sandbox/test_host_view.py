@@ -136,6 +136,7 @@ def assert_a_neutral_view(seen: dict) -> None:
     assert seen["meminfo"] == ["MemTotal:         716800 kB"], seen["meminfo"]  # its own 700 MB, not the machine's
     assert seen["loadavg"] == "0.00 0.00 0.00 1/1 1"
     assert seen["sysinfo"] == [700 << 20, 1, [0, 0, 0]], seen["sysinfo"]
+    assert {line.split(":")[0] for line in seen["users"]} <= {"root", "nobody", "bot"}, seen["users"]  # not the machine's
     roots = {mount_point: root for root, mount_point in seen["mounts"]}
     assert "/bot" in roots, seen["mounts"]
     for root, _ in seen["mounts"]:  # no bind names the organiser's cache, nor the copy in it

@@ -31,7 +31,8 @@ def seen():
     return {"cwd": os.getcwd(), "hostname": socket.gethostname(), "mounts": mounts,
             "proc_sys": sorted(os.listdir("/proc/sys")), "meminfo": read("/proc/meminfo").splitlines()[:1],
             "loadavg": read("/proc/loadavg").strip(), "file_nr": read("/proc/sys/fs/file-nr"),
-            "sysinfo": [info.totalram * info.mem_unit, info.procs, list(info.loads)], "argv": sys.argv}
+            "sysinfo": [info.totalram * info.mem_unit, info.procs, list(info.loads)], "argv": sys.argv,
+            "users": read("/etc/passwd").splitlines()}
 
 
 def main():
