@@ -464,7 +464,7 @@ def test_a_port_where_nothing_listens_is_said_as_refused_not_as_a_timeout(tmp_pa
     closed.close()
     text = refused_run(tmp_path, f"tcp://127.0.0.1:{port}")
     assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (connection refused: nothing listens" in text
-    assert f"start it with `dask scheduler --port {port}`" in text and "Timed out" not in text and "TLS" not in text
+    assert f"start it with `dask scheduler --host 127.0.0.1 --port {port}`" in text and "Timed out" not in text and "TLS" not in text
 
 
 def test_a_worker_running_other_arena_code_of_the_same_version_is_refused(tmp_path):
