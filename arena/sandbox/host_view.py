@@ -96,7 +96,9 @@ def view_folder() -> str:
         if folder is not None and os.path.isdir(folder):
             return folder
         # In memory where there is a /dev/shm: its binds then name no disk device in the bot's mountinfo.
-        folder = tempfile.mkdtemp(prefix="arena-view-", dir=_in_memory())
+        if not _made:
+            _sweep()
+        folder = tempfile.mkdtemp(prefix=f"{VIEW_PREFIX}{pid}-", dir=_in_memory())
         _write(folder, _EMPTY_FILE, "")
         os.mkdir(os.path.join(folder, _EMPTY_FOLDER), 0o555)
         _write(folder, "stat", stat_text(os.cpu_count() or 1))
@@ -116,6 +118,30 @@ def view_folder() -> str:
             atexit.register(_remove_own)
         _made[pid] = folder
         return folder
+
+
+VIEW_PREFIX, STAGE_PREFIX = "arena-view-", "arena-bot-"  # then the process id, which the sweep reads
+
+
+def _sweep() -> None:
+    """Remove the views and stages of this user's arena processes that are gone: a worker process
+    ends without its exit handlers (os._exit), and a killed arena has none run either."""
+    where = _in_memory() or tempfile.gettempdir()
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return
+    for name in names:
+        prefix = next((p for p in (VIEW_PREFIX, STAGE_PREFIX) if name.startswith(p)), None)
+        owner = name[len(prefix):].split("-", 1)[0] if prefix else ""
+        if not owner.isdigit() or os.path.exists(f"/proc/{owner}"):
+            continue
+        path = os.path.join(where, name)
+        try:
+            if os.lstat(path).st_uid == os.getuid() and os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def _remove_own() -> None:
@@ -187,7 +213,7 @@ def neutral_source(folder: Path | str) -> str:
     if staged is not None and os.path.isdir(staged):
         return staged
     try:
-        stage = tempfile.mkdtemp(prefix="arena-bot-", dir=_in_memory())
+        stage = tempfile.mkdtemp(prefix=f"{STAGE_PREFIX}{os.getpid()}-", dir=_in_memory())
     except OSError:
         return real
     target = os.path.join(stage, os.path.basename(real) or "bot")

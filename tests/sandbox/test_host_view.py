@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -178,3 +179,17 @@ def _as_another_user(attack: str, tmp_path: Path) -> dict:
                           env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "user-cache")})
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_what_a_gone_arena_process_left_in_memory_is_removed_by_the_next():
+    """A worker ends without its exit handlers, a killed arena too: their views and bot stages in
+    /dev/shm are removed when the next arena process makes its own."""
+    from arena.sandbox import host_view
+
+    where = Path(host_view._in_memory() or tempfile.gettempdir())
+    gone = [where / f"{host_view.VIEW_PREFIX}999999999-test", where / f"{host_view.STAGE_PREFIX}999999999-test"]
+    for folder in gone:
+        (folder / "inside").mkdir(parents=True)
+    code = "import sys; sys.path.insert(0, sys.argv[1]); from arena.sandbox import host_view; host_view.view_folder()"
+    subprocess.run([sys.executable, "-c", code, str(ROOT)], check=True, timeout=60)
+    assert not [folder for folder in gone if folder.exists()]
