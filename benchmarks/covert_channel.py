@@ -76,7 +76,8 @@ def main() -> None:
         raise SystemExit("nothing to measure: bots cannot be isolated on this machine")
     print(f"{'medium':<16} {'slot':>7} {'bits':>5} {'errors':>7} {'raw bit/s':>10} {'capacity bit/s':>15}")
     best = (0.0, "")
-    for medium, slot_s in (("counters", 0.2), ("cpu", 0.2), ("cpu", 0.1), ("cpu", 0.05), ("cpu", 0.025), ("cpu", 0.0125)):
+    for medium, slot_s in (("counters", 0.2), ("cpu", 0.2), ("cpu", 0.1), ("cpu", 0.05), ("cpu", 0.025), ("cpu", 0.0125),
+                           ("cpu", 0.00625), ("cpu", 0.003125)):
         bits = max(16, min(400, int(seconds / slot_s)))
         sent, received = run(medium, slot_s, bits)
         for name, got in sorted(received.items()):
