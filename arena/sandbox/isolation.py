@@ -2,11 +2,12 @@
 Debian's bubblewrap (`bwrap`).
 
 What a sandboxed bot sees: the system's read-only runtime (/usr, a few entries of /etc, the
-arena's own Python), its bot folder read-only (or a private writable copy, if its manifest says
-`writable_folder = true`), an empty private /tmp that is also its HOME, and its own /proc and
-/dev. Not the other bots' folders, the tournament's folder, results or logs, nor the organiser's
-home. It has its own PID, IPC, UTS and (unless it is a ZeroMQ bot on tcp) network namespaces,
-and an environment of PATH, LANG, HOME and the arena's own variables only.
+arena's own Python), its bot folder read-only at /bot (or a private writable copy, if its
+manifest says `writable_folder = true`), an empty private /tmp that is also its HOME, and its
+own /proc (no figure of the machine a bot could move: host_view.py) and /dev. Not the other bots'
+folders, the tournament's folder, results or logs, nor the organiser's home. It has its own PID,
+IPC, UTS and network namespaces (a granted network joined to the world by outbound.py), and an
+environment of PATH, LANG, HOME and the arena's own variables only.
 
 Who it runs as: when the arena is root, bubblewrap runs privileged (so it can reach any path the
 arena can) and `setpriv` turns the bot into uid 65534 (nobody) with no capabilities and no new
