@@ -149,7 +149,7 @@ def _remove_own() -> None:
     folder = _made.pop(os.getpid(), None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
-    for (pid, _), staged in list(_staged.items()):
+    for (pid, *_), staged in list(_staged.items()):
         if pid == os.getpid():
             shutil.rmtree(os.path.dirname(staged), ignore_errors=True)
 
@@ -194,7 +194,7 @@ def proc_binds(memory_mb: int) -> list[str]:
     return words
 
 
-_staged: dict[tuple[int, str], str] = {}  # (process id, a bot folder's real path) -> its stage
+_staged: dict[tuple[int, str, int, int], str] = {}  # (process id, a bot folder's real path, inode, time) -> its stage
 STAGE_MAX_BYTES = 64 << 20  # a bot folder larger than this is bound where it lies
 STAGE_MAX_ENTRIES = 10_000
 
@@ -208,7 +208,11 @@ def neutral_source(folder: Path | str) -> str:
     anew, never opened. A folder of more than STAGE_MAX_BYTES or STAGE_MAX_ENTRIES is bound from
     where it lies."""
     real = os.path.realpath(folder)
-    key = (os.getpid(), real)
+    try:
+        info = os.stat(real)
+    except OSError:
+        return real
+    key = (os.getpid(), real, info.st_ino, info.st_mtime_ns)  # a folder made anew at that path is staged anew
     staged = _staged.get(key)
     if staged is not None and os.path.isdir(staged):
         return staged
