@@ -241,11 +241,11 @@ def _in_memory() -> str | None:
 def _copy_small(source: str, target: str) -> bool:
     """Copy `source` to `target` as neutral_source says; False (nothing kept) past the stage's bounds."""
     total, entries = 0, 0
-    modes: list[tuple[str, int]] = []  # each folder's, set once its entries are made (a 0555 one takes none)
+    modes: list[tuple[str, os.stat_result]] = []  # each folder's, set once its entries are made (a 0555 one takes none)
     for root, dirs, files in os.walk(source):
         where = os.path.join(target, os.path.relpath(root, source))
         os.makedirs(where, exist_ok=True)
-        modes.append((where, stat.S_IMODE(os.lstat(root).st_mode)))
+        modes.append((where, os.lstat(root)))
         for name in [*dirs, *files]:
             entries += 1
             path, copy = os.path.join(root, name), os.path.join(where, name)
@@ -262,9 +262,20 @@ def _copy_small(source: str, target: str) -> bool:
                 os.chmod(copy, stat.S_IMODE(info.st_mode))
             elif stat.S_ISFIFO(info.st_mode):
                 os.mkfifo(copy, stat.S_IMODE(info.st_mode))
-    for where, mode in reversed(modes):
-        os.chmod(where, mode)
+            else:
+                continue
+            _own_as(copy, info)
+    for where, info in reversed(modes):
+        os.chmod(where, stat.S_IMODE(info.st_mode))
+        _own_as(where, info)
     return True
+
+
+def _own_as(path: str, info: os.stat_result) -> None:
+    """A root arena's copy keeps each entry's owner: a folder of mode 0700 made the unprivileged
+    bot's own (isolation.py's private copy) must stay its to enter."""
+    if os.getuid() == 0 and (info.st_uid, info.st_gid) != (0, 0):
+        os.lchown(path, info.st_uid, info.st_gid)
 
 
 def users_binds() -> list[str]:

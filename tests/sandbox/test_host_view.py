@@ -193,3 +193,15 @@ def test_what_a_gone_arena_process_left_in_memory_is_removed_by_the_next():
     code = "import sys; sys.path.insert(0, sys.argv[1]); from arena.sandbox import host_view; host_view.view_folder()"
     subprocess.run([sys.executable, "-c", code, str(ROOT)], check=True, timeout=60)
     assert not [folder for folder in gone if folder.exists()]
+
+
+@isolated
+def test_a_bot_folder_only_its_owner_may_enter_still_starts_from_its_stage(tmp_path):
+    """Under a root arena the bot is uid 65534: a folder of mode 0700 gets a copy of its own, and its
+    stage in memory must keep that copy's owner (a stage of root's could not be entered)."""
+    folder = tmp_path / "private"
+    shutil.copytree(ROOT / "bots" / "random_bot", folder)
+    os.chmod(folder, 0o700)
+    limits = TimeLimits(move_timeout_s=10.0, startup_timeout_s=30.0)
+    with open_table([load_manifest(folder), load_manifest("random_bot")], BotSettings(limits=limits)) as seats:
+        assert [seat.dead_reason for seat in seats] == ["", ""]
