@@ -1,17 +1,20 @@
 """`arena bot check`'s probes of what the games alone would not show: a bot that chokes on what a
-later protocol may add (`FutureLines`), a service that mixes up simultaneous conversations
-(`conversations_apart`), and a bot that does not exit on `quit` (`check_quit`).
-arena/check/runner.py runs them."""
+later protocol may add (`FutureLines`, in a game of its own: `later_protocol`), a service that mixes
+up simultaneous conversations (`conversations_apart`), and a bot that does not exit on `quit`
+(`check_quit`). arena/check/runner.py runs them."""
 
 from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, Sequence, cast
 
 from arena import __version__, protocol
 from arena.check.evidence import Evidence
 from arena.check.verdicts import CheckReport, CheckResult
+from arena.game import Rules
+from arena.play.match import open_table, play_match
+from arena.play.records import FaultKind
 from arena.play.seat import QUIT_GRACE_S, Seat, close_transport, send_lines
 from arena.play.startup import BotSettings, open_transport
 from arena.submission.manifest import BotManifest
@@ -51,6 +54,35 @@ class FutureLines:
 
     def __getattr__(self, name: str) -> Any:  # pid, returncode, guard, _proc, stderr_tail, ...
         return getattr(self.inner, name)
+
+
+LATER_LABEL = "later"  # the log label's start of the later protocol's game, beside seat0-... of the check's own
+
+
+def later_protocol(manifest: BotManifest, opponents: Sequence[BotManifest], settings: BotSettings, rules: Rules,
+                   seed: int, number: int, known: set[FaultKind]) -> CheckResult:
+    """One game at a table of its own, the bot started afresh, with what a later protocol may add
+    (`FutureLines`): apart from the check's games, which speak as a tournament's do, so that a bot
+    cannot tell a check from a tournament by them (a bot keeps nothing from one start to the next).
+    Only a fault of a kind its games did not show (`known`) is the later protocol's doing."""
+    label = f"{LATER_LABEL}0-{manifest.name}"
+    labels = [label] + [f"{LATER_LABEL}{i}-{bot.name}" for i, bot in enumerate(opponents, start=1)]
+    ev = Evidence(settings.log_dir, label) if settings.log_dir is not None else None
+    with open_table([manifest, *opponents], settings, labels) as seats:
+        bot = seats[0]
+        if not bot.alive or bot.transport is None:
+            return CheckResult("later protocol", False, f"not played: the bot did not start again: {bot.dead_reason}",
+                               ev.both() if ev else ())
+        bot.transport = FutureLines(bot.transport)
+        match = play_match(seats, rules, seed, games=1, limits=settings.limits, first_number=number)
+        lost = [f for record in match.records for f in record.faults if f.seat == 0 and f.kind not in known]
+        alive = bot.alive or FaultKind.EXITED in known or FaultKind.DEAD in known
+    if not lost and alive:
+        return CheckResult("later protocol", True, "a message type and a request field from a later protocol "
+                                                   "version, in a game of its own: ignored, as they must be")
+    said = f"{lost[0].kind.value}: {lost[0].detail}" if lost else bot.dead_reason
+    return CheckResult("later protocol", False, f"a message type and a request field from a later protocol version "
+                                                f"(protocol.md section 2): {said}", ev.both() if ev else ())
 
 
 CONVERSATIONS_PROBED = 3

@@ -10,6 +10,7 @@ stays up, exit on quit, no leftover processes, and for a running ZeroMQ service:
 
 from __future__ import annotations
 
+import secrets
 import tempfile
 import time
 from collections import Counter
@@ -17,9 +18,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from arena.check.evidence import Evidence, copy_logs
-from arena.check.probes import FutureLines, check_quit, conversations_apart
+from arena.check.probes import check_quit, conversations_apart, later_protocol
 from arena.check.verdicts import CheckReport, CheckResult, percentile
 from arena.game import Rules, RulesError
+from arena.play.isolation_mode import network_problem
 from arena.play.match import rotation, allow_restarts, close_seat, play_match
 from arena.play.records import FaultKind, TimeLimits
 from arena.play.seat import Seat
@@ -38,6 +40,7 @@ DEFAULT_GAMES = 6
 QUIT_WAIT_S = 1.0
 # The check stops playing further games once the bot has this many timeouts: the row fails anyway.
 TIMEOUTS_ENOUGH = 10
+TABLES_NUMBERED = 200  # its games' numbers start where one of this many tables of a tournament's may
 
 
 def check_bot(
@@ -50,7 +53,8 @@ def check_bot(
     move_timeout_s: float = 2.0,
     startup_timeout_s: float = 10.0,
     quit_wait_s: float = QUIT_WAIT_S,
-    seed: int = 1,
+    seed: int | None = None,
+    first_number: int | None = None,
     sandbox_limits: Mapping[str, Any] | None = None,
     grants: Mapping[str, Mapping[str, Any]] | None = None,
     build: bool = True,
@@ -62,8 +66,11 @@ def check_bot(
     `rule_options` are the games' rule options (as `--rule`); a bad one raises `RulesError`
     before anything is built or started. `keep_logs_in`: a folder to copy the check's protocol
     and stderr logs into (they are written to a fresh temporary folder first, so that the
-    evidence quoted never comes from an earlier check)."""
+    evidence quoted never comes from an earlier check). `seed`: the deals' (default: a new one each
+    check, as a tournament keeps its own secret: a bot must not know the check's hands);
+    `first_number`: its first game's number (default: where one of a tournament's tables may start)."""
     started = time.monotonic()
+    seed = secrets.randbelow(2**62) if seed is None else seed
     table_size = 1 + len(opponents)
     rules = Rules.from_options({"num_players": str(table_size), **(rule_options or {})})
     if rules.num_players != table_size:
@@ -89,6 +96,10 @@ def check_bot(
         return report
     except LimitRefused as exc:
         results.append(CheckResult("manifest", False, refused_words(manifest, exc)))
+        return report
+    refused = network_problem(manifest, given.limits)
+    if refused:
+        results.append(CheckResult("manifest", False, refused))
         return report
     results.append(CheckResult("manifest", True, f"{manifest.path} ({manifest.language or 'language ?'}, "
                                                  f"{manifest.transport})"))
@@ -119,7 +130,7 @@ def check_bot(
         log_dir = Path(tmp)
         settings = BotSettings(limits=limits, log_dir=log_dir, sandbox_limits=sandbox_limits, grants=grants)
         _run(manifest, report, settings, log_dir, games=games, opponents=opponents,
-             opponents_dir=opponents_dir, quit_wait_s=quit_wait_s, seed=seed, rules=rules,
+             opponents_dir=opponents_dir, quit_wait_s=quit_wait_s, seed=seed, rules=rules, first_number=first_number,
              rule_words=_rules_words(rule_options or {}))
         if keep_logs_in is not None:
             report.logs_kept = copy_logs(log_dir, Path(keep_logs_in))
@@ -129,7 +140,7 @@ def check_bot(
 
 def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_dir: Path, *, games: int,
          opponents: Sequence[str], opponents_dir: Path | None, quit_wait_s: float, seed: int, rules: Rules,
-         rule_words: str) -> None:
+         rule_words: str, first_number: int | None = None) -> None:
     results = report.results
     limits = settings.limits
     label = f"seat0-{manifest.name}"
@@ -160,17 +171,13 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             () if ok else ev.both()))
         # As in a match or a tournament, a bot lost in one game starts afresh for the next:
         # otherwise its later games were all the referee's moves, each charged as a loss of its own.
-        seat.transport = FutureLines(seat.transport)
-
         def restarted(fresh: Seat) -> None:
             procs.append(_process_of(fresh))
-            if fresh.transport is not None:
-                fresh.transport = FutureLines(fresh.transport)
 
         allow_restarts(seat, manifest, settings, label, on_start=restarted)
 
-        for i, name in enumerate(opponents, start=1):
-            opp = prepare_bot(load_manifest(name, opponents_dir or BUNDLED_BOTS_DIR)).manifest
+        rivals = [prepare_bot(load_manifest(name, opponents_dir or BUNDLED_BOTS_DIR)).manifest for name in opponents]
+        for i, opp in enumerate(rivals, start=1):
             opp_seat, _ = connect_bot(opp, settings, f"seat{i}-{opp.name}")
             allow_restarts(opp_seat, opp, settings, f"seat{i}-{opp.name}")
             seats.append(opp_seat)
@@ -178,18 +185,22 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
                 results.append(CheckResult("games", False, f"opponent {opp.name} could not start: {opp_seat.dead_reason}"))
                 return
 
-        timeouts_seen = [0]
+        timeouts_seen, played = [0], [0]
 
         def keep_going(record) -> bool:
             # A bot slower than the limit costs the whole limit at every request: a check of a
             # bot sleeping 2.5 s a move ran for six minutes, with nothing new to learn.
-            mine_now = rotation(record.number, len(seats)).index(0)
+            played[0] += 1
+            mine_now = rotation(played[0], len(seats)).index(0)
             timeouts_seen[0] += sum(f.kind is FaultKind.TIMEOUT for f in record.faults if f.seat == mine_now)
             return timeouts_seen[0] < TIMEOUTS_ENOUGH
 
         # The seats rotate: the bot under test (the match's player 0) plays every seat, since a bot
-        # that breaks at another seat than the first passed a check played at seat 0 alone.
-        match = play_match(seats, rules, seed, games=games, limits=limits, keep_going=keep_going, rotate=True)
+        # that breaks at another seat than the first passed a check played at seat 0 alone. The
+        # games are numbered as a tournament's table may number them, never from 1 alone.
+        first = 1 + games * secrets.randbelow(TABLES_NUMBERED) if first_number is None else first_number
+        match = play_match(seats, rules, seed, games=games, limits=limits, keep_going=keep_going, rotate=True,
+                           first_number=first)
         at = [seating.index(0) for seating in match.seatings]  # its seat in each game
         mine = [f for r, seat in zip(match.records, at) for f in r.faults if f.seat == seat]
         kinds = Counter(f.kind for f in mine)
@@ -211,8 +222,7 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             "games", not mine,
             f"{count(len(match.records), 'game')} vs {', '.join(opponents)}{rule_words} at "
             f"{_seats_words(seats_played)}; "
-            f"{decisions} decisions answered, with a message type and a request field from a later protocol "
-            f"in every game; {summary}"))
+            f"{decisions} decisions answered; {summary}"))
 
         f = first_fault({FaultKind.ILLEGAL, FaultKind.STALE})
         # Answers that were moves of the bot's own: a bot whose every line was malformed made
@@ -272,6 +282,8 @@ def _run(manifest: BotManifest, report: CheckReport, settings: BotSettings, log_
             () if f is None and seats[0].alive else ev.both()))
 
         check_quit(manifest, seats[0], report, ev, quit_wait_s)
+        if not manifest.is_service:  # a service's conversations are the next row's
+            results.append(later_protocol(manifest, rivals, settings, rules, seed + 1, first + games, set(kinds)))
         if manifest.is_service:
             close_seat(seats[0])  # its conversation, still open, would otherwise take the misrouted answer
             results.append(CheckResult("conversations apart", *conversations_apart(manifest, settings)))

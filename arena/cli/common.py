@@ -15,7 +15,9 @@ from rich.markup import escape
 
 from arena.errors import ArenaError
 from arena.wording import shell_command, visible_lines
+from arena.game.rules import GAMES_RANGE
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
+from arena.tournament.config import SEED_RANGE
 
 # soft_wrap: messages name commands and paths, which a line break inserted at 80 columns
 # (the width Rich assumes when output is piped) would cut in two.
@@ -159,6 +161,13 @@ def refuse_own_file(output: Path, config) -> None:
     own = own_file(output, config)
     if own is not None:
         fail(f"-o {output} is this tournament's own {own}; write the report to another file")
+
+
+# Every number a command takes has a range (a 23-digit --games once played until killed, and a
+# 31-digit --limit ended in a traceback): the game's and the config's own where they have one.
+SEED_MIN, SEED_MAX = SEED_RANGE
+GAMES_MIN, GAMES_MAX = GAMES_RANGE
+LIST_LIMIT_MAX = 1_000_000_000  # `arena games --limit`: more than any results file holds
 
 
 def usable_log_dir(log: Path | None) -> Path | None:

@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.common import command, console, fail, note, refuse_own_file
+from arena.cli.common import LIST_LIMIT_MAX, command, console, fail, note, refuse_own_file
+from arena.tournament.output_files import refuse_unwritable
 from arena.wording import count
 
 GAME_FORMATS = ("table", "csv", "json", "html")
@@ -28,7 +29,7 @@ def games(
         "--output", "-o", help="With html: write the page here, and each listed game's page in the folder FILE-games "
                                "beside it.")] = None,
     limit: Annotated[Optional[int], typer.Option(
-        min=0, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
+        min=0, max=LIST_LIMIT_MAX, help=f"At most this many games, 0 for all (default: all; {TABLE_LIMIT} in a table).")] = None,
     superseded: Annotated[str, typer.Option(
         help="Games out of the standings (of a bot's earlier version, or of a bot withdrawn): exclude, "
              "include (after the others) or only.")] = "exclude",
@@ -108,6 +109,7 @@ def _games_page(output: Path, results, query, filters: str) -> None:
 
     config = results.config
     refuse_own_file(output, config)
+    refuse_unwritable(output, "-o")
     folder = pages_folder(output)
     try:
         written = write_games_page(output, results, results.games(query), f"{config.name}: games{filters}")

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (GrantOption, MoveTimeout, RuleOption, StartupTimeout, UsageError, console, err_console, fail,
-                               parse_grants, parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.cli.common import (GAMES_MAX, GAMES_MIN, SEED_MAX, SEED_MIN, GrantOption, MoveTimeout, RuleOption, StartupTimeout,
+                               UsageError, console, err_console, fail, parse_grants, parse_rule_options, stop_on_sigterm,
+                               usable_log_dir)
 from arena.game import GameError, Rules
+from arena.play.isolation_mode import isolation_problem, play_isolation
 from arena.wording import count
 
 
 def selfplay(
-    games: Annotated[int, typer.Option(min=1, help="How many games to play.")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed for the deals and the random players.")] = 1,
+    games: Annotated[int, typer.Option(min=GAMES_MIN, max=GAMES_MAX, help="How many games to play.")] = 100,
+    seed: Annotated[int, typer.Option(min=SEED_MIN, max=SEED_MAX, help="Seed for the deals and the random players.")] = 1,
     rule: RuleOption = None,
 ) -> None:
     """Play games between built-in random players (in process) and summarise them."""
@@ -32,8 +35,8 @@ SEATS_CHOICES = ("rotate", "fixed")
 
 def play(
     bots: Annotated[list[str], typer.Argument(help="Bots: names (the workspace's bots/, then the bundled ones), bot folders or bot.toml paths (2 to 5).")],
-    games: Annotated[Optional[int], typer.Option(min=1, help="Play exactly N games (default: until the match's scoring ends it, R54-R56).")] = None,
-    seed: Annotated[int, typer.Option(help="Match seed: deals and the first dealer derive from it.")] = 1,
+    games: Annotated[Optional[int], typer.Option(min=GAMES_MIN, max=GAMES_MAX, help="Play exactly N games (default: until the match's scoring ends it, R54-R56).")] = None,
+    seed: Annotated[int, typer.Option(min=SEED_MIN, max=SEED_MAX, help="Match seed: deals and the first dealer derive from it.")] = 1,
     rule: RuleOption = None,
     seats: Annotated[str, typer.Option("--seats", help="rotate: the bots move one seat on each game, so each plays every seat; fixed: each keeps the seat it is named at.")] = "rotate",
     duplicate: Annotated[bool, typer.Option("--duplicate", help="Play each deal in every seating with the same cards, as a tournament table does, and give points per game with the 95% interval.")] = False,
@@ -43,6 +46,10 @@ def play(
     move_timeout: MoveTimeout = 2.0,
     startup_timeout: StartupTimeout = 10.0,
     grant: GrantOption = None,
+    isolation: Annotated[Optional[str], typer.Option(
+        help="required (the default when a bot is not a bundled one: refused without bubblewrap), auto (isolated "
+             "where bubblewrap works, else not) or off. The first line says what the bots got; see arena docs "
+             "sandbox.")] = None,
 ) -> None:
     """Play a match at one table and print each game's result, the points and any faults.
 
@@ -65,6 +72,8 @@ def play(
         fail("--deals counts the deals of --duplicate: give --duplicate too, or --games for a match")
     if duplicate and seats == "fixed":
         fail("--duplicate plays every seating: it cannot keep the seats fixed")
+    if isolation_problem(isolation):
+        fail(isolation_problem(isolation) or "")
     try:
         options = parse_rule_options(rule)
         grants = parse_grants(grant)
@@ -78,7 +87,7 @@ def play(
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
     limits = TimeLimits(move_timeout_s=move_timeout, startup_timeout_s=startup_timeout)
     settings = BotSettings(limits=limits, log_dir=log_dir, grants=grants)
-    manifests = _load_bots(bots, settings)
+    manifests, settings = _load_bots(bots, settings, isolation)
     names = [m.name for m in manifests]
     labels = seat_labels(names)  # a bot named twice: random_bot#0 and random_bot#1, whatever its seat
     rotate = seats == "rotate"
@@ -150,8 +159,10 @@ def _play_duplicate(table, labels, rules, seed: int, deals: int, limits, write_t
     render_standings_table(standings, console, title=f"{count(deals, 'deal')} in every seating")
 
 
-def _load_bots(refs: list[str], settings):
-    """Each bot found, what it asks checked against what is granted, and prepared to run."""
+def _load_bots(refs: list[str], settings, isolation: str | None):
+    """Each bot found, what it asks checked against what is granted, and prepared to run under the
+    isolation `--isolation` asks for, which the first line says, as a tournament's does; with the
+    settings that hold that isolation."""
     from arena.submission.manifest import ManifestError
     from arena.submission.lookup import load_manifest
 
@@ -166,7 +177,9 @@ def _load_bots(refs: list[str], settings):
         fail(f"--grant {strangers[0]}...: no bot of this match is named {strangers[0]!r}")
     from arena.play.ready import ready_bot
 
-    return [ready_bot(manifest, settings)[0].manifest for manifest in found]
+    settings = replace(settings, isolation=play_isolation(isolation, found))
+    console.print(escape(f"isolation: {settings.isolation.summary()}"), highlight=False)
+    return [ready_bot(manifest, settings, settings.isolation)[0].manifest for manifest in found], settings
 
 
 def _rules(pairs: list[str] | None) -> Rules:

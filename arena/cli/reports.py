@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from arena.cli.common import command, console, fail, note, refuse_own_file
+from arena.tournament.output_files import refuse_unwritable, write_output
 from arena.wording import count
 
 FORMATS = ("table", "markdown", "html", "json", "csv")
@@ -52,6 +53,8 @@ def standings(
     format = _format_of(output) if format is None else format.lower()  # JSON or json
     if format not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {format!r}")
+    if output is not None:
+        refuse_unwritable(output, "-o")  # before the report is worked out
     games_href = None
     with TournamentResults.open(config_path, note) as results:
         config = results.config
@@ -103,10 +106,11 @@ def _write_game_pages(output: Path, results) -> str:
 
 
 def _write_report(output: Path, content: str, config) -> None:
-    """Write a report file, but never over the tournament's own config or results."""
+    """Write a report file, but never over the tournament's own config or results, nor into
+    anything but a regular file or a new one (a device, a FIFO, a link: refused, exit code 2)."""
     refuse_own_file(output, config)
     try:
-        output.write_text(content, encoding="utf-8")
+        write_output(output, content, "-o")
     except OSError as exc:
         fail(f"cannot write the report to -o {output}: {exc.strerror or exc}")
 

@@ -11,8 +11,9 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (MoveTimeout, StartupTimeout, UsageError, command, console, fail,
-                               ignore_interrupts, note, parse_rule_options, stop_on_sigterm)
+from arena.cli.common import (SEED_MAX, SEED_MIN, MoveTimeout, StartupTimeout, UsageError, command, console,
+                               fail, ignore_interrupts, note, parse_rule_options, stop_on_sigterm)
+from arena.tournament.config import MAX_TOURNAMENT_GAMES, MAX_WORKERS
 from arena.wording import count, visible_lines
 
 tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
@@ -37,19 +38,24 @@ def new(
     bots: Annotated[list[str], typer.Option("--bot", "-b", help="A bot name or manifest path (repeat for each entry).")],
     name: Annotated[Optional[str], typer.Option(help="Tournament name (default: the file's name).")] = None,
     seed: Annotated[Optional[int], typer.Option(
+        min=SEED_MIN, max=SEED_MAX,
         help="Tournament seed (default: a random one, written in the config). The deals follow from it and the "
         "bots' names: keep it from the bot authors until the tournament is over.")] = None,
     table_size: Annotated[int, typer.Option(min=2, max=5, help="Bots per table.")] = 3,
-    deals: Annotated[int, typer.Option(min=1, help="Deals per table, each played in every seating.")] = 2,
+    deals: Annotated[int, typer.Option(min=1, max=MAX_TOURNAMENT_GAMES,
+                                       help="Deals per table, each played in every seating.")] = 2,
     rule: Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option OPTION=VALUE (repeatable).")] = None,
-    workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: the number of cores).")] = None,
+    workers: Annotated[Optional[int], typer.Option(min=1, max=MAX_WORKERS,
+                                                   help="Worker processes (default: the number of cores).")] = None,
     schedule: Annotated[Optional[str], typer.Option(
         help="round_robin (every combination of bots), balanced (--tables N tables in which every pair "
              "meets equally often) or gauntlet (the first --challengers N bots each meet every combination "
              "of the others). Default: balanced if --tables is given, gauntlet if --challengers is, "
              "else round_robin.")] = None,
-    tables: Annotated[Optional[int], typer.Option(help="Tables of a balanced schedule.")] = None,
+    tables: Annotated[Optional[int], typer.Option(min=1, max=MAX_TOURNAMENT_GAMES,
+                                                  help="Tables of a balanced schedule.")] = None,
     challengers: Annotated[Optional[int], typer.Option(
+        min=1, max=MAX_TOURNAMENT_GAMES,
         help="How many of the first --bot entries challenge the others (gauntlet; default 1).")] = None,
     database: Annotated[Optional[Path], typer.Option(
         help="The SQLite results file (default: beside the config, named after it).")] = None,

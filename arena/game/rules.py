@@ -161,6 +161,7 @@ class Rules:
 
 
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Rules)}
+GAMES_RANGE = (1, 1_000_000)  # the games of a match (`games`, `max_games`; `arena play --games`)
 _INT_RANGES = {
     "num_players": (2, 5),
     "chance_min_stock": (2, 52),
@@ -168,8 +169,8 @@ _INT_RANGES = {
     "two_player_removed_cards": (0, 20),
     "target_points": (1, 1_000_000),
     "ante": (1, 1_000_000),
-    "games": (1, 1_000_000),
-    "max_games": (1, 1_000_000),
+    "games": GAMES_RANGE,
+    "max_games": GAMES_RANGE,
 }
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}

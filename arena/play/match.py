@@ -225,24 +225,27 @@ def play_match(
     on_event: Callable[[Event], None] | None = None,
     keep_going: Callable[[GameRecord], bool] | None = None,
     rotate: bool = False,
+    first_number: int = 1,
 ) -> MatchResult:
     """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games
     (fewer if `keep_going`, asked after each game, says no). `seats` are the match's players; with
     `rotate` they move one seat on each game (`rotation`), else each keeps its seat. The score,
     the dealer (R57) and the winners are the players'; each record is by seat, and `on_game` gets
-    the game's seating (player by seat) beside it."""
+    the game's seating (player by seat) beside it. The games are numbered from `first_number` (a
+    check numbers its games as a tournament's table may: arena/check/runner.py)."""
     n = len(seats)
     start_faults = tuple(handshake_faults(seats))
     match_line = protocol.format_match_start(rules, games)
     tell_match_start(seats, match_line)
     score = MatchScore(rules, first_dealer(seed, rules.num_players))
     records, seatings = [], []
-    number = 0
-    while (games is None and not score.is_over) or (games is not None and number < games):
-        number += 1
-        seating = rotation(number, n) if rotate else tuple(range(n))
+    played = 0
+    while (games is None and not score.is_over) or (games is not None and played < games):
+        played += 1
+        number = first_number + played - 1
+        seating = rotation(played, n) if rotate else tuple(range(n))
         game = Game.new(rules, derive_seed(seed, "game", number), seating.index(score.dealer))
-        revive_seats(seats, remaining_match_line(rules, games, number))
+        revive_seats(seats, remaining_match_line(rules, games, played))
         record = play_game(game, [seats[player] for player in seating], number=number, limits=limits, on_event=on_event)
         score.record(outcome_by_player(record.outcome, seating))
         records.append(record)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.errors import ArenaError
+from arena.play.isolation_mode import network_problem
 from arena.play.startup import BotSettings, granted, refused_words
 from arena.sandbox.folder_copy import copy_refused
 from arena.sandbox.isolation import Isolation
@@ -24,6 +25,9 @@ def ready_bot(manifest: BotManifest, settings: BotSettings, isolation: Isolation
         given = granted(manifest, settings)
     except LimitRefused as exc:
         raise ArenaError(refused_words(manifest, exc, config_path)) from None
+    refused = network_problem(manifest, given.limits, isolation)
+    if refused:
+        raise ArenaError(refused)
     try:
         prepared = prepare_bot(manifest, isolation=isolation, limits=given.limits)
     except KeyboardInterrupt:

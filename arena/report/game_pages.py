@@ -29,6 +29,7 @@ from arena import __version__
 from arena.report.games_html import games_list_page
 from arena.report.replay_page import asset_files, replay_page
 from arena.results.games_list import GameLine, game_line
+from arena.tournament.output_files import write_output
 from arena.tournament.results import Replay, TournamentResults
 
 FOLDER_SUFFIX = "-games"
@@ -48,11 +49,10 @@ def href_of(line: GameLine) -> str:
     return page_name(line.number, bool(line.superseded))
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write a file whole: a browser reading it (a live page's link) never sees half of it."""
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+def write_text(path: Path, text: str, option: str = "a game pages' file") -> None:
+    """Write a file whole: a browser reading it (a live page's link) never sees half of it; only
+    as a regular file or a new one (ArenaError naming `option` otherwise)."""
+    write_output(path, text, option)
 
 
 # A page replays its game with the rules package (about 2 ms for a game of 200 moves): from this
@@ -186,7 +186,7 @@ def write_games_page(output: Path, results: TournamentResults, lines: Iterable[G
     folder, listed, roster = pages_folder(output), list(lines), tuple(results.config.playing)
     written = write_pages(folder, results.replays(listed), tournament=results.config.name, roster=roster,
                           back=("../" + quote(output.name), "all games"))
-    write_text(output, games_list_page(listed, title, lambda line: f"{quote(folder.name)}/{href_of(line)}", roster=roster))
+    write_text(output, games_list_page(listed, title, lambda line: f"{quote(folder.name)}/{href_of(line)}", roster=roster), "-o")
     return len(written)
 
 

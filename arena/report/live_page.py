@@ -8,13 +8,14 @@ list, and the latest games."""
 from __future__ import annotations
 
 import logging
-import os
 import time
 from pathlib import Path
 from typing import Callable, Sequence
 
+from arena.errors import ArenaError
 from arena.report import html
 from arena.report.game_pages import LivePages
+from arena.tournament.output_files import write_output
 from arena.tournament.results import TournamentResults
 
 log = logging.getLogger(__name__)
@@ -27,12 +28,11 @@ def write_page(path: Path, results: TournamentResults, refresh_s: int | None = N
     """The HTML report at `path`, replaced whole (a reader never sees half a page); `refresh_s`: the
     live page, reloading itself, while the run goes on, with the run's `progress` line; `games_href`
     and `latest`: its links to the game pages (their list; (number, link, words) of the latest
-    games). Raises OSError."""
+    games). Raises OSError, or ArenaError for a name that is not a regular file (a link or FIFO put
+    in its place mid-run: arena/tournament/output_files.py)."""
     page = html.to_html(results.standings(), results.config.name, refresh_s=refresh_s, progress=progress,
                         games_href=games_href, latest=latest)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(page, encoding="utf-8")
-    os.replace(partial, path)
+    write_output(path, page, "--html")
 
 
 class LivePage:
@@ -53,10 +53,11 @@ class LivePage:
         try:
             write_page(self.path, self.results, None if final else LIVE_PAGE_EVERY_S, None if final else progress,
                        games_href=href, latest=latest)
-        except OSError as exc:
+        except (OSError, ArenaError) as exc:
             self.broken = True
             log.debug("the --html page %s is not written", self.path, exc_info=True)
-            self.warn(f"cannot write --html {self.path}: {exc.strerror or exc}; the run goes on without it")
+            said = exc.strerror or exc if isinstance(exc, OSError) else str(exc).removeprefix(f"--html {self.path}: ")
+            self.warn(f"cannot write --html {self.path}: {said}; the run goes on without it")
         self.written_at = time.monotonic()
 
     def _game_pages(self, final: bool) -> tuple[str | None, list[tuple[int, str, str]]]:
@@ -66,9 +67,10 @@ class LivePage:
             return None, []
         try:
             latest = self.pages.finish() if final else self.pages.update()
-        except OSError as exc:
+        except (OSError, ArenaError) as exc:
             log.debug("the game pages in %s are not written", self.pages.folder, exc_info=True)
-            self.warn(f"cannot write the game pages in {self.pages.folder}: {exc.strerror or exc}; "
+            said = exc.strerror or exc if isinstance(exc, OSError) else exc
+            self.warn(f"cannot write the game pages in {self.pages.folder}: {said}; "
                       "the page goes on without them")
             self.pages = None
             return None, []

@@ -12,6 +12,7 @@ import ctypes
 import os
 import resource
 import signal
+import socket
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
@@ -136,21 +137,22 @@ def ulimit_words(values: list[tuple[int, int, int]]) -> str:
 def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | None = None,
                  extra: Callable[[], Any] | None = None, namespaces: bool = True,
                  bot_uid: int | None = None, run_as: int | None = None,
-                 lock_filter: bool = False) -> Callable[[], None]:
+                 lock_filter: bool = False, listener_to: socket.socket | None = None) -> Callable[[], None]:
     """A preexec_fn for the bot's child process, run under `limits` (under isolation, the ceilings
     of the sandbox's set-up: the bot's own come after its ready mark, arena/sandbox/guard.py).
     `network=True` keeps the network (zmq tcp).
     `namespaces=False`: the bot's PID and network namespaces are bubblewrap's job (isolation), not
     ours. `bot_uid`: who the bot runs as, when not the arena's user (isolation under root).
     `run_as`: a user the child becomes itself, last (a root arena's build without isolation).
-    `lock_filter`: the seccomp filter of arena/sandbox/seccomp.py, installed last of all.
+    `lock_filter`: the seccomp filter of arena/sandbox/seccomp.py, installed last of all;
+    `listener_to`: where the child sends its listener, whose calls the arena answers (sysinfo).
     Everything here is computed in the parent; the child only makes syscalls."""
     uid = os.getuid() if bot_uid is None else bot_uid
     rl = rlimits(limits, uid=uid, counted=cgroup is not None)
     unshare = namespaces and limits.no_network and not network and can_unshare_net()
     own_pids = namespaces and can_unshare_pid()
     libc = _libc() if unshare or own_pids else None
-    install_filter = _lock_filter() if lock_filter else None
+    install_filter = _lock_filter(listener_to is not None) if lock_filter else None
 
     def preexec() -> None:
         if extra is not None:
@@ -179,21 +181,26 @@ def make_preexec(limits: Limits, *, network: bool = False, cgroup: _Cgroup | Non
             os.setresgid(run_as, run_as, run_as)
             os.setresuid(run_as, run_as, run_as)
         if install_filter is not None:
-            install_filter()  # raises: a bot must not start without the filter it was meant to have
+            listener = install_filter()  # raises: a bot must not start without the filter it was meant to have
+            if listener is not None:
+                assert listener_to is not None  # only asked for with somewhere to send it
+                socket.send_fds(listener_to, [b"L"], [listener])
+                os.close(listener)
 
     return preexec
 
 
-_filter_installer: list[Any] = []
+_filter_installers: dict[bool, Any] = {}
 
 
-def _lock_filter() -> Callable[[], None] | None:
-    """The seccomp filter's installer, made once per arena process."""
-    if not _filter_installer:
+def _lock_filter(answered: bool) -> Callable[[], int | None] | None:
+    """The seccomp filter's installer (with sysinfo answered by the arena, or not), made once per
+    arena process."""
+    if answered not in _filter_installers:
         from arena.sandbox.seccomp import installer
 
-        _filter_installer.append(installer())
-    return _filter_installer[0]
+        _filter_installers[answered] = installer(answered)
+    return _filter_installers[answered]
 
 
 def is_keeper(pid: int) -> bool:

@@ -34,12 +34,15 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from arena.sandbox.cgroup import _Cgroup, cgroup_available, cleanup_stale_cgroups
+from arena.sandbox.counts import bytes_in as _bytes_in, children as _children, threads_of as _threads_of
 from arena.sandbox.child import can_unshare_net, can_unshare_pid, is_keeper, make_preexec, rlimits, ulimit_words
 from arena.sandbox.folder_copy import copy_problem, copy_room_mb, copy_size, copy_words, tmpfs_bytes
-from arena.sandbox.isolation import (Isolation, bot_environment, check_program, give_to, private_copy,
+from arena.sandbox.isolation import (BOT_FOLDER, Isolation, bot_environment, check_program, give_to, private_copy,
                                      readable_by_others, remove_private_copy, sandboxed_command)
 from arena.sandbox.limits import DEFAULT_CEILINGS, LIMIT_KEYS, Limits
+from arena.sandbox.outbound import WAIT_FOR_ROUTE, Outbound
 from arena.sandbox.relay import relay_prelude
+from arena.sandbox.sysinfo_answer import Answering
 from arena.transport.base import BotUnreachable
 from arena.transport.bot_process import stdio_shim
 
@@ -76,7 +79,11 @@ def describe(limits: Limits, *, network: bool = False, guard: BotGuard | None = 
     if guard is not None:
         if guard.relay:
             info["tcp"] = "a loopback of its own, joined to the arena alone"
+        if guard.outbound is not None:
+            info["network"] = "outbound only, through slirp4netns: never the host's loopback"
         info["lock_filter"] = "file locks and inotify refused" if guard.lock_filter else "off"
+        info["sysinfo"] = ("answered by the arena: the bot's own memory, no load" if guard.sysinfo_answered
+                           else "the kernel's (the machine's figures)")
         info["process_limit_by"] = guard.mechanism
         info["memory_limit_by"] = guard.memory_mechanism
         info["isolation"] = guard.isolation.summary() if guard.isolation is not None else "none"
@@ -100,47 +107,12 @@ def _close_live_guards() -> None:
         guard.close()
 
 
-def _children(pid: int) -> set[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return {int(child) for child in f.read().split()}
-    except (OSError, ValueError):
-        return set()
-
-
-def _bytes_in(folder: str) -> int:
-    """What the files under `folder` hold (a bot's socket folder: sockets, and nothing else)."""
-    total = 0
-    for root, _, files in os.walk(folder):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_size
-            except OSError:
-                continue  # gone since it was listed
-    return total
-
-
 def _at_least(limits: Limits, ceilings: Limits | None) -> Limits:
     """Each of `limits`, or its ceiling (the default ceilings when none is given) where that is
     more: what the sandbox's own set-up runs under."""
     ceilings = ceilings or DEFAULT_CEILINGS
     wider = {key: max(getattr(limits, key), getattr(ceilings, key)) for key in LIMIT_KEYS if key != "no_network"}
     return dataclasses.replace(limits, **wider)
-
-
-def _threads_of(pids: set[int]) -> int:
-    """Processes and threads of `pids`: what the `processes` limit counts (pids.max does too)."""
-    total = 0
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/status", "rb") as f:
-                for line in f:
-                    if line.startswith(b"Threads:"):
-                        total += int(line.split()[1])
-                        break
-        except (OSError, ValueError, IndexError):
-            total += 1  # gone, or unreadable: still one
-    return total
 
 
 class BotGuard:
@@ -166,6 +138,8 @@ class BotGuard:
         self.folder = folder
         self.writable_folder = writable_folder
         self.relay = relay and self.isolation is not None
+        # A granted network under isolation: outbound only, through slirp4netns (outbound.py).
+        self.outbound = Outbound(self.isolation.bot_uid is None) if network and self.isolation else None
         self._private_copy: Path | None = None
         # bubblewrap's own two processes stay outside the bot, as the PID-namespace keeper does:
         # the cgroup makes room for them, and the watchdog leaves them out of the count. One is
@@ -188,9 +162,13 @@ class BotGuard:
         # Under isolation the bot's own rlimits are set by the shim after the ready mark (`wrap`).
         self._rlimits = rlimits(limits, uid=os.getuid() if bot_uid is None else bot_uid, counted=self.cgroup is not None)
         outer = _at_least(limits, ceilings) if self.isolation else limits
+        # Its sysinfo calls answered by the arena, not the kernel (a figure of the machine's): sysinfo_answer.py.
+        self.answering = Answering(limits.memory_mb) if lock_filter else None
         self.preexec = make_preexec(outer, network=network, cgroup=self.cgroup, namespaces=self.isolation is None,
-                                    bot_uid=bot_uid, extra=extra_preexec, lock_filter=lock_filter)
+                                    bot_uid=bot_uid, extra=extra_preexec, lock_filter=lock_filter,
+                                    listener_to=self.answering.theirs if self.answering else None)
         self.lock_filter = lock_filter
+        self.sysinfo_answered = False
         self._proc: Any = None
         self._outside: set[int] = set()  # the arena's own processes before the bot: keeper, or bubblewrap's two
         _live_guards.add(self)
@@ -232,11 +210,17 @@ class BotGuard:
             if problem:
                 raise BotUnreachable(f"cannot start bot {argv[0]!r}: {problem}")
             copy_mb = copy_room_mb(size, self.limits)
-            after.append(copy_words(self.folder))
-        before = relay_prelude(*relay) if relay is not None and self.relay else ""
-        return sandboxed_command(self.isolation, argv, self.folder, folder_source=source, copy_mb=copy_mb,
+            after.append(copy_words(Path(BOT_FOLDER)))
+        # Before the ready mark, the sandbox's own set-up: the tcp relay, the granted network's route.
+        before = []
+        if relay is not None and self.relay:
+            before.append(relay_prelude(*relay))
+        if self.outbound is not None:
+            before.append(WAIT_FOR_ROUTE)
+        return sandboxed_command(self.isolation, argv, source or self.folder, copy_mb=copy_mb,
                                  writable_paths=writable_paths, network=self.network, tmp_mb=self.limits.file_size_mb,
-                                 before=stdio_shim(before, "\n".join(after)))
+                                 memory_mb=self.limits.memory_mb,
+                                 before=stdio_shim("\n".join(before), "\n".join(after)))
 
     def run_folder(self) -> Path | None:
         """Where the bot starts, outside a sandbox: its folder, or for a bot that writes in it a
@@ -257,6 +241,10 @@ class BotGuard:
         if proc is None:
             return
         self._proc = proc
+        if self.answering is not None:
+            self.sysinfo_answered = self.answering.started()
+        if self.outbound is not None:
+            self.outbound.start(proc.pid)
         if self.isolation is not None:
             proc.signal_in_exit_code = True  # bubblewrap reports a bot killed by signal N as 128 + N
             self._outside = {proc.pid}  # and its init, its only child, once forked (_watch)
@@ -331,7 +319,7 @@ class BotGuard:
             except (OSError, ValueError, IndexError):
                 pass  # gone since it was listed
         if self.isolation is not None and self.folder is not None:
-            used += tmpfs_bytes(bots_own, ("/tmp", "/dev/shm") + ((str(self.folder),) if self.writable_folder else ()))
+            used += tmpfs_bytes(bots_own, ("/tmp", "/dev/shm") + ((BOT_FOLDER,) if self.writable_folder else ()))
         if used > self.limits.memory_mb << 20:
             return (f"more than {self.limits.memory_mb} MB of memory (its processes' resident memory and its "
                     "/tmp, /dev/shm and folder copy)")
@@ -370,6 +358,10 @@ class BotGuard:
         if self._private_copy is not None:
             remove_private_copy(self._private_copy)
             self._private_copy = None
+        if self.answering is not None:
+            self.answering.close()
+        if self.outbound is not None:
+            self.outbound.close()
 
 
 # Registered after live_transports' close_all (imported by the match layer first), so it runs before

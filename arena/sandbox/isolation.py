@@ -2,11 +2,12 @@
 Debian's bubblewrap (`bwrap`).
 
 What a sandboxed bot sees: the system's read-only runtime (/usr, a few entries of /etc, the
-arena's own Python), its bot folder read-only (or a private writable copy, if its manifest says
-`writable_folder = true`), an empty private /tmp that is also its HOME, and its own /proc and
-/dev. Not the other bots' folders, the tournament's folder, results or logs, nor the organiser's
-home. It has its own PID, IPC, UTS and (unless it is a ZeroMQ bot on tcp) network namespaces,
-and an environment of PATH, LANG, HOME and the arena's own variables only.
+arena's own Python), its bot folder read-only at /bot (or a private writable copy, if its
+manifest says `writable_folder = true`), an empty private /tmp that is also its HOME, and its
+own /proc (no figure of the machine a bot could move: host_view.py) and /dev. Not the other bots'
+folders, the tournament's folder, results or logs, nor the organiser's home. It has its own PID,
+IPC, UTS and network namespaces (a granted network joined to the world by outbound.py), and an
+environment of PATH, LANG, HOME and the arena's own variables only.
 
 Who it runs as: when the arena is root, bubblewrap runs privileged (so it can reach any path the
 arena can) and `setpriv` turns the bot into uid 65534 (nobody) with no capabilities and no new
@@ -31,17 +32,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from arena.sandbox.host_view import BOT_FOLDER, HOSTNAME, network_binds, neutral_source, proc_binds, users_binds
+
 UNPRIVILEGED_UID = 65534  # nobody: who bots run as when the arena is root
 # Read-only folders beyond the system's, for runtimes installed elsewhere (a JDK in /opt, rustup
 # in a home folder): the organiser's, never a bot author's, so not a manifest key.
 RUNTIME_PATHS_ENV = "ARENA_SANDBOX_PATHS"
 ISOLATION_MODES = ("auto", "required", "off")
-# What of /etc a program needs to start and run: the dynamic linker's cache, users and groups with
-# the name service switch that reads them (a JVM looks up its home), Debian's alternatives links
-# (awk, java), TLS settings and certificates (Node.js reads openssl.cnf at start), the time zone,
-# and the JDK's settings. No network files: a sandboxed bot has no network. Each bind costs about
-# 0.4 ms of every start (benchmarks/sandbox.py), so the list is kept to what runtimes use.
-ETC_ENTRIES = ("ld.so.cache", "alternatives", "passwd", "group", "nsswitch.conf", "ssl", "localtime", "java-*")
+# What of /etc a program needs to start and run: the dynamic linker's cache, the name service
+# switch (users and groups themselves are the sandbox's own: host_view.py, a JVM looks up its
+# home), Debian's alternatives links (awk, java), TLS settings and certificates (Node.js reads
+# openssl.cnf at start), the time zone, and the JDK's settings. No network files: a granted
+# network gets its own (host_view.py). Each bind costs about 0.25 ms of every start
+# (benchmarks/sandbox.py), so the list is kept to what runtimes use.
+ETC_ENTRIES = ("ld.so.cache", "alternatives", "nsswitch.conf", "ssl", "localtime", "java-*")
 SYSTEM_LINKS = ("bin", "lib", "lib32", "lib64", "libx32", "sbin")  # /bin -> usr/bin on merged-/usr systems
 PATH_INSIDE = "/usr/local/bin:/usr/bin:/bin"
 PROBE_TIMEOUT_S = 10.0
@@ -141,22 +145,24 @@ def seen_by_bots(path: Path | str) -> str | None:
     return None
 
 
-def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *, folder_source: Path | None = None,
-                      writable_folder: bool = False, copy_mb: int = 0, writable_paths: Sequence[str] = (),
-                      network: bool = False, run_as: int | None = None, tmp_mb: int = 64,
+def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *, writable_folder: bool = False,
+                      copy_mb: int = 0, writable_paths: Sequence[str] = (), network: bool = False,
+                      run_as: int | None = None, tmp_mb: int = 64, memory_mb: int = 2048,
                       before: Sequence[str] = ()) -> list[str]:
-    """`argv` to run inside a sandbox whose working folder is `folder` (bound from `folder_source`
-    where that differs): read-only; writable (a build, in the folder the arena prepared for it);
-    or, with `copy_mb`, an empty private folder of that size in memory, with the folder bound
-    read-only at COPY_SOURCE for `before` to copy from (a bot with `writable_folder = true`).
-    `writable_paths` are bound writable at their own place (a ZeroMQ ipc folder). `run_as`: the
-    uid and gid to run as when the arena is root (default: the unprivileged one; never 0).
-    `before`: a command that runs argv in the sandbox (the transport's stdio shim)."""
+    """`argv` to run inside a sandbox whose working folder is the host's `folder`, seen at
+    BOT_FOLDER (/bot) whatever its name here: read-only; writable (a build, in the folder the arena
+    prepared for it); or, with `copy_mb`, an empty private folder of that size in memory, with the
+    folder bound read-only at COPY_SOURCE for `before` to copy from (a bot with `writable_folder =
+    true`). An argument naming a path in `folder` (a program started by its path) names it at
+    /bot. `writable_paths` are bound writable at their own place (a ZeroMQ ipc folder). `network`:
+    a granted network, which the caller joins to the world (outbound.py). `run_as`:
+    the uid and gid to run as when the arena is root (default: the unprivileged one; never 0).
+    `memory_mb`: the memory its /proc/meminfo shows (host_view.py). `before`: a command that runs
+    argv in the sandbox (the transport's stdio shim)."""
     folder = Path(folder)
-    cmd = [isolation.tool, "--die-with-parent", "--new-session",
-           "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    if not network:
-        cmd.append("--unshare-net")
+    # A network of its own always: a granted one comes through slirp4netns, outbound only (outbound.py).
+    cmd = [isolation.tool, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+           "--unshare-cgroup-try", "--unshare-net", "--hostname", HOSTNAME]
     if isolation.bot_uid is None:
         cmd.append("--unshare-user")  # an ordinary arena: bwrap needs a user namespace of its own
     cmd += ["--ro-bind", "/usr", "/usr"]
@@ -169,30 +175,35 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
     for pattern in ETC_ENTRIES:
         for path in sorted(glob.glob(f"/etc/{pattern}")):
             cmd += ["--ro-bind", path, path]
-    # The kernel's settings read-only (bubblewrap 0.8 leaves /proc/sys as the kernel has it); a
-    # /dev/shm of the sandbox's own, bounded as /tmp is, in a /dev nothing else can be written in
+    cmd += users_binds()
+    if network:
+        cmd += network_binds()
+    # Its own /proc, with the machine's counters and the kernel's settings masked (host_view.py);
+    # a /dev/shm of the sandbox's own, bounded as /tmp is, in a /dev nothing else can be written in
     # (a bot in a user namespace owns that /dev: it filled /dev/shm with 480 MB of the host's RAM).
     # /tmp: sticky and writable by all, as a /tmp is: the bot under root runs as another user than bwrap.
     size = str(tmp_mb << 20)
-    cmd += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev",
+    cmd += ["--proc", "/proc", *proc_binds(memory_mb), "--dev", "/dev",
             "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
             "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     for path in runtime_paths():  # after the private /tmp, which would hide an arena installed under /tmp
         cmd += ["--ro-bind", path, path]
-    source = str(folder_source or folder)
     if copy_mb:
-        cmd += ["--ro-bind", source, COPY_SOURCE, "--perms", "0777", "--size", str(copy_mb << 20), "--tmpfs", str(folder)]
+        cmd += ["--ro-bind", neutral_source(folder), COPY_SOURCE, "--perms", "0777", "--size", str(copy_mb << 20),
+                "--tmpfs", BOT_FOLDER]
+    elif writable_folder:  # a build: its outputs land in the folder itself
+        cmd += ["--bind", str(folder), BOT_FOLDER]
     else:
-        cmd += ["--bind" if writable_folder else "--ro-bind", source, str(folder)]
+        cmd += ["--ro-bind", neutral_source(folder), BOT_FOLDER]
     for path in writable_paths:
         cmd += ["--bind", path, path]
-    cmd += ["--chdir", str(folder)]
+    cmd += ["--chdir", BOT_FOLDER]
     cmd += _open_parents(cmd)
     uid = None if isolation.bot_uid is None else (isolation.bot_uid if run_as is None else run_as)
     if uid == 0:
         raise ValueError("a sandboxed process never runs as uid 0")
     if uid is None:
-        # The sandbox's own root (where bubblewrap made /etc, /work ... to hold the mounts) is the
+        # The sandbox's own root (where bubblewrap made /etc, /bot ... to hold the mounts) is the
         # user's in a user namespace, and root's: read-only then, so that the process may write in
         # /tmp and, where it is so bound, its own folder, nowhere else. Uid 65534 cannot write it
         # anyway (root's, mode 0755), and the remount costs about 3 ms of every start.
@@ -202,7 +213,21 @@ def sandboxed_command(isolation: Isolation, argv: Sequence[str], folder: Path, *
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP", "--",
                 shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    return cmd + ["--", *before, *argv]
+    return cmd + ["--", *before, *inside(argv, folder)]
+
+
+def inside(argv: Sequence[str], folder: Path) -> list[str]:
+    """`argv` as the sandbox sees it: an argument naming `folder` or a path in it (a manifest's
+    "./c_bot", made absolute against the host's folder) names it at BOT_FOLDER."""
+    roots = list(dict.fromkeys((str(folder).rstrip("/"), os.path.realpath(folder).rstrip("/"))))
+    seen = []
+    for arg in argv:
+        for root in roots:
+            if arg == root or arg.startswith(root + "/"):
+                arg = BOT_FOLDER + arg[len(root):]
+                break
+        seen.append(arg)
+    return seen
 
 
 def check_program(argv: Sequence[str], folder: Path) -> str | None:

@@ -10,9 +10,12 @@ What it does, call by call:
   readahead; madvise's WILLNEED, COLD and PAGEOUT (a JVM prints a warning on stdout, where the
   protocol runs, when its flock fails; cargo and SQLite stop);
 * fail with ENOSYS, as where they do not exist, which programs are written to meet: inotify_init,
-  inotify_init1, mincore, preadv2 and pwritev2 (their RWF_NOWAIT tells a cached page from one on
-  disk; glibc falls back to preadv), add_key, request_key, keyctl, cachestat, io_uring_setup and
-  process_madvise;
+  inotify_init1 and fanotify_init (another process's use of a shared file, seen), mincore, preadv2
+  and pwritev2 (their RWF_NOWAIT tells a cached page from one on disk; glibc falls back to preadv),
+  add_key, request_key, keyctl, cachestat, io_uring_setup, process_madvise, and io_setup (its
+  events come from one pool of the machine's, which a bot could empty for another to find so);
+* answered by the arena (a user notification, where the kernel has them): sysinfo, whose answer
+  holds the whole machine's thread count, free memory and load (arena/sandbox/sysinfo_answer.py);
 * everything else is allowed. A process of another architecture than the machine's (but 32-bit x86
   on x86-64, filtered alike) gets ENOSYS for every call: the filter could not tell its calls apart.
 
@@ -37,9 +40,12 @@ from dataclasses import dataclass
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
 _RET_ALLOW = 0x7FFF0000
 _RET_ERRNO = 0x00050000
+_RET_USER_NOTIF = 0x7FC00000
 _NO_EFFECT = _RET_ERRNO | 0  # "errno 0": the call returns 0, and nothing was done
 _NOT_HERE = _RET_ERRNO | errno.ENOSYS
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER = 1, 1 << 3
+_SYS_SECCOMP = {"x86_64": 317, "aarch64": 277}
 _X32_BIT = 0x40000000
 _ARG1_LOW = 24  # offsetof(struct seccomp_data, args[1]), its low half on a little-endian machine
 
@@ -54,16 +60,20 @@ class _Calls:
 
     audit_arch: int
     no_effect: tuple[int, ...]  # succeed and do nothing: flock, fadvise64 (and fadvise64_64), readahead
-    not_here: tuple[int, ...]  # ENOSYS: inotify, mincore, preadv2/pwritev2, keyrings, cachestat, io_uring, process_madvise
+    not_here: tuple[int, ...]  # ENOSYS: inotify, mincore, preadv2/pwritev2, keyrings, fanotify, io_setup, and _NEWER
     fcntl: tuple[int, ...]  # looked at by command (_LOCK_COMMANDS)
     madvise: int  # looked at by advice (_PAGE_CACHE_ADVICE)
+    answered: tuple[int, ...]  # by the arena, through a user notification: sysinfo
 
 
 _NEWER = (451, 425, 440)  # cachestat, io_uring_setup, process_madvise: one number on every architecture
 _ARCHES = {
-    "x86_64": _Calls(0xC000003E, (73, 221, 187), (253, 294, 27, 327, 328, 248, 249, 250, *_NEWER), (72,), 28),
-    "i386": _Calls(0x40000003, (143, 250, 272, 225), (291, 332, 218, 378, 379, 286, 287, 288, *_NEWER), (55, 221), 219),
-    "aarch64": _Calls(0xC00000B7, (32, 223, 213), (26, 232, 286, 287, 217, 218, 219, *_NEWER), (25,), 233),
+    "x86_64": _Calls(0xC000003E, (73, 221, 187), (253, 294, 27, 327, 328, 248, 249, 250, 300, 206, *_NEWER), (72,), 28,
+                     (99,)),
+    "i386": _Calls(0x40000003, (143, 250, 272, 225), (291, 332, 218, 378, 379, 286, 287, 288, 338, 245, *_NEWER),
+                   (55, 221), 219, (116,)),
+    "aarch64": _Calls(0xC00000B7, (32, 223, 213), (26, 232, 286, 287, 217, 218, 219, 262, 0, *_NEWER), (25,), 233,
+                      (179,)),
 }
 # madvise's advice that fills or empties the shared page cache of a mapped file: WILLNEED, COLD, PAGEOUT.
 _PAGE_CACHE_ADVICE = (3, 20, 21)
@@ -101,9 +111,10 @@ class _Assembler:
         return out
 
 
-def program() -> bytes | None:
+def program(answered: bool = False) -> bytes | None:
     """The filter for this machine, as the bytes of a sock_filter array; None where the filter
-    does not know the machine's architecture (then bots run without it: docs/sandbox.md)."""
+    does not know the machine's architecture (then bots run without it: docs/sandbox.md).
+    `answered`: sysinfo goes to the arena (a user notification), else through to the kernel."""
     native = _native()
     if native is None:
         return None
@@ -125,6 +136,8 @@ def program() -> bytes | None:
             asm.add(_JEQ_K, number, yes="not_here")
         for number in calls.fcntl:
             asm.add(_JEQ_K, number, yes="fcntl")
+        for number in calls.answered if answered else ():
+            asm.add(_JEQ_K, number, yes="answered")
         asm.add(_JEQ_K, calls.madvise, yes="madvise")
         asm.add(_RET_K, _RET_ALLOW)
     asm.label("madvise")
@@ -139,6 +152,8 @@ def program() -> bytes | None:
     asm.add(_RET_K, _RET_ALLOW)
     asm.label("no_effect")
     asm.add(_RET_K, _NO_EFFECT)
+    asm.label("answered")
+    asm.add(_RET_K, _RET_USER_NOTIF)
     asm.label("not_here")
     asm.add(_RET_K, _NOT_HERE)
     return asm.bytes()
@@ -148,26 +163,42 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def installer():
+def installer(answered: bool = False):
     """A function to call in a child just before exec that installs the filter (and sets
-    no_new_privs, which a process without CAP_SYS_ADMIN needs for it); None where there is no
-    filter for this machine. Everything is made here, in the parent: the child only calls prctl."""
-    code = program()
-    if code is None:
+    no_new_privs, which a process without CAP_SYS_ADMIN needs for it), returning the listener of
+    its answered calls (a descriptor the caller hands to the arena: sysinfo_answer.py), or None when
+    it installed the filter without them: not `answered`, or a kernel without user notifications
+    (before Linux 5.0), or a filter with a listener above it. None (no installer) where there is no
+    filter for this machine. Everything is made here, in the parent: the child only makes calls."""
+    plain = program()
+    if plain is None:
         return None
-    buffer = ctypes.create_string_buffer(code, len(code))
-    fprog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    programs = [(program(answered=True), True)] if answered and _native() in _SYS_SECCOMP else []
+    programs.append((plain, False))
+    made = []
+    for code, listens in programs:
+        assert code is not None  # program() knows this machine: it gave `plain`
+        buffer = ctypes.create_string_buffer(code, len(code))
+        fprog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+        made.append((buffer, fprog, ctypes.cast(ctypes.pointer(fprog), ctypes.c_void_p), listens))
     libc = ctypes.CDLL(None, use_errno=True)
     prctl = libc.prctl
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-    pointer = ctypes.cast(ctypes.pointer(fprog), ctypes.c_void_p)
+    syscall = libc.syscall
+    syscall.argtypes = [ctypes.c_long, ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p]
+    number = _SYS_SECCOMP.get(_native() or "", -1)
 
-    def install() -> None:
-        keep = (buffer, fprog)  # noqa: F841 - alive as long as the closure
+    def install() -> int | None:
         if prctl(_PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
-        if prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, pointer, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+        for _, _, pointer, listens in made:  # the buffers live as long as the closure
+            if listens:
+                listener = syscall(number, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_NEW_LISTENER, pointer)
+                if listener >= 0:
+                    return listener
+            elif prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, pointer, 0, 0) == 0:
+                return None
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
 
     return install
 

@@ -21,7 +21,8 @@ from arena.sandbox.child import make_preexec
 from arena.sandbox.isolation import UNPRIVILEGED_UID, Isolation, bot_environment, check_program, sandboxed_command
 from arena.sandbox.limits import Limits
 from arena.submission.manifest import PYTHON_PLACEHOLDER, BotManifest, ManifestError
-from arena.transport.process_tree import TOKEN_ENV, kill_tree
+from arena.submission.build_watch import BuildWatch
+from arena.transport.process_tree import TOKEN_ENV, kill_tree, tree_members
 
 BUILD_TMP_MB = 512  # a compiler's temporary files go to the sandbox's private /tmp
 BUILD_TIMEOUT_S = 120
@@ -35,15 +36,16 @@ def build_user(isolation: Isolation) -> int | None:
 
 
 def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limits: Limits | None = None,
-              timeout_s: float = BUILD_TIMEOUT_S, seen_as: Path | None = None, home: Path | None = None) -> None:
+              timeout_s: float = BUILD_TIMEOUT_S, home: Path | None = None) -> None:
     """Run the manifest's build step in `folder` (which the build may write; under isolation it
-    sees it at `seen_as`, where its bot will run). ManifestError with the output's tail on failure.
+    sees it at /bot, where its bot will run). ManifestError with the output's tail on failure.
 
     The build runs in a session of its own, with its output in a file rather than a pipe: a
     build that leaves a background process behind holds a pipe open, and waiting for the pipe's
     end waited out the whole timeout. Whatever the build leaves running (or a timeout, or a
     Ctrl-C or SIGTERM of the arena) is killed, found as a bot's processes are: by session, group,
-    descent, and a token in the environment (a step that calls setsid leaves the group).
+    descent, and a token in the environment (a step that calls setsid leaves the group). A build
+    that fills its folder beyond what a bot may hold is stopped as it does (build_watch.py).
     `home`: a folder of its own for HOME where the build runs without isolation as another user."""
     args = [arg.replace(PYTHON_PLACEHOLDER, sys.executable) for arg in manifest.build]
     where = manifest.path or manifest.directory
@@ -57,8 +59,8 @@ def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limi
         if problem:  # said as without a sandbox, not as a failed exec inside one
             raise ManifestError(f"{where}: key 'build': program {args[0]!r} "
                                 + ("not found" if "No such file" in problem else "is not executable") + f" (build {shown!r})")
-        args = sandboxed_command(isolation, args, seen_as or folder, folder_source=folder, writable_folder=True,
-                                 run_as=user, tmp_mb=BUILD_TMP_MB)
+        args = sandboxed_command(isolation, args, folder, writable_folder=True, run_as=user, tmp_mb=BUILD_TMP_MB,
+                                 memory_mb=limits.memory_mb)
         env = bot_environment({TOKEN_ENV: token})
     elif user is not None and home is not None:
         env.update(HOME=str(home), TMPDIR=str(home))
@@ -75,20 +77,28 @@ def run_build(manifest: BotManifest, folder: Path, *, isolation: Isolation, limi
                 raise ManifestError(f"{where}: key 'build': program {args[0]!r} not found (build {shown!r})") from None
             except PermissionError:
                 raise ManifestError(f"{where}: key 'build': program {args[0]!r} is not executable") from None
+            def stop_build() -> None:
+                kill_tree(proc, token)
+                if cgroup is not None:
+                    cgroup.kill_all()
+
+            watch = BuildWatch(folder, lambda: tree_members(proc, token), stop_build)
             try:
                 returncode = proc.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
                 returncode = None
             finally:
-                kill_tree(proc, token)
-                if cgroup is not None:
-                    cgroup.kill_all()
+                watch.close()
+                stop_build()
             # The tail only: a build may print gigabytes.
             output.seek(max(0, output.seek(0, os.SEEK_END) - _OUTPUT_TAIL_BYTES))
             tail = _tail(output.read())
     finally:
         if cgroup is not None:
             cgroup.remove()
+    if watch.reason is not None:
+        raise ManifestError(f"{where}: key 'build': {shown!r} was stopped: it {watch.reason}; a built bot may hold at "
+                            f"most that (docs/sandbox.md){tail}")
     if returncode is None:
         raise ManifestError(f"{where}: key 'build': {shown!r} took more than {timeout_s:g} s{tail}")
     if returncode != 0:

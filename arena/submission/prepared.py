@@ -28,13 +28,15 @@ from typing import Iterator
 from arena.sandbox.isolation import Isolation, find_isolation, give_to
 from arena.sandbox.limits import Limits
 from arena.submission.build import BUILD_TIMEOUT_S, build_user, run_build, seal
+from arena.submission.build_watch import BUILD_MAX_BYTES
 from arena.submission.folder import FolderError, copy_entries, file_chunks, read_small, scan, write_small
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
 from arena.submission.versions import entries_of, version_and_files
 from arena.submission.workspace import cache_dir
 
-# What a build may leave in all: the digest reads every byte of it.
-MAX_BUILT_BYTES = 4 << 30
+# What a build may leave in all: the digest reads every byte of it (and the build is stopped as it
+# writes more: build_watch.py).
+MAX_BUILT_BYTES = BUILD_MAX_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +131,7 @@ def _make(source: BotManifest, version: str, target: Path, isolation: Isolation,
             if aside:
                 home = Path(tempfile.mkdtemp(prefix="arena-build-home-"))
                 give_to(home, user)  # type: ignore[arg-type]
-            run_build(source, staging, isolation=isolation, limits=limits, timeout_s=timeout_s, seen_as=target,
-                      home=home)
+            run_build(source, staging, isolation=isolation, limits=limits, timeout_s=timeout_s, home=home)
         seal(staging)
         build = folder_digest(staging)
         if target.exists():  # half of an earlier attempt (a crash between the move and the record)

@@ -173,10 +173,11 @@ class ClusterPool:
 
     def _unreachable(self, why: str, maybe_tls: bool = False) -> ClusterError:
         port = self.address.rsplit(":", 1)[1]
-        scheduler = "dask scheduler" + ("" if port == "8786" else f" --port {port}")
+        here = " --host 127.0.0.1" if self.address.startswith("tcp://") else ""  # plain: this machine's loopback alone
+        scheduler = f"dask scheduler{here}" + ("" if port == "8786" else f" --port {port}")
         tls = "; if that scheduler uses TLS, give a tls:// address" if maybe_tls else ""
         return ClusterError(f"cannot reach the Dask scheduler at {self.address} ({why}); start it with "
-                            f"`{scheduler}`, and workers with `dask worker {self.address} --nthreads 1`{tls}")
+                            f"`{scheduler}`, and workers with `dask worker {self.address}{here} --nthreads 1`{tls}")
 
     def _submit_bundles(self) -> dict:
         """Each bot's bundle as the result of a task of its own (see the module's docstring)."""

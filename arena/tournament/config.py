@@ -89,6 +89,7 @@ MATCH_ONLY_OPTIONS = ("next_dealer", "target_points", "max_games", "games")
 # here), and 2,000,000 games take most of a day on a two-core machine. Beyond that a typo in
 # `deals` or `tables` would only stall the run before its first game.
 MAX_TOURNAMENT_GAMES = 2_000_000
+SEED_RANGE = (-(2**62), 2**62)  # a tournament's seed, and `arena play`'s
 LIMIT_KEYS = {"move_timeout_s": MOVE_TIMEOUT_RANGE_S, "startup_timeout_s": STARTUP_TIMEOUT_RANGE_S,
               "start_retry_s": START_RETRY_RANGE_S}
 LIMIT_DEFAULTS = {"move_timeout_s": 2.0, "startup_timeout_s": 10.0, "start_retry_s": START_RETRY_S}
@@ -247,7 +248,7 @@ def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not name.strip():
         raise bad("name", name)
-    seed = whole("seed", 1, -(2**62), 2**62)
+    seed = whole("seed", 1, *SEED_RANGE)
     bots = data.get("bots")
     if not isinstance(bots, list) or not bots or not all(isinstance(b, str) and b.strip() for b in bots):
         raise bad("bots", bots)

@@ -4,7 +4,6 @@ written whole or not at all."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from arena.submission.lookup import resolve_manifest_path
 from arena.submission.manifest import MANIFEST_NAME, NAME_RE, ManifestError
 from arena.submission.workspace import lookup_dirs
 from arena.tournament.config import ConfigError, config_from_dict, load_entries
+from arena.tournament.output_files import write_output
 
 
 def _entry_for_config(ref: str, config_dir: Path) -> str:
@@ -83,17 +83,15 @@ def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_siz
     data["isolation"] = isolation
     data["limits"] = {"move_timeout_s": move_timeout_s, "startup_timeout_s": startup_timeout_s}
     load_entries(config_from_dict(data, path))  # also: every bot exists, none is listed twice
+    text = ISOLATION_NOTE.get(isolation, "") + tomli_w.dumps(data)
     try:
-        text = (ISOLATION_NOTE.get(isolation, "") + tomli_w.dumps(data)).encode("utf-8")
+        text.encode("utf-8")
     except UnicodeEncodeError:
         raise ConfigError(f"{path}: a name or bot given is not valid UTF-8 text") from None
-    # Written whole or not at all: a failed write never leaves an empty or half config behind.
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    # Written whole or not at all (a failed write never leaves an empty or half config behind),
+    # and only as a regular file: never through a link, nor over a device or FIFO (--force).
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(text)
-        os.replace(partial, path)
+        write_output(path, text, "the config")
     except OSError as exc:
-        with contextlib.suppress(OSError):  # on a read-only filesystem the clean-up fails too
-            partial.unlink(missing_ok=True)
         raise ConfigError(f"{path}: cannot write the config ({exc.strerror or exc})") from None

@@ -16,6 +16,7 @@ from arena.results.store import ResultStore
 from arena.submission.manifest import BotManifest
 from arena.submission.versions import changed_files, content_hash, version_and_files
 from arena.tournament.config import TournamentConfig, load_config, load_entries
+from arena.tournament.output_files import refuse_unwritable
 from arena.tournament.resubmission import plan, stored_versions, updated_fingerprint
 from arena.tournament.runner import fingerprint
 from arena.wording import count
@@ -77,6 +78,8 @@ def open_results(config: TournamentConfig, manifests: dict[str, BotManifest], ve
     if not create and not config.database.exists():
         raise ArenaError(f"no results yet for {config.path}: {config.database} does not exist (run: "
                          f"{command('arena', 'tournament', 'run', config.path)})")
+    if create:  # the results are written: a regular file or a new one, never a device, FIFO or link
+        refuse_unwritable(config.database, "the results database")
     store = None
     try:
         store = ResultStore(config.database, read_only=not create)

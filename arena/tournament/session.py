@@ -29,6 +29,7 @@ from arena.submission.prepared import PreparedBot
 from arena.tournament.config import CLUSTER_ADDRESS, MAX_WORKERS, TournamentConfig
 from arena.tournament.local_pool import WorkerDied
 from arena.tournament.opening import Note, load_tournament, open_results, own_file
+from arena.tournament.output_files import refuse_unwritable
 from arena.tournament.pool import Pool
 from arena.tournament.results import TournamentResults
 from arena.tournament.runner import (Progress, RunSummary, build_schedule, builds_changed, describe_schedule,
@@ -177,6 +178,7 @@ class TournamentSession:
                                  "another file")
             if not options.html_page.parent.is_dir():
                 raise ArenaError(f"--html {options.html_page}: there is no folder {options.html_page.parent}")
+            refuse_unwritable(options.html_page, "--html")
         if not self.address:
             if options.log_dir is not None:
                 usable_log_folder(options.log_dir)
@@ -246,9 +248,13 @@ class TournamentSession:
         """The Dask cluster's pool, connected and its workers checked (ClusterError: its sentence)."""
         from arena.tournament.cluster_pool import ClusterPool
 
+        from arena.tournament.cluster_exposure import exposure_warnings
+
         pool = ClusterPool(self.address, self.sources, self.config, self.versions)
         try:
             pool.start()
+            for line in exposure_warnings(self.address, pool.client.scheduler_info()):
+                self.note(line)
         except BaseException:
             pool.stop()
             raise

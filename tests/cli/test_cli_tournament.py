@@ -522,8 +522,10 @@ def test_tournament_new_on_a_read_only_filesystem_is_a_clear_error(tmp_path, mon
     def read_only(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(Path, "write_bytes", read_only)
-    monkeypatch.setattr(Path, "unlink", read_only)
+    from arena.tournament import output_files
+
+    monkeypatch.setattr(output_files.os, "replace", read_only)
+    monkeypatch.setattr(output_files.os, "unlink", read_only)
     result = invoke("tournament", "new", str(tmp_path / "t.toml"), "-b", "random_bot", "-b", "heuristic_bot",
                     "-b", "shell_bot")
     assert result.exit_code == 2

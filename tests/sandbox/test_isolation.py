@@ -137,7 +137,8 @@ def test_a_bot_that_asks_for_a_writable_folder_writes_in_a_private_copy_only(tmp
     """`writable_folder = true`: the bot may write in its folder, which is a copy of its own made
     for this start; the folder the organiser holds is never written."""
     mine = HOSTILE_BOTS / "notes-of-a-bot.txt"
-    targets = {"write": [str(mine)]}
+    inside = "/bot/notes-of-a-bot.txt"  # its own folder, where the sandbox shows it
+    targets = {"write": [inside]}
     said = {}
     for writable in (False, True):
         snooper = replace(load_manifest(hostile_bot("snoop")), writable_folder=writable,
@@ -148,9 +149,9 @@ def test_a_bot_that_asks_for_a_writable_folder_writes_in_a_private_copy_only(tmp
             result = play_match(seats, Rules.from_options({"num_players": "2"}), 5, games=1, limits=limits)
         assert [f for r in result.records for f in r.faults] == []
         said[writable] = [line for line in (logs / "seat0-hostile_snoop.stderr.log").read_text().splitlines()
-                          if line.startswith(f"snoop: write {mine}")]
-    assert said[False] == [f"snoop: write {mine}: blocked (OSError)"]  # read-only: EROFS
-    assert said[True] == [f"snoop: write {mine}: LEAKED (wrote it)"]  # in its own copy
+                          if line.startswith(f"snoop: write {inside}")]
+    assert said[False] == [f"snoop: write {inside}: blocked (OSError)"]  # read-only: EROFS
+    assert said[True] == [f"snoop: write {inside}: LEAKED (wrote it)"]  # in its own copy
     assert not mine.exists()
 
 

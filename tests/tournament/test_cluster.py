@@ -52,7 +52,8 @@ class Cluster:
         return proc
 
     def add_worker(self, name: str, preload: Path | None = None, env: dict | None = None) -> subprocess.Popen:
-        argv = [str(DASK), "worker", self.address, "--nthreads", "1", "--no-dashboard", "--no-nanny", "--name", name]
+        argv = [str(DASK), "worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--no-dashboard", "--no-nanny",
+                "--name", name]
         if preload is not None:
             argv += ["--preload", str(preload)]
         return self._start(name, argv, env)
@@ -463,7 +464,7 @@ def test_a_port_where_nothing_listens_is_said_as_refused_not_as_a_timeout(tmp_pa
     closed.close()
     text = refused_run(tmp_path, f"tcp://127.0.0.1:{port}")
     assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (connection refused: nothing listens" in text
-    assert f"start it with `dask scheduler --port {port}`" in text and "Timed out" not in text and "TLS" not in text
+    assert f"start it with `dask scheduler --host 127.0.0.1 --port {port}`" in text and "Timed out" not in text and "TLS" not in text
 
 
 def test_a_worker_running_other_arena_code_of_the_same_version_is_refused(tmp_path):
