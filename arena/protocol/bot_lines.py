@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from arena.game.errors import ParseError
 from arena.game.moves import CHANCE, DRAW, PICKUP, Move, parse_move, play
-from arena.protocol.messages import MAX_BOT_LINE_BYTES, NAME_MAX, PROTOCOL_VERSION, VALUE_MAX, BotHello, MoveReply
+from arena.protocol.messages import (MAX_BOT_LINE_BYTES, NAME_RE, NAME_RULE, PROTOCOL_VERSION, VALUE_MAX, BotHello,
+                                     MoveReply)
 from arena.protocol.text import CARD_TEXT, ProtocolError, parse_fields, parse_int
 
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Every one-card move and every word move, by its token (runs take the general parser).
 _MOVE_TOKENS = {CARD_TEXT[c]: play(c) for c in range(52)} | {"draw": DRAW, "chance": CHANCE, "pickup": PICKUP}
 
@@ -50,8 +50,8 @@ def parse_bot_hello(line: str) -> BotHello:  # §3
     if "name" not in fields:
         raise ProtocolError("hello: field name= is missing (e.g. 'hello name=mybot')")
     name = fields["name"]
-    if not 1 <= len(name) <= NAME_MAX or not _NAME_CHARS.issuperset(name):
-        raise ProtocolError(f"hello: bad name {name[:40]!r}: use 1 to {NAME_MAX} of the characters A-Z a-z 0-9 _ . -")
+    if not NAME_RE.match(name):
+        raise ProtocolError(f"hello: bad name {name[:40]!r}: use {NAME_RULE}")
     if "protocol" in fields and fields["protocol"] != str(PROTOCOL_VERSION):
         raise ProtocolError(f"hello: protocol={fields['protocol'][:40]} is not supported; this arena speaks protocol={PROTOCOL_VERSION}")
     version = _check_value(fields["version"], "version") if "version" in fields else ""
