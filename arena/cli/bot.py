@@ -105,6 +105,8 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     return report
 
 
+# Rows a forced bot may not fail: without a manifest or a build no tournament could start it at all.
+UNFORCEABLE_ROWS = ("manifest", "build")
 Games = Annotated[int, typer.Option("--games", min=1, max=200, help="Games to play against the bundled bots.")]
 
 
@@ -133,6 +135,9 @@ def add(
     path: Annotated[str, typer.Argument(help="The bot folder (or its bot.toml).")],
     games: Games = 6,
     replace: Annotated[bool, typer.Option("--replace", help="Replace a registered bot of the same name.")] = False,
+    force: Annotated[bool, typer.Option("--force", help=(
+        "Register it even if its games fail the check (a student's broken bot that should lose by its "
+        "faults); a tournament then takes it only with [grant.NAME] unchecked = true."))] = False,
     dir: DirOption = None,
     grant: GrantOption = None,
 ) -> None:
@@ -150,12 +155,16 @@ def add(
     except ManifestError as exc:
         fail(str(exc))
     report = _run_check(str(folder), games, 2.0, 10.0, bots_dir, grant=grant)
-    if not report.passed:
-        console.print("[bold red]not registered:[/bold red] fix the failing checks first", highlight=False)
+    unplayable = [r.name for r in report.results if not r.passed and r.name in UNFORCEABLE_ROWS]
+    if not report.passed and (not force or unplayable):
+        why = (f"--force registers a bot that plays badly, not one whose {' and '.join(unplayable)} failed: "
+               "a tournament could not start it" if force else "fix the failing checks first, or add --force to "
+               "register it all the same (it then loses by its faults)")
+        console.print(f"[bold red]not registered:[/bold red] {escape(why)}", highlight=False)
         raise typer.Exit(1)
     try:
         reg = register(manifest, bots_dir, replace=replace)
-        save_check(reg.directory, {**report.to_dict(), "version": reg.version})
+        save_check(reg.directory, {**report.to_dict(), "version": reg.version, **({"forced": True} if force else {})})
     except (RegistryError, ManifestError) as exc:
         fail(str(exc))
     except OSError as exc:
@@ -173,6 +182,11 @@ def add(
         change = " (unchanged)"
     console.print(f"{escape(reg.name)} {how} {escape(str(reg.directory))}: version {reg.version}{change}",
                   highlight=False)
+    if not report.passed:  # forced: the check gate stays the tournament's, and each organiser's choice
+        failed = ", ".join(r.name for r in report.results if not r.passed)
+        console.print(escape(f"note: registered with --force although its check failed ({failed}); a tournament "
+                             f"takes it only where its config says [grant.{reg.name}] unchecked = true (or with "
+                             "--unchecked), and it then loses by its faults"), highlight=False)
 
 
 @bot_app.command("list")
@@ -252,6 +266,9 @@ def _check_cell(check, current: str) -> str:
     if check is None:
         return "[dim]never[/dim]"
     ok = "[green]pass[/green]" if check.get("passed") else "[red]fail[/red]"
+    if check.get("forced") and not check.get("passed"):
+        failed = [str(row.get("name")) for row in check.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
+        ok += f" ({escape(', '.join(failed))}; added with --force)" if failed else " (added with --force)"
     date = str(check.get("date", ""))[:16].replace("T", " ")
     checked = check.get("version", "")
     stale = f" [yellow](of {escape(checked)})[/yellow]" if checked and current and checked != current else ""
