@@ -182,6 +182,7 @@ def add(
         change = " (unchanged)"
     console.print(f"{escape(reg.name)} {how} {escape(str(reg.directory))}: version {reg.version}{change}",
                   highlight=False)
+    _say_stored_games(reg.name, reg.version, bots_dir)
     if not report.passed:  # forced: the check gate stays the tournament's, and each organiser's choice
         failed = ", ".join(r.name for r in report.results if not r.passed)
         console.print(escape(f"note: registered with --force although its check failed ({failed}); a tournament "
@@ -247,6 +248,23 @@ def list_(
             console.print(f"  {escape(name) if n == 0 else '':<16} {line}", highlight=False)
     if any(b.error for b, _ in bots):  # listed, with the file named in its row: a script must see it too
         raise typer.Exit(1)
+
+
+def _say_stored_games(name: str, version: str, bots_dir: Path) -> None:
+    """After a new version is registered: what becomes of the games its tournaments stored of the old
+    one (docs/organising.md, "Resubmission and withdrawal"), so that the next run's stop is no surprise."""
+    from arena.submission.workspace import TOURNAMENTS
+    from arena.tournament.stored_versions import stored_versions
+
+    folder = bots_dir.resolve().parent / TOURNAMENTS
+    for s in stored_versions(folder).get(name, []):
+        if s.version != version and not s.withdrawn:
+            config = folder / f"{s.tournament}.toml"
+            console.print(escape(
+                f"note: {s.tournament} has games of {name} stored at version {s.version}: they stay stored and "
+                f"counted; its next run stops, naming {name}, until you take the new version with "
+                f"{command('arena', 'tournament', 'run', config, '--update')} (its old games are then superseded, "
+                "kept aside, and its tables played again)"), highlight=False)
 
 
 def _stored_cell(stored, current: str) -> str:

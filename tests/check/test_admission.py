@@ -123,3 +123,21 @@ def test_force_does_not_register_a_bot_that_cannot_be_built(tmp_path):
     result = invoke("bot", "add", str(folder), "--dir", str(tmp_path / "bots"), "--games", "1", "--force")
     assert result.exit_code == 1 and "not one whose build failed" in _said(result), _said(result)
     assert not (tmp_path / "bots" / "broken").exists()
+
+
+def test_replacing_a_bot_with_stored_games_says_what_becomes_of_them_and_that_the_next_run_needs_update(tmp_path):
+    source = _bot(tmp_path / "mine")
+    bots, tournaments = tmp_path / "ws" / "bots", tmp_path / "ws" / "tournaments"
+    tournaments.mkdir(parents=True)
+    assert invoke("bot", "add", str(source), "--dir", str(bots), "--games", "1").exit_code == 0
+    config = tournaments / "league.toml"
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{bots / "mine"}"]\ndeals = 1\nworkers = 1\n')
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+    (source / "bot.py").write_text((source / "bot.py").read_text() + "\n# a fix\n")
+    replaced = invoke("bot", "add", str(source), "--dir", str(bots), "--games", "1", "--replace")
+    said = _said(replaced)
+    assert replaced.exit_code == 0 and "new version" in said, said
+    assert "note: league has games of mine stored at version" in said, said
+    assert f"arena tournament run {config} --update" in said, said
+    stopped = invoke("tournament", "run", str(config))  # as the note said
+    assert stopped.exit_code != 0 and "--update" in _said(stopped), _said(stopped)
