@@ -94,6 +94,25 @@ def add_void(store: ResultStore, spec: GameSpec, void: VoidGame, extra: dict[str
         raise StoreError(f"{store.path}: cannot store void game {spec.key}: {exc}") from None
 
 
+@dataclass(frozen=True, slots=True)
+class VoidCounts:
+    """`arena games --void`'s figures, by game (a game tried several times counts once)."""
+
+    games: int
+    tried: int  # tried at least once, and failed
+    never_tried: int  # not tried at all: its bot had just failed at the same table, or was paused
+    attempts: int
+    pending: int  # not played since: the next run plays them first
+
+
+def void_counts(rows: Iterable[VoidRow]) -> VoidCounts:
+    rows = list(rows)
+    keys = {row.key for row in rows}
+    tried = {row.key for row in rows if row.tried}
+    return VoidCounts(games=len(keys), tried=len(tried), never_tried=len(keys - tried), attempts=len(rows),
+                      pending=len({row.key for row in rows if not row.played_since}))
+
+
 def pending_void_keys(store: ResultStore) -> set[str]:
     """The keys of void games not played since: a run plays these first."""
     with store._read() as db:
@@ -155,4 +174,4 @@ def void_on_request(store: ResultStore, kinds: Iterable[str], note: str) -> int:
     return moved
 
 
-__all__ = ["VoidRow", "add_void", "pending_void_keys", "void_rows", "void_on_request"]
+__all__ = ["VoidCounts", "VoidRow", "add_void", "pending_void_keys", "void_counts", "void_rows", "void_on_request"]

@@ -378,3 +378,21 @@ def test_a_full_disk_while_a_void_game_is_kept_is_a_store_error_as_for_a_played_
     assert store.game_count() == 1 and void_rows(store) == []  # what was stored before is whole
     add_void(store, spec, void)
     assert [row.bot for row in void_rows(store)] == ["a"]
+
+
+def test_void_counts_tell_the_games_never_tried_from_those_that_failed(tmp_path):
+    """`arena games --void` counted every void game alike: those whose start failed, and those never
+    tried because their bot had just failed at the same table (or was paused)."""
+    from arena.play.records import VoidGame
+    from arena.results.voids import add_void, void_counts, void_rows
+
+    store = ResultStore(tmp_path / "r.db")
+    specs = [spec for spec, _ in games()][:4]
+    add_void(store, specs[0], VoidGame(1, specs[0].bots, "a", "never connected"))  # tried, failed
+    add_void(store, specs[0], VoidGame(1, specs[0].bots, "a", "never connected"))  # and again
+    for spec in specs[1:3]:
+        add_void(store, spec, VoidGame(2, spec.bots, "a", "not tried: a could not be started", tried=False))
+    add_void(store, specs[3], VoidGame(4, specs[3].bots, "a", "not tried", tried=False))
+    add_void(store, specs[3], VoidGame(4, specs[3].bots, "a", "never connected"))  # tried later: failed
+    counts = void_counts(void_rows(store))
+    assert (counts.games, counts.tried, counts.never_tried, counts.attempts, counts.pending) == (4, 2, 2, 6, 4)
