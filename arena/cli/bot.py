@@ -174,6 +174,8 @@ def add(
     if (BUNDLED_BOTS_DIR / reg.name / MANIFEST_NAME).is_file() and reg.directory.parent.resolve() != BUNDLED_BOTS_DIR.resolve():
         console.print(escape(f"note: {reg.name} is also a bundled bot: in this workspace the name now means this one "
                              "(tournaments that played the bundled one see a changed bot)"), highlight=False)
+    if reg.note:
+        console.print(escape(f"note: {reg.note}"), highlight=False)
     how = "copied to" if reg.copied else "registered in place at"
     change = ""
     if reg.previous_version and reg.previous_version != reg.version:
@@ -246,6 +248,9 @@ def list_(
     for name, history, current in histories:
         for n, line in enumerate(_history_lines(history, current)):
             console.print(f"  {escape(name) if n == 0 else '':<16} {line}", highlight=False)
+    for b, _ in bots:
+        if b.note:
+            console.print(escape(f"note: {b.note}"), highlight=False)
     if any(b.error for b, _ in bots):  # listed, with the file named in its row: a script must see it too
         raise typer.Exit(1)
 
