@@ -293,9 +293,9 @@ def test_only_the_move_token_is_case_free_as_protocol_md_section_2_says():
         assert P.parse_move_reply(f"move 4 {token}") == P.MoveReply(4, DRAW)
     assert P.parse_move_reply("move 4 kD") == P.MoveReply(4, play(parse_card("Kd")))
     for line in ("MOVE 4 draw", "Move 4 draw"):
-        with pytest.raises(P.ProtocolError, match="expected 'move <id> <move>'"):
+        with pytest.raises(P.ProtocolError, match="expected 'move <id> <move>'.*message types are lowercase"):
             P.parse_move_reply(line)
-    for line, message in (("HELLO name=x", "expected the handshake"), ("hello NAME=x", "name= is missing")):
+    for line, message in (("HELLO name=x", "expected the handshake.*lowercase"), ("hello NAME=x", "name= is missing")):
         with pytest.raises(P.ProtocolError, match=message):
             P.parse_bot_hello(line)
 
