@@ -80,6 +80,7 @@ def test_a_version_that_passed_its_check_here_enters_and_one_that_failed_does_no
     assert refused.exit_code == 2 and "failed its check of" in said and "(handshake, games" in said, said
 
 
+@pytest.mark.slow
 def test_a_bot_added_with_force_is_listed_as_failed_and_plays_only_where_the_organiser_grants_it(tmp_path):
     """The organiser's trial: a student's broken bot could not be registered on purpose. `bot add
     --force` registers it, `bot list` shows its failed check, and the check gate stays: a tournament
@@ -125,6 +126,7 @@ def test_force_does_not_register_a_bot_that_cannot_be_built(tmp_path):
     assert not (tmp_path / "bots" / "broken").exists()
 
 
+@pytest.mark.slow
 def test_replacing_a_bot_with_stored_games_says_what_becomes_of_them_and_that_the_next_run_needs_update(tmp_path):
     source = _bot(tmp_path / "mine")
     bots, tournaments = tmp_path / "ws" / "bots", tmp_path / "ws" / "tournaments"

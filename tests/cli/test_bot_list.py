@@ -6,6 +6,8 @@ import json
 import re
 from datetime import datetime, timezone
 
+import pytest
+
 from arena.submission.registry import list_registered
 from arena.submission.workspace import BUNDLED_BOTS_DIR, CACHE_ENV
 from tests.cli_support import invoke
@@ -52,6 +54,7 @@ def test_a_bundled_bot_checked_from_a_workspace_is_listed_with_that_check(tmp_pa
     assert _last_check(listing.output, "my_bot") == "never"  # the starter bot, not checked
 
 
+@pytest.mark.slow
 def test_a_copied_bots_version_line_is_ignored_with_a_note(tmp_path, monkeypatch):
     """The organiser's trial: a bot folder copied from a registered one kept its `version =` line, and
     `bot list` showed the new bot "added as" a version of the other, `bot add` "was" that version."""
