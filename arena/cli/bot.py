@@ -105,6 +105,8 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     return report
 
 
+# Rows a forced bot may not fail: without a manifest or a build no tournament could start it at all.
+UNFORCEABLE_ROWS = ("manifest", "build")
 Games = Annotated[int, typer.Option("--games", min=1, max=200, help="Games to play against the bundled bots.")]
 
 
@@ -133,6 +135,9 @@ def add(
     path: Annotated[str, typer.Argument(help="The bot folder (or its bot.toml).")],
     games: Games = 6,
     replace: Annotated[bool, typer.Option("--replace", help="Replace a registered bot of the same name.")] = False,
+    force: Annotated[bool, typer.Option("--force", help=(
+        "Register it even if its games fail the check (a student's broken bot that should lose by its "
+        "faults); a tournament then takes it only with [grant.NAME] unchecked = true."))] = False,
     dir: DirOption = None,
     grant: GrantOption = None,
 ) -> None:
@@ -150,12 +155,16 @@ def add(
     except ManifestError as exc:
         fail(str(exc))
     report = _run_check(str(folder), games, 2.0, 10.0, bots_dir, grant=grant)
-    if not report.passed:
-        console.print("[bold red]not registered:[/bold red] fix the failing checks first", highlight=False)
+    unplayable = [r.name for r in report.results if not r.passed and r.name in UNFORCEABLE_ROWS]
+    if not report.passed and (not force or unplayable):
+        why = (f"--force registers a bot that plays badly, not one whose {' and '.join(unplayable)} failed: "
+               "a tournament could not start it" if force else "fix the failing checks first, or add --force to "
+               "register it all the same (it then loses by its faults)")
+        console.print(f"[bold red]not registered:[/bold red] {escape(why)}", highlight=False)
         raise typer.Exit(1)
     try:
         reg = register(manifest, bots_dir, replace=replace)
-        save_check(reg.directory, {**report.to_dict(), "version": reg.version})
+        save_check(reg.directory, {**report.to_dict(), "version": reg.version, **({"forced": True} if force else {})})
     except (RegistryError, ManifestError) as exc:
         fail(str(exc))
     except OSError as exc:
@@ -165,6 +174,8 @@ def add(
     if (BUNDLED_BOTS_DIR / reg.name / MANIFEST_NAME).is_file() and reg.directory.parent.resolve() != BUNDLED_BOTS_DIR.resolve():
         console.print(escape(f"note: {reg.name} is also a bundled bot: in this workspace the name now means this one "
                              "(tournaments that played the bundled one see a changed bot)"), highlight=False)
+    if reg.note:
+        console.print(escape(f"note: {reg.note}"), highlight=False)
     how = "copied to" if reg.copied else "registered in place at"
     change = ""
     if reg.previous_version and reg.previous_version != reg.version:
@@ -173,6 +184,12 @@ def add(
         change = " (unchanged)"
     console.print(f"{escape(reg.name)} {how} {escape(str(reg.directory))}: version {reg.version}{change}",
                   highlight=False)
+    _say_stored_games(reg.name, reg.version, bots_dir)
+    if not report.passed:  # forced: the check gate stays the tournament's, and each organiser's choice
+        failed = ", ".join(r.name for r in report.results if not r.passed)
+        console.print(escape(f"note: registered with --force although its check failed ({failed}); a tournament "
+                             f"takes it only where its config says [grant.{reg.name}] unchecked = true (or with "
+                             "--unchecked), and it then loses by its faults"), highlight=False)
 
 
 @bot_app.command("list")
@@ -231,8 +248,28 @@ def list_(
     for name, history, current in histories:
         for n, line in enumerate(_history_lines(history, current)):
             console.print(f"  {escape(name) if n == 0 else '':<16} {line}", highlight=False)
+    for b, _ in bots:
+        if b.note:
+            console.print(escape(f"note: {b.note}"), highlight=False)
     if any(b.error for b, _ in bots):  # listed, with the file named in its row: a script must see it too
         raise typer.Exit(1)
+
+
+def _say_stored_games(name: str, version: str, bots_dir: Path) -> None:
+    """After a new version is registered: what becomes of the games its tournaments stored of the old
+    one (docs/organising.md, "Resubmission and withdrawal"), so that the next run's stop is no surprise."""
+    from arena.submission.workspace import TOURNAMENTS
+    from arena.tournament.stored_versions import stored_versions
+
+    folder = bots_dir.resolve().parent / TOURNAMENTS
+    for s in stored_versions(folder).get(name, []):
+        if s.version != version and not s.withdrawn:
+            config = folder / f"{s.tournament}.toml"
+            console.print(escape(
+                f"note: {s.tournament} has games of {name} stored at version {s.version}: they stay stored and "
+                f"counted; its next run stops, naming {name}, until you take the new version with "
+                f"{command('arena', 'tournament', 'run', config, '--update')} (its old games are then superseded, "
+                "kept aside, and its tables played again)"), highlight=False)
 
 
 def _stored_cell(stored, current: str) -> str:
@@ -252,6 +289,9 @@ def _check_cell(check, current: str) -> str:
     if check is None:
         return "[dim]never[/dim]"
     ok = "[green]pass[/green]" if check.get("passed") else "[red]fail[/red]"
+    if check.get("forced") and not check.get("passed"):
+        failed = [str(row.get("name")) for row in check.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
+        ok += f" ({escape(', '.join(failed))}; added with --force)" if failed else " (added with --force)"
     date = str(check.get("date", ""))[:16].replace("T", " ")
     checked = check.get("version", "")
     stale = f" [yellow](of {escape(checked)})[/yellow]" if checked and current and checked != current else ""

@@ -138,9 +138,12 @@ def _void_games(found, config, wanted: tuple[str, ...], format: str, limit: int)
             console.out(csv_cells((number, row.key, ";".join(row.bots), row.bot, row.why, row.tried, row.voided_at,
                                    row.played_since, row.machine, row.on_request)), end="", highlight=False)
         return
-    pending = len({row.key for _, row in found if not row.played_since})
-    games = len({row.key for _, row in found})
-    title = (f"{config.name}: {count(games, 'void game')} ({count(len(found), 'attempt')})"
+    from arena.results.voids import void_counts
+
+    counts = void_counts(row for _, row in found)
+    pending = counts.pending
+    title = (f"{config.name}: {count(counts.games, 'void game')} ({counts.tried} tried and failed, "
+             f"{counts.never_tried} never tried; {count(counts.attempts, 'attempt')})"
              f"{_described(list(wanted), False, None)}, {pending} to be played")
     if not shown:
         console.print(f"{config.name}: no void game", highlight=False, markup=False)

@@ -134,10 +134,11 @@ def _restart(seat: Seat, match_line: str) -> None:
         seat.dead_reason = f"{failed} failed starts in a row, the last: {fresh.dead_reason}"
 
 
-def remaining_match_line(rules: Rules, games: int | None, number: int) -> str:
+def remaining_match_line(rules: Rules, games: int | None, number: int, *, dealers_given: bool = False) -> str:
     """The `match` line for a bot started afresh before game `number` (1, 2, ...) of a match of
     `games` games (None: until the scoring ends it): it counts the games still to come."""
-    return protocol.format_match_start(rules, None if games is None else games - number + 1)
+    return protocol.format_match_start(rules, None if games is None else games - number + 1,
+                                       dealers_given=dealers_given)
 
 
 @contextlib.contextmanager

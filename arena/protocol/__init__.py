@@ -10,6 +10,7 @@ escaping), `view` (the seat view's fields), `messages` (constants and typed mess
 """
 
 from arena.protocol.arena_lines import (
+    MATCH_OPTIONS,
     format_event,
     format_fault,
     format_game_over,
@@ -46,7 +47,7 @@ from arena.protocol.view import format_view_fields, parse_view_fields
 __all__ = [
     "FAULT_KINDS", "MAX_BOT_LINE_BYTES", "NAME_MAX", "PROTOCOL_VERSION", "VALUE_MAX", "ArenaHello", "BotHello",
     "Fault", "GameOver", "GameStart", "MatchOver", "MatchStart", "Message", "MoveReply", "ProtocolError", "Quit",
-    "Request", "format_event", "format_fault", "format_game_over", "format_game_start", "format_hello",
+    "MATCH_OPTIONS", "Request", "format_event", "format_fault", "format_game_over", "format_game_start", "format_hello",
     "format_match_over", "format_match_start", "format_quit", "format_request", "format_view_fields",
     "parse_bot_hello", "parse_message", "parse_move_reply", "parse_view_fields",
 ]

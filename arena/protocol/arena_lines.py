@@ -29,10 +29,26 @@ def _opt_text(value: object) -> str:  # §4: rule option values
     return str(value)
 
 
-def _options(rules: Rules, skip: tuple[str, ...]) -> str:
+# §4: a line announces only the options in force. `num_players` and `games` have fields of their own.
+_OWN_FIELDS = ("num_players", "games")
+# The options of a match, not of a game: how the match ends and who deals next. A `game` line never
+# has them; a `match` line only where they act (`match_options_in_force`).
+MATCH_OPTIONS = ("next_dealer", "max_games", "target_points")
+
+
+def match_options_in_force(games: int | None, dealers_given: bool) -> tuple[str, ...]:
+    """§4: the match options a match runs by. `max_games` and `target_points` end a match of no fixed
+    length only; `next_dealer` picks each game's dealer unless a schedule gives them
+    (`dealers_given`: a tournament's tables, a duplicate match)."""
+    ends = ("max_games", "target_points") if games is None else ()
+    return ends if dealers_given else ("next_dealer", *ends)
+
+
+def _options(rules: Rules, match_options: tuple[str, ...] = ()) -> str:
     opts = rules.to_options()
     if rules.target_points is None:
         opts["target_points"] = "-"  # §4: "-" = the default 5 * (players - 1)
+    skip = _OWN_FIELDS + tuple(k for k in MATCH_OPTIONS if k not in match_options)
     return " ".join(f"{k}={_opt_text(v)}" for k, v in opts.items() if k not in skip)
 
 
@@ -53,15 +69,17 @@ def format_hello(arena_version: str) -> str:  # §3
     return f"hello protocol={PROTOCOL_VERSION} arena={escape(arena_version) or '-'}"
 
 
-def format_match_start(rules: Rules, games: int | None) -> str:  # §4
+def format_match_start(rules: Rules, games: int | None, *, dealers_given: bool = False) -> str:  # §4
+    """`games`: the match's length if fixed (None: until the scoring ends it); `dealers_given`: each
+    game's dealer comes from a schedule, not from `next_dealer`."""
     count = "-" if games is None else str(games)
-    return f"match players={rules.num_players} games={count} {_options(rules, ('num_players', 'games'))}"
+    in_force = match_options_in_force(games, dealers_given)
+    return f"match players={rules.num_players} games={count} {_options(rules, in_force)}"
 
 
 def format_game_start(number: int, seat: int, dealer: int, rules: Rules) -> str:  # §4
-    # Not `games`: the match line gives the match's length, which a tournament or `--games` sets.
-    return (f"game {number} seat={seat} players={rules.num_players} dealer={dealer} "
-            f"{_options(rules, ('num_players', 'games'))}")
+    # The options of the game's play: the match's own (its length, who deals next) are the match line's.
+    return f"game {number} seat={seat} players={rules.num_players} dealer={dealer} {_options(rules)}"
 
 
 def format_request(request_id: int, view: SeatView, legal: Sequence[Move]) -> str:  # §6
@@ -75,7 +93,8 @@ def format_event(event: Event) -> str:  # §8
 
 
 def format_fault(request_id: int, kind: str, text: str) -> str:  # §9
-    return f"fault {request_id} {kind} {one_line(text)}" if text else f"fault {request_id} {kind}"
+    # The text is never absent (§9, appendix C): a bot that reads it to the end of the line finds one.
+    return f"fault {request_id} {kind} {one_line(text) or 'no detail'}"
 
 
 def format_game_over(number: int, outcome: Outcome, points: Sequence[int]) -> str:  # §10

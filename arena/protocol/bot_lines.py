@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from arena.game.errors import ParseError
 from arena.game.moves import CHANCE, DRAW, PICKUP, Move, parse_move, play
-from arena.protocol.messages import MAX_BOT_LINE_BYTES, NAME_MAX, PROTOCOL_VERSION, VALUE_MAX, BotHello, MoveReply
+from arena.protocol.messages import (MAX_BOT_LINE_BYTES, NAME_RE, NAME_RULE, PROTOCOL_VERSION, VALUE_MAX, BotHello,
+                                     MoveReply)
 from arena.protocol.text import CARD_TEXT, ProtocolError, parse_fields, parse_int
 
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # Every one-card move and every word move, by its token (runs take the general parser).
 _MOVE_TOKENS = {CARD_TEXT[c]: play(c) for c in range(52)} | {"draw": DRAW, "chance": CHANCE, "pickup": PICKUP}
 
@@ -34,6 +34,11 @@ def _split_bot_line(line: str, kind: str) -> list[str]:
     return tokens
 
 
+def _lowercase(first: str) -> str:
+    """§2: a message type is lowercase; the move token alone is read in any case."""
+    return ": message types are lowercase (protocol.md section 2)" if first.lower() in ("move", "hello") else ""
+
+
 def _check_value(value: str, key: str) -> str:
     if not value or len(value) > VALUE_MAX:
         raise ProtocolError(f"hello: {key}= must be 1 to {VALUE_MAX} characters, got {len(value)}")
@@ -45,13 +50,13 @@ def parse_bot_hello(line: str) -> BotHello:  # §3
     if tokens[0] != "hello":
         shown = line.strip()
         shown = shown if len(shown) <= 80 else shown[:80] + "..."
-        raise ProtocolError(f"expected the handshake 'hello name=<name> ...', got {shown!r}")
+        raise ProtocolError(f"expected the handshake 'hello name=<name> ...', got {shown!r}{_lowercase(tokens[0])}")
     fields = parse_fields(tokens[1:], "hello")
     if "name" not in fields:
         raise ProtocolError("hello: field name= is missing (e.g. 'hello name=mybot')")
     name = fields["name"]
-    if not 1 <= len(name) <= NAME_MAX or not _NAME_CHARS.issuperset(name):
-        raise ProtocolError(f"hello: bad name {name[:40]!r}: use 1 to {NAME_MAX} of the characters A-Z a-z 0-9 _ . -")
+    if not NAME_RE.match(name):
+        raise ProtocolError(f"hello: bad name {name[:40]!r}: use {NAME_RULE}")
     if "protocol" in fields and fields["protocol"] != str(PROTOCOL_VERSION):
         raise ProtocolError(f"hello: protocol={fields['protocol'][:40]} is not supported; this arena speaks protocol={PROTOCOL_VERSION}")
     version = _check_value(fields["version"], "version") if "version" in fields else ""
@@ -82,7 +87,7 @@ def parse_move_reply(line: str) -> MoveReply:  # §7
                 return MoveReply(int(rid), move)
     tokens = _split_bot_line(line, "move")
     if tokens[0] != "move":
-        raise ProtocolError(f"expected 'move <id> <move>', got a line starting {tokens[0][:40]!r}")
+        raise ProtocolError(f"expected 'move <id> <move>', got a line starting {tokens[0][:40]!r}{_lowercase(tokens[0])}")
     if len(tokens) < 3:
         raise ProtocolError("move: expected 'move <id> <move>' (the request id and one move), got "
                             + ("nothing after 'move'" if len(tokens) == 1 else "no move after the id"))

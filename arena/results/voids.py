@@ -16,12 +16,13 @@ The table is created by the first run that voids a game; a file without it has n
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from arena.play.records import VoidGame
-from arena.results.rows import GAME_COLUMNS
+from arena.results.rows import GAME_COLUMNS, StoreError
 from arena.results.store import ResultStore
 from arena.schedule.games import GameSpec
 
@@ -80,12 +81,36 @@ def _exists(db: Any) -> bool:
 
 
 def add_void(store: ResultStore, spec: GameSpec, void: VoidGame, extra: dict[str, Any] | None = None) -> None:
-    """Keep one void attempt of `spec`'s game, in one transaction."""
-    with store._write() as db:
-        _create(db)
-        db.execute(_INSERT, (spec.key, spec.table, spec.deal, spec.seating, ",".join(void.bots), spec.seed,
-                             spec.dealer, void.bot, void.why, int(void.tried), json.dumps(extra or {}, sort_keys=True),
-                             time.time(), None, None))
+    """Keep one void attempt of `spec`'s game, in one transaction. StoreError when the database cannot
+    take it (a full disk, a file made read-only), as `ResultStore.add_game` says it: the run stops
+    with every game stored before whole, and the void game is tried again by the next run."""
+    try:
+        with store._write() as db:
+            _create(db)
+            db.execute(_INSERT, (spec.key, spec.table, spec.deal, spec.seating, ",".join(void.bots), spec.seed,
+                                 spec.dealer, void.bot, void.why, int(void.tried),
+                                 json.dumps(extra or {}, sort_keys=True), time.time(), None, None))
+    except sqlite3.Error as exc:
+        raise StoreError(f"{store.path}: cannot store void game {spec.key}: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class VoidCounts:
+    """`arena games --void`'s figures, by game (a game tried several times counts once)."""
+
+    games: int
+    tried: int  # tried at least once, and failed
+    never_tried: int  # not tried at all: its bot had just failed at the same table, or was paused
+    attempts: int
+    pending: int  # not played since: the next run plays them first
+
+
+def void_counts(rows: Iterable[VoidRow]) -> VoidCounts:
+    rows = list(rows)
+    keys = {row.key for row in rows}
+    tried = {row.key for row in rows if row.tried}
+    return VoidCounts(games=len(keys), tried=len(tried), never_tried=len(keys - tried), attempts=len(rows),
+                      pending=len({row.key for row in rows if not row.played_since}))
 
 
 def pending_void_keys(store: ResultStore) -> set[str]:
@@ -149,4 +174,4 @@ def void_on_request(store: ResultStore, kinds: Iterable[str], note: str) -> int:
     return moved
 
 
-__all__ = ["VoidRow", "add_void", "pending_void_keys", "void_rows", "void_on_request"]
+__all__ = ["VoidCounts", "VoidRow", "add_void", "pending_void_keys", "void_counts", "void_rows", "void_on_request"]

@@ -33,12 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.protocol.messages import NAME_RE  # the hello's name rule is the manifest's (protocol.md §3)
 from arena.sandbox.limits import first_limit_problem  # the optional [limits] table
 from arena.submission.folder import FolderError, ManifestError, inside, read_small
 
 MANIFEST_NAME = "bot.toml"
-# A name is a folder's name too (`bot add` writes bots/NAME): never ".", "..", or hidden.
-NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,31}$")
 TRANSPORTS = ("pipe", "zmq")
 ENDPOINT_KINDS = ("ipc", "tcp")
 PYTHON_PLACEHOLDER = "{python}"

@@ -188,6 +188,7 @@ class Registered:
     version: str
     previous_version: str
     copied: bool
+    note: str = ""  # a version line of the folder that was not this bot's, ignored (`recorded_version`)
 
 
 def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool = False) -> Registered:
@@ -198,12 +199,12 @@ def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool
     dest = (bots_dir / source.name).resolve()
     if dest.parent != bots_dir.resolve():  # a name is one folder of bots/, never a way out of it
         raise RegistryError(f"{source.path}: key 'name': {source.name!r} names no folder of {bots_dir}")
-    previous = ""
+    previous = note = ""
     copied = False
     if src != dest:
         if dest.exists():
             try:
-                previous = load_manifest(dest).version
+                previous, note = recorded_version(load_manifest(dest))
             except ManifestError:
                 previous = ""
             if not replace:
@@ -228,13 +229,13 @@ def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool
             shutil.rmtree(staging, ignore_errors=True)
         copied = True
     else:
-        previous = source.version
+        previous, note = recorded_version(source)
     version = content_hash(dest)
     set_version(dest / MANIFEST_NAME, version)
     manifest = load_manifest(dest / MANIFEST_NAME)  # still valid after the edit
     if content_hash(manifest) != version:  # pragma: no cover - the version line is excluded from the hash
         raise RegistryError(f"{dest}: the content hash changed while registering")
-    return Registered(source.name, dest, version, previous, copied)
+    return Registered(source.name, dest, version, previous, copied, note)
 
 
 @dataclass(frozen=True)
@@ -242,11 +243,31 @@ class ListedBot:
     name: str
     language: str
     transport: str
-    version: str  # recorded in bot.toml ("" if not registered)
+    version: str  # recorded in bot.toml by `bot add` ("" if not registered, or the line is not this bot's)
     current: str  # content hash now; differs from version when the files changed since `add`
     check: dict[str, Any] | None
     error: str = ""
     history: tuple[dict[str, Any], ...] = ()  # every version seen, oldest first (load_versions)
+    note: str = ""  # why bot.toml's version line was ignored
+
+
+def recorded_version(manifest: BotManifest) -> tuple[str, str]:
+    """bot.toml's `version =` as the version `bot add` registered of this bot, and ""; or "" and why
+    the line is ignored. A folder copied from another bot keeps that bot's line: it is this bot's
+    only if a check of this name and version was kept here, or the folder's own last check says so."""
+    version = manifest.version
+    if not version:
+        return "", ""
+    check = None
+    try:
+        check = load_check(manifest.directory)
+    except FolderError:
+        pass
+    ours = check is not None and check.get("bot") == manifest.name and check.get("version") == version
+    if ours or load_kept_check(manifest.name, version) is not None:
+        return version, ""
+    return "", (f"{manifest.path}: version = \"{version}\" is no version registered or checked here of "
+                f"{manifest.name} (a line copied with another bot's folder?): ignored; `arena bot add` writes it anew")
 
 
 def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> list[ListedBot]:
@@ -272,13 +293,15 @@ def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> l
                     raise
                 except OSError:
                     pass  # a folder we may not write: the list still shows it
-            listed = ListedBot(m.name, m.language, m.transport, m.version, current,
-                               _last_check(m.directory, m.name, current), history=tuple(load_versions(m.directory)))
+            recorded, note = recorded_version(m)
+            listed = ListedBot(m.name, m.language, m.transport, recorded, current,
+                               _last_check(m.directory, m.name, current), history=tuple(load_versions(m.directory)),
+                               note=note)
         except ManifestError as exc:  # a file of the folder refused: named in the bot's row
             listed = ListedBot(m.name, m.language, m.transport, m.version, "", None, error=str(exc))
         out.append(listed)
     return out
 
 
-__all__ = ["CHECK_FILE", "VERSIONS_FILE", "RegistryError", "Registered", "ListedBot", "register", "list_registered",
+__all__ = ["CHECK_FILE", "VERSIONS_FILE", "RegistryError", "Registered", "ListedBot", "register", "list_registered", "recorded_version",
            "save_check", "keep_check", "load_kept_check", "kept_check_path", "load_check", "load_versions", "note_version", "set_version"]

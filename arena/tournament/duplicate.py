@@ -29,13 +29,13 @@ def play_duplicate(seats: Sequence[Seat], labels: Sequence[str], rules: Rules, s
     """Play the games of `duplicate_specs` with the table's `seats` (one per label, started once);
     `on_event` sees each move as it is played, with its game's spec (who sits where)."""
     specs = duplicate_specs(labels, deals, seed)
-    match_line = protocol.format_match_start(rules, len(specs))
+    match_line = protocol.format_match_start(rules, len(specs), dealers_given=True)
     tell_match_start(seats, match_line)
     by_label = dict(zip(labels, seats))
     played = []
     for number, spec in enumerate(specs, start=1):
         game = Game.new(rules, spec.seed, spec.dealer)
-        revive_seats(seats, remaining_match_line(rules, len(specs), number))
+        revive_seats(seats, remaining_match_line(rules, len(specs), number, dealers_given=True))
         shown = None if on_event is None else (lambda event, spec=spec: on_event(spec, event))
         record = play_game(game, [by_label[label] for label in spec.bots], number=number, limits=limits,
                            on_event=shown)

@@ -40,13 +40,13 @@ def play_table(table: TableSpec, manifests: dict[str, BotManifest], config: Tour
     games = len(table.games)
     with open_table([manifests[name] for name in table.entries], settings) as seats:
         # A table is one match for its bots (protocol.md section 4), of the games still to play.
-        tell_match_start(seats, protocol.format_match_start(config.rules, games))
+        tell_match_start(seats, protocol.format_match_start(config.rules, games, dealers_given=True))
         by_name = dict(zip(table.entries, seats))
         try:
             for index, spec in enumerate(table.games):
                 if not keep_going():
                     return
-                revive_seats(seats, remaining_match_line(config.rules, games, index + 1),
+                revive_seats(seats, remaining_match_line(config.rules, games, index + 1, dealers_given=True),
                              retry_s=config.start_retry_s, keep_going=keep_going)
                 lost = next((seat for seat in seats if not seat.alive and seat.void), None)
                 if lost is not None:

@@ -78,3 +78,68 @@ def test_a_version_that_passed_its_check_here_enters_and_one_that_failed_does_no
     refused = invoke("tournament", "run", str(_config(tmp_path, "f")))
     said = _said(refused)
     assert refused.exit_code == 2 and "failed its check of" in said and "(handshake, games" in said, said
+
+
+@pytest.mark.slow
+def test_a_bot_added_with_force_is_listed_as_failed_and_plays_only_where_the_organiser_grants_it(tmp_path):
+    """The organiser's trial: a student's broken bot could not be registered on purpose. `bot add
+    --force` registers it, `bot list` shows its failed check, and the check gate stays: a tournament
+    takes it only by the organiser's grant, and there it loses by its faults."""
+    folder = tmp_path / "src" / "mine"
+    folder.mkdir(parents=True)
+    # Always "draw": illegal whenever drawing is not among the legal moves.
+    (folder / "bot.py").write_text(
+        "import sys\nfor line in sys.stdin:\n    t = line.split()\n"
+        "    if t and t[0] == 'hello': print('hello name=mine', flush=True)\n"
+        "    elif t and t[0] == 'request': print(f'move {t[1]} draw', flush=True)\n"
+        "    elif t and t[0] == 'quit': break\n")
+    (folder / "bot.toml").write_text('name = "mine"\ncommand = ["{python}", "bot.py"]\n')
+    bots = tmp_path / "bots"
+    refused = invoke("bot", "add", str(folder), "--dir", str(bots), "--games", "1")
+    assert refused.exit_code == 1 and "add --force" in _said(refused) and not (bots / "mine").exists()
+    forced = invoke("bot", "add", str(folder), "--dir", str(bots), "--games", "1", "--force")
+    said = _said(forced)
+    assert forced.exit_code == 0 and (bots / "mine" / "bot.toml").is_file(), said
+    assert "registered with --force although its check failed (games, legal moves" in said, said
+    assert "[grant.mine] unchecked = true" in said, said
+    listing = _said(invoke("bot", "list", "--dir", str(bots)))
+    assert "fail" in listing and "added with --force" in listing, listing
+
+    config = tmp_path / "t.toml"
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{bots / "mine"}"]\ndeals = 1\nworkers = 1\n')
+    gate = invoke("tournament", "run", str(config))
+    assert gate.exit_code == 2 and "failed its check of" in _said(gate), _said(gate)
+    config.write_text(config.read_text() + "[grant.mine]\nunchecked = true\n")
+    played = invoke("tournament", "run", str(config))
+    assert played.exit_code == 0 and "let in unchecked by [grant.mine] unchecked = true" in _said(played), _said(played)
+    bots_played = json.loads(invoke("standings", str(config), "--format", "json").output)["bots"]
+    mine = next(b for b in bots_played if b["bot"] == "mine")
+    assert mine["games"] == 6 and mine["faults_by_kind"].get("illegal", 0) > 0, mine  # it lost by its faults
+
+
+def test_force_does_not_register_a_bot_that_cannot_be_built(tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "broken"\nbuild = ["sh", "-c", "exit 1"]\ncommand = ["./nothing"]\n')
+    result = invoke("bot", "add", str(folder), "--dir", str(tmp_path / "bots"), "--games", "1", "--force")
+    assert result.exit_code == 1 and "not one whose build failed" in _said(result), _said(result)
+    assert not (tmp_path / "bots" / "broken").exists()
+
+
+@pytest.mark.slow
+def test_replacing_a_bot_with_stored_games_says_what_becomes_of_them_and_that_the_next_run_needs_update(tmp_path):
+    source = _bot(tmp_path / "mine")
+    bots, tournaments = tmp_path / "ws" / "bots", tmp_path / "ws" / "tournaments"
+    tournaments.mkdir(parents=True)
+    assert invoke("bot", "add", str(source), "--dir", str(bots), "--games", "1").exit_code == 0
+    config = tournaments / "league.toml"
+    config.write_text(f'bots = ["random_bot", "heuristic_bot", "{bots / "mine"}"]\ndeals = 1\nworkers = 1\n')
+    assert invoke("tournament", "run", str(config)).exit_code == 0
+    (source / "bot.py").write_text((source / "bot.py").read_text() + "\n# a fix\n")
+    replaced = invoke("bot", "add", str(source), "--dir", str(bots), "--games", "1", "--replace")
+    said = _said(replaced)
+    assert replaced.exit_code == 0 and "new version" in said, said
+    assert "note: league has games of mine stored at version" in said, said
+    assert f"arena tournament run {config} --update" in said, said
+    stopped = invoke("tournament", "run", str(config))  # as the note said
+    assert stopped.exit_code != 0 and "--update" in _said(stopped), _said(stopped)

@@ -6,6 +6,8 @@ import json
 import re
 from datetime import datetime, timezone
 
+import pytest
+
 from arena.submission.registry import list_registered
 from arena.submission.workspace import BUNDLED_BOTS_DIR, CACHE_ENV
 from tests.cli_support import invoke
@@ -50,3 +52,31 @@ def test_a_bundled_bot_checked_from_a_workspace_is_listed_with_that_check(tmp_pa
     shown = re.fullmatch(r"pass (\d{4}-\d\d-\d\d \d\d:\d\d)", cell)
     assert shown and shown.group(1) >= record["date"][:16].replace("T", " "), listing.output
     assert _last_check(listing.output, "my_bot") == "never"  # the starter bot, not checked
+
+
+@pytest.mark.slow
+def test_a_copied_bots_version_line_is_ignored_with_a_note(tmp_path, monkeypatch):
+    """The organiser's trial: a bot folder copied from a registered one kept its `version =` line, and
+    `bot list` showed the new bot "added as" a version of the other, `bot add` "was" that version."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    bots = tmp_path / "bots"
+    assert invoke("bot", "new", "alice_bot", "--dir", str(tmp_path / "src")).exit_code == 0
+    assert invoke("bot", "add", str(tmp_path / "src" / "alice_bot"), "--dir", str(bots), "--games", "1").exit_code == 0
+    alice_version = next(line for line in (bots / "alice_bot" / "bot.toml").read_text().splitlines()
+                         if line.startswith("version")).split('"')[1]
+    copy = bots / "bob_bot"
+    copy.mkdir()
+    for path in (bots / "alice_bot").iterdir():  # as `cp -r` copies it, its records too
+        (copy / path.name).write_bytes(path.read_bytes())
+    toml = copy / "bot.toml"
+    toml.write_text(toml.read_text().replace('name = "alice_bot"', 'name = "bob_bot"'))
+
+    listing = " ".join(invoke("bot", "list", "--dir", str(bots)).output.split())
+    assert f'version = "{alice_version}" is no version registered or checked here of bob_bot' in listing, listing
+    assert "added as" not in listing and "alice_bot" in listing
+    bob = {b.name: b for b in list_registered(bots)}["bob_bot"]
+    assert bob.version == "" and {b.name: b for b in list_registered(bots)}["alice_bot"].version == alice_version
+
+    added = " ".join(invoke("bot", "add", str(copy), "--dir", str(bots), "--games", "1").output.split())
+    assert "note:" in added and "ignored" in added and f"was {alice_version}" not in added, added
+    assert {b.name: b for b in list_registered(bots)}["bob_bot"].version == bob.current  # written anew

@@ -112,9 +112,15 @@ def test_event_line_shapes():
 def test_game_start_round_trips(rules):
     line = P.format_game_start(3, 1, 0, rules)
     assert line.startswith(f"game 3 seat=1 players={rules.num_players} dealer=0 ")
-    assert P.parse_message(line) == P.GameStart(3, 1, 0, rules)
-    # The match's length is the match line's alone: game lines said games=12 under `--games 4`.
-    assert " games=" not in line
+    assert P.parse_message(line) == P.GameStart(3, 1, 0, _without(rules, P.MATCH_OPTIONS))
+    # The match's length is the match line's alone: game lines said games=12 under `--games 4`; and so
+    # are its options (who deals next, how it ends): a bot read them as a game's rules.
+    assert " games=" not in line and not {f"{k}=" for k in P.MATCH_OPTIONS} & {t.split("=")[0] + "=" for t in line.split()}
+
+
+def _without(rules: Rules, options) -> Rules:
+    """`rules` with `options` back at their defaults: what a line that leaves them out reads as."""
+    return replace(rules, **{k: getattr(Rules(), k) for k in options})
 
 
 @pytest.mark.parametrize("rules", RULE_VARIANTS)
@@ -124,16 +130,26 @@ def test_match_start_round_trips(rules, games):
     assert line.startswith(f"match players={rules.num_players} games={'-' if games is None else games} ")
     assert line.count(" games=") == 1 and "num_players" not in line
     msg = P.parse_message(line)
-    expected = rules if games is None else replace(rules, games=games)
-    if games is None:
-        expected = replace(rules, games=Rules().games)
+    expected = replace(rules, games=Rules().games if games is None else games)
+    if games is not None:  # a match of a fixed length: no target or cap ends it
+        expected = _without(expected, ("max_games", "target_points"))
     assert msg == P.MatchStart(rules.num_players, games, expected)
 
 
-def test_match_start_lists_every_rule_option():
-    line = P.format_match_start(Rules(), 12)
-    keys = {t.split("=")[0] for t in line.split()[1:]}
-    assert keys == (set(Rules().to_options()) | {"players", "target_points"}) - {"num_players"}
+def _keys(line: str) -> set[str]:
+    return {t.split("=")[0] for t in line.split()[1:]}
+
+
+def test_match_start_lists_every_rule_option_in_force():
+    """A tournament announced next_dealer=rotate max_games=50 target_points=- while refusing them, and
+    its dealers came from its schedule: a line announces only the options the match runs by."""
+    every = (set(Rules().to_options()) | {"players", "target_points"}) - {"num_players"}
+    assert _keys(P.format_match_start(Rules(), None)) == every  # `arena play` until the scoring ends it
+    assert _keys(P.format_match_start(Rules(), 12)) == every - {"max_games", "target_points"}
+    tournament = P.format_match_start(Rules(), 12, dealers_given=True)
+    assert _keys(tournament) == every - {"max_games", "target_points", "next_dealer"}
+    assert _keys(P.format_match_start(Rules(), None, dealers_given=True)) == every - {"next_dealer"}
+    assert not set(P.MATCH_OPTIONS) & _keys(P.format_game_start(1, 0, 2, Rules()))
 
 
 def test_hello_quit_fault_matchover_round_trip():
@@ -144,7 +160,7 @@ def test_hello_quit_fault_matchover_round_trip():
     for text in ["no answer within 2.0 s", "illegal: 9c does not beat Kc (R38)", "", "a\nb\r\nc 100%"]:
         line = P.format_fault(7, "timeout", text)
         assert "\n" not in line and "\r" not in line
-        assert P.parse_message(line) == P.Fault(7, "timeout", text)
+        assert P.parse_message(line) == P.Fault(7, "timeout", text or "no detail")
     assert P.format_fault(3, "illegal", "x y") == "fault 3 illegal x y"
     line = P.format_match_over([10, -3, 4], [0])
     assert line == "matchover totals=10/-3/4 winners=0"
@@ -268,6 +284,35 @@ def test_parse_move_reply_accepts(line, expected):
 def test_parse_move_reply_rejects(line, message):
     with pytest.raises(P.ProtocolError, match=message):
         P.parse_move_reply(line)
+
+
+def test_only_the_move_token_is_case_free_as_protocol_md_section_2_says():
+    """§7 said "any case" and an outside author read it of the whole line: `MOVE 1 draw` was malformed
+    and `HELLO` no hello. Now §2 says which: the move token alone; types and keys are lowercase."""
+    for token in ("draw", "DRAW", "Draw"):
+        assert P.parse_move_reply(f"move 4 {token}") == P.MoveReply(4, DRAW)
+    assert P.parse_move_reply("move 4 kD") == P.MoveReply(4, play(parse_card("Kd")))
+    for line in ("MOVE 4 draw", "Move 4 draw"):
+        with pytest.raises(P.ProtocolError, match="expected 'move <id> <move>'.*message types are lowercase"):
+            P.parse_move_reply(line)
+    for line, message in (("HELLO name=x", "expected the handshake.*lowercase"), ("hello NAME=x", "name= is missing")):
+        with pytest.raises(P.ProtocolError, match=message):
+            P.parse_bot_hello(line)
+
+
+def test_a_leading_blank_and_leading_zeros_of_an_id_are_accepted_as_section_2_and_7_say():
+    assert P.parse_move_reply(" move 1 draw") == P.MoveReply(1, DRAW)
+    assert P.parse_move_reply("\t move 01 draw") == P.MoveReply(1, DRAW)  # the id is read as a number
+    assert P.parse_bot_hello("  hello name=x") == P.BotHello("x")
+
+
+@pytest.mark.parametrize("name", [".probe", ".", "..", ".x"])
+def test_a_hello_name_follows_the_manifests_rule_never_first_a_dot(name):
+    """A hello `name=.probe` was taken though a manifest's name may not start with a dot (§3, appendix B)."""
+    with pytest.raises(P.ProtocolError, match="not first a dot"):
+        P.parse_bot_hello(f"hello name={name}")
+    from arena.submission.manifest import NAME_RE
+    assert not NAME_RE.match(name)
 
 
 def test_every_legal_move_text_parses_back_as_a_reply():

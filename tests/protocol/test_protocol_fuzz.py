@@ -51,4 +51,4 @@ def test_parse_message_only_raises_protocol_error(line):
 def test_fault_round_trips_any_text(request_id, kind, text):
     line = P.format_fault(request_id, kind, text)
     assert "\n" not in line and "\r" not in line
-    assert P.parse_message(line) == P.Fault(request_id, kind, text)
+    assert P.parse_message(line) == P.Fault(request_id, kind, text or "no detail")  # never absent (§9)

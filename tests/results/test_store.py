@@ -358,3 +358,41 @@ def test_a_version_2_file_is_read_as_it_is_and_a_run_makes_it_version_3(tmp_path
         assert raw.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
         assert raw.execute("SELECT COUNT(*) FROM totals_games").fetchone() is not None  # its totals kept as they were
     raw.close()
+
+
+def test_a_full_disk_while_a_void_game_is_kept_is_a_store_error_as_for_a_played_game(tmp_path):
+    """The organiser's trial: a disk full while a void game was recorded gave a traceback, where one
+    while a played game was stored stops the run with a sentence (StoreError)."""
+    from arena.play.records import VoidGame
+    from arena.results.voids import add_void, void_rows
+
+    store = ResultStore(tmp_path / "r.db")
+    spec, record = games()[0]
+    store.add_game(spec, record)
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "database or disk is full"
+    void = VoidGame(2, spec.bots, "a", "never connected")
+    with pytest.raises(StoreError, match=r"cannot store void game .*database or disk is full"):
+        add_void(store, spec, void)
+    store._db.execute("PRAGMA max_page_count = 1073741823")
+    assert store.game_count() == 1 and void_rows(store) == []  # what was stored before is whole
+    add_void(store, spec, void)
+    assert [row.bot for row in void_rows(store)] == ["a"]
+
+
+def test_void_counts_tell_the_games_never_tried_from_those_that_failed(tmp_path):
+    """`arena games --void` counted every void game alike: those whose start failed, and those never
+    tried because their bot had just failed at the same table (or was paused)."""
+    from arena.play.records import VoidGame
+    from arena.results.voids import add_void, void_counts, void_rows
+
+    store = ResultStore(tmp_path / "r.db")
+    specs = [spec for spec, _ in games()][:4]
+    add_void(store, specs[0], VoidGame(1, specs[0].bots, "a", "never connected"))  # tried, failed
+    add_void(store, specs[0], VoidGame(1, specs[0].bots, "a", "never connected"))  # and again
+    for spec in specs[1:3]:
+        add_void(store, spec, VoidGame(2, spec.bots, "a", "not tried: a could not be started", tried=False))
+    add_void(store, specs[3], VoidGame(4, specs[3].bots, "a", "not tried", tried=False))
+    add_void(store, specs[3], VoidGame(4, specs[3].bots, "a", "never connected"))  # tried later: failed
+    counts = void_counts(void_rows(store))
+    assert (counts.games, counts.tried, counts.never_tried, counts.attempts, counts.pending) == (4, 2, 2, 6, 4)
