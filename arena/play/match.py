@@ -105,7 +105,7 @@ def _restart(seat: Seat, match_line: str) -> None:
     if seat.transport is not None:
         close_transport(seat.transport, 0.0)  # it already failed: no grace to wait out
     fresh = seat.restart()
-    seat.transport = fresh.transport
+    seat.transport, seat.guard = fresh.transport, fresh.guard
     seat.outbox = []
     seat.next_request_id = 1
     seat.timeouts_in_a_row = seat.stray_in_a_row = 0
