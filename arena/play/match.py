@@ -186,6 +186,11 @@ def allow_restarts(seat: Seat, manifest: BotManifest, settings: BotSettings, lab
     seat.start_failed_now = not seat.alive
 
 
+def seat_labels(names: Sequence[str]) -> list[str]:
+    """Names as shown at a table: a bot seated twice is told apart by its seat (`random_bot#1`)."""
+    return [f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
+
+
 def handshake_faults(seats: Sequence[Seat]) -> list[tuple[int, str]]:
     """Seats whose bot was already lost before the first game, with the reason."""
     return [(i, s.dead_reason) for i, s in enumerate(seats) if not s.alive]
