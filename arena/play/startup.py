@@ -24,6 +24,7 @@ from arena.wording import quoted
 
 if TYPE_CHECKING:  # the guard is imported where a bot is sandboxed, not for a pipe-only check
     from arena.sandbox.guard import BotGuard
+    from arena.sandbox.isolation import Isolation
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class BotSettings:
     # Whether a sandboxed bot sees only its own folder (arena/sandbox/isolation.py): a mode, "auto"
     # where bubblewrap works here or "off" (a tournament with "required" refuses to start without
     # it), or the Isolation a tournament's parent found, so that its records say what was used.
-    isolation: Any = "auto"
+    isolation: Isolation | str = "auto"
     # By bot name: why a bot cannot be started here at all (a cluster worker could not unpack or
     # build it); its seats are dropped at every start, as a bot that cannot start is.
     unavailable: Mapping[str, str] | None = None
@@ -93,10 +94,11 @@ def _open(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Tra
         return _start_raw(manifest, settings, label, settings.preexec), None
     from arena.sandbox.guard import BotGuard
     from arena.sandbox.sandboxed import SandboxedTransport
-    from arena.sandbox.isolation import Isolation, find_isolation
+    from arena.sandbox.isolation import find_isolation
 
     given = granted(manifest, settings)
-    isolation = settings.isolation if isinstance(settings.isolation, Isolation) else find_isolation(settings.isolation)
+    found = settings.isolation
+    isolation = find_isolation(found) if isinstance(found, str) else found
     # A granted tcp endpoint: joined to the arena alone under isolation; without it, the host's.
     network = not given.limits.no_network or (given.tcp and not isolation.active)
     guard = BotGuard(given.limits, network=network, isolation=isolation, folder=manifest.directory,

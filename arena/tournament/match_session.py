@@ -135,9 +135,10 @@ class MatchSession:
         strangers = [name for name in options.grants if name not in {m.name for m in found}]
         if strangers:
             raise ArenaError(f"--grant {strangers[0]}...: no bot of this match is named {strangers[0]!r}")
-        self.settings = replace(settings, isolation=play_isolation(options.isolation, found))
-        self.say(f"isolation: {self.settings.isolation.summary()}")
-        self.manifests = [ready_bot(m, self.settings, self.settings.isolation)[0].manifest for m in found]
+        isolation = play_isolation(options.isolation, found)
+        self.settings = replace(settings, isolation=isolation)
+        self.say(f"isolation: {isolation.summary()}")
+        self.manifests = [ready_bot(m, self.settings, isolation)[0].manifest for m in found]
 
     @property
     def names(self) -> list[str]:
