@@ -155,8 +155,8 @@ def run_tournament(plan: RunPlan, store: ResultStore, *, pool: Pool | None = Non
     try:
         pool.start()
         for spec, item in pool.games(feed):
-            run.store(spec, item, pool.where.get(spec.key), feed)
-        run.store_untried(feed.untried())
+            run.keep(spec, item, pool.where.get(spec.key), feed)
+        run.keep_untried(feed.untried())
         finished = True
     finally:
         pool.stop(wait_s=5.0 if finished else 0.0)
@@ -180,7 +180,7 @@ class _Run:
             self.on_progress(Progress(self.already + self.played, self.total, self.played, self.started, last,
                                       void=len(self.voided)))
 
-    def store(self, spec: GameSpec, item: GameRecord | VoidGame, where: Mapping[str, Any] | None,
+    def keep(self, spec: GameSpec, item: GameRecord | VoidGame, where: Mapping[str, Any] | None,
               feed: TableFeed) -> None:
         """One game the pool yielded, stored (the game is done once this commit returns) or kept
         void, out of the standings, to be played again later."""
@@ -202,7 +202,7 @@ class _Run:
         self.voided.discard(spec.key)
         self.progress(item)
 
-    def store_untried(self, untried: Sequence[tuple[GameSpec, VoidGame]]) -> None:
+    def keep_untried(self, untried: Sequence[tuple[GameSpec, VoidGame]]) -> None:
         """The games of paused bots never tried again: void, for the next run."""
         from arena.results.voids import add_void
 
