@@ -30,6 +30,7 @@ from arena.results.store import ResultStore  # noqa: E402
 from arena.tournament.cluster_pool import ClusterPool  # noqa: E402
 from arena.tournament.config import load_config, load_entries  # noqa: E402
 from arena.tournament.local_pool import WorkerPool  # noqa: E402
+from arena.tournament.run_plan import plan_run  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 
 DASK = Path(sys.executable).with_name("dask")
@@ -50,7 +51,7 @@ def timed_run(config_path: Path, pool=None) -> tuple[int, float, float]:
     try:
         cpu_before = own_cpu_s(os.getpid())
         started = time.perf_counter()
-        summary = run_tournament(config, manifests, store, workers=2, pool=pool)
+        summary = run_tournament(plan_run(config, manifests, workers=2), store, pool=pool)
         return summary.played, time.perf_counter() - started, own_cpu_s(os.getpid()) - cpu_before
     finally:
         store.close()
@@ -140,7 +141,7 @@ class Round:
 def local_round(folder: Path, deals: int) -> Round:
     config_path = config_in(folder, deals)
     config, manifests = load_entries(load_config(config_path))
-    pool = MeteredPool(2, manifests, config)
+    pool = MeteredPool(plan_run(config, manifests), 2)
     games, seconds, organiser_s = timed_run(config_path, pool)
     return Round(games, seconds, pool.cpu_s, organiser_s)
 

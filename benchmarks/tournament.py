@@ -30,6 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from arena.results.store import ResultStore  # noqa: E402
+from arena.tournament.run_plan import plan_run  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 from arena.tournament.config import load_config, load_entries  # noqa: E402
 
@@ -95,7 +96,7 @@ def tournament_rate(folder: Path, deals: int, workers: int) -> dict[str, float]:
     store = ResultStore(config.database)
     self_before, children_before = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     started = time.perf_counter()
-    summary = run_tournament(config, manifests, store, workers=workers)
+    summary = run_tournament(plan_run(config, manifests, workers=workers), store)
     elapsed = time.perf_counter() - started
     self_after, children_after = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     moves = sum(row.moves for row in store.rows(with_transcripts=False))

@@ -276,4 +276,4 @@ def _rules_words(options: Mapping[str, str]) -> str:
 
 def _process_of(seat: Seat) -> Any:
     """The bot's process record, through any wrapping transports (None for a running service)."""
-    return getattr(seat.transport, "_proc", None) if seat.transport is not None else None
+    return seat.transport.process if seat.transport is not None else None

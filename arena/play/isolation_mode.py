@@ -8,30 +8,20 @@ from __future__ import annotations
 from typing import Sequence
 
 from arena.errors import ArenaError
-from arena.sandbox.isolation import ISOLATION_MODES, Isolation, find_isolation
+from arena.sandbox.isolation import Isolation, IsolationMode, find_isolation
 from arena.sandbox.limits import Limits
 from arena.sandbox.outbound import outbound_problem
 from arena.submission.manifest import BotManifest
 from arena.submission.workspace import is_bundled
 
 
-def isolation_problem(mode: str | None) -> str | None:
-    """Why `--isolation MODE` is not one the arena knows, or None."""
-    if mode is None or mode in ISOLATION_MODES:
-        return None
-    return f"--isolation must be required, auto or off, not {mode!r}"
-
-
-def play_isolation(mode: str | None, bots: Sequence[BotManifest]) -> Isolation:
+def play_isolation(mode: IsolationMode | None, bots: Sequence[BotManifest]) -> Isolation:
     """The isolation found for `mode` (None: `required` if a bot the arena starts is not bundled,
     else `auto`); ArenaError when it is required and there is none here, naming why and the way out."""
-    problem = isolation_problem(mode)
-    if problem:
-        raise ArenaError(problem)
     strangers = list(dict.fromkeys(m.name for m in bots if not m.is_service and not is_bundled(m.directory)))
-    chosen = mode or ("required" if strangers else "auto")
-    found = find_isolation(chosen)
-    if chosen == "required" and not found.active:
+    chosen = mode or (IsolationMode.REQUIRED if strangers else IsolationMode.AUTO)
+    found = find_isolation(chosen.value)
+    if chosen is IsolationMode.REQUIRED and not found.active:
         why = ""
         if mode is None:
             named = ", ".join(strangers)
@@ -54,4 +44,4 @@ def network_problem(manifest: BotManifest, limits: Limits, isolation: Isolation 
     return f"{manifest.path}: key 'limits.no_network': {problem}" if problem else None
 
 
-__all__ = ["isolation_problem", "play_isolation", "network_problem"]
+__all__ = ["IsolationMode", "play_isolation", "network_problem"]

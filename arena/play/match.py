@@ -105,7 +105,7 @@ def _restart(seat: Seat, match_line: str) -> None:
     if seat.transport is not None:
         close_transport(seat.transport, 0.0)  # it already failed: no grace to wait out
     fresh = seat.restart()
-    seat.transport = fresh.transport
+    seat.transport, seat.guard = fresh.transport, fresh.guard
     seat.outbox = []
     seat.next_request_id = 1
     seat.timeouts_in_a_row = seat.stray_in_a_row = 0
@@ -185,6 +185,11 @@ def allow_restarts(seat: Seat, manifest: BotManifest, settings: BotSettings, lab
     # A failed first start counts as one (unless it was not the bot's doing), and is the first game's.
     seat.failed_restarts = 0 if seat.alive or seat.void else 1
     seat.start_failed_now = not seat.alive
+
+
+def seat_labels(names: Sequence[str]) -> list[str]:
+    """Names as shown at a table: a bot seated twice is told apart by its seat (`random_bot#1`)."""
+    return [f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
 
 
 def handshake_faults(seats: Sequence[Seat]) -> list[tuple[int, str]]:

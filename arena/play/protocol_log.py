@@ -6,13 +6,16 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
 
 from arena.play.seat import QUIT_GRACE_S, close_transport
-from arena.transport.base import Transport, TransportError, lines_sender
+from arena.transport.base import StartedProcess, Transport, TransportError, lines_sender
 from arena.transport.bot_process import open_log_for_append
+
+if TYPE_CHECKING:
+    from arena.sandbox.guard import BotGuard
 
 # What the protocol log keeps of the bot's own lines. The arena's lines are bounded by the games,
 # the bot's are not: a bot flooding duplicate answers once wrote 157 MB in one game. A normal bot
@@ -88,5 +91,26 @@ class LoggedTransport:
         with contextlib.suppress(OSError):
             self._log.close()
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+    @property
+    def no_hello_hint(self) -> str:
+        return self.inner.no_hello_hint
+
+    @property
+    def process(self) -> StartedProcess | None:
+        return self.inner.process
+
+    @property
+    def returncode(self) -> int | None:
+        """The bot's exit status once it ended; None while it runs (or for a service)."""
+        process = self.inner.process
+        return process.returncode if process is not None else None
+
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        return self.inner.stderr_tail(n_bytes)
+
+    @property
+    def guard(self) -> BotGuard | None:
+        """The sandbox's guard of the bot logged, where it has one (the check describes it)."""
+        from arena.sandbox.sandboxed import SandboxedTransport  # lazily: a pipe-only run loads no sandbox
+
+        return self.inner.guard if isinstance(self.inner, SandboxedTransport) else None

@@ -72,24 +72,9 @@ def play_game(
     on_event: Callable[[Event], None] | None = None,
 ) -> GameRecord:
     """Play `game` to its end with `seats[i]` deciding for seat i; never raises for a bot's fault."""
-    rules = game.rules
-    faults: list[Fault] = []
+    faults = _start_game(game, seats, number)
     think: list[list[float]] = [[] for _ in seats]
     move_think: list[float | None] = []  # per move of game.moves: its answer's think time (GameRecord)
-    for seat_no, seat in enumerate(seats):
-        # A bot that misses this game from its start (it could not be started, or is gone since
-        # its game line could not be sent) is charged once, by the kind of its loss; the moves
-        # made for it afterwards are `dead` records, not counted as faults again.
-        if not seat.alive:
-            faults.append(Fault(seat_no, seat.dead_kind, f"out of this game: {seat.dead_reason}", 0, stderr_tail(seat)))
-        elif not _send(seat, [protocol.format_game_start(number, seat_no, game.dealer, rules)]):
-            faults.append(Fault(seat_no, FaultKind.EXITED, seat.dead_reason, 0))
-    if rules.fault_policy is FaultPolicy.FORFEIT and faults:
-        # R53 at once: otherwise the game would go on until some other bot's first fault, or
-        # the missing bot's first turn, and could make a bot that played no move the winner.
-        # With two missing, the first in seat order is the skitgubbe, the other ranked by R51.
-        first = faults[0]
-        game.forfeit(first.seat, f"{first.kind.value}: {first.detail}")
     writer = RequestWriter(game)  # the request and event lines, each field written once while it holds
     # Each bot's way to take several lines at once, looked up once: a seat keeps its transport
     # for the whole game (a dropped bot is revived, if at all, between games).
@@ -121,36 +106,78 @@ def play_game(
                 continue
             except IllegalMove as exc:
                 fault = (FaultKind.ILLEGAL, f"{move}: {exc}")
-        kind, detail = fault
-        # A bot gone says nothing new; one that faults at every move keeps the tails of its first few.
-        tails = sum(1 for f in faults if f.seat == seat_no and f.stderr)
-        said = stderr_tail(seat) if kind is not FaultKind.DEAD and tails < STDERR_TAILS_PER_GAME else ""
-        faults.append(Fault(seat_no, kind, detail, len(game.moves), said))
-        if kind not in (FaultKind.DEAD, FaultKind.EXITED) and seat.alive:
-            # Not to a bot whose connection is gone: a ZeroMQ send would wait out its timeout.
-            _send(seat, [protocol.format_fault(seat.next_request_id - 1, kind.value, detail)])
-        if kind in FATAL_FAULTS:
-            seat.drop(detail)
-        elif seat.timeouts_in_a_row >= HUNG_AFTER_TIMEOUTS and seat.alive:
-            seat.kill(f"hung: {seat.timeouts_in_a_row} requests in a row got no answer "
-                      f"within {limits.move_timeout_s:g} s")
-        elif seat.stray_in_a_row >= FLOODED_AFTER_STRAY and seat.alive:
-            seat.kill(f"flooding: {seat.stray_in_a_row} answers in a row answered no open request "
-                      "(no move line, or a move for a request that is over)")
-        if rules.fault_policy is FaultPolicy.FORFEIT:
-            game.forfeit(seat_no, f"{kind.value}: {detail}")  # R53
-        else:
-            fallback = game.fallback_move()
-            game.apply(fallback)  # R52
-            move_think.append(think_s)  # the faulty answer's time, if it answered at all
-            if fallback.kind in DRAW_STEPS and game.to_act == seat_no and game.outcome is None:
-                # R52 covers the whole turn: after the draw step, the lowest card. Only then: a
-                # fallback card that wins the trick makes the seat lead the next one, unasked.
-                game.apply(game.fallback_move())
-                move_think.append(None)
+        faults.append(_charge(game, seat, seat_no, fault, faults, limits))
+        _play_for(game, seat_no, think_s, move_think, faults[-1])
     _queue_events(game, writer, seats, events_sent, on_event)
+    return _end_game(game, seats, number, faults, think, move_think)
+
+
+def _start_game(game: Game, seats: Sequence[Seat], number: int) -> list[Fault]:
+    """Tell each bot the game begins; the faults of the bots that miss it from its start (R53 at
+    once under the forfeit policy)."""
+    faults: list[Fault] = []
+    for seat_no, seat in enumerate(seats):
+        # A bot that misses this game from its start (it could not be started, or is gone since
+        # its game line could not be sent) is charged once, by the kind of its loss; the moves
+        # made for it afterwards are `dead` records, not counted as faults again.
+        if not seat.alive:
+            faults.append(Fault(seat_no, seat.dead_kind, f"out of this game: {seat.dead_reason}", 0, stderr_tail(seat)))
+        elif not _send(seat, [protocol.format_game_start(number, seat_no, game.dealer, game.rules)]):
+            faults.append(Fault(seat_no, FaultKind.EXITED, seat.dead_reason, 0))
+    if game.rules.fault_policy is FaultPolicy.FORFEIT and faults:
+        # R53 at once: otherwise the game would go on until some other bot's first fault, or
+        # the missing bot's first turn, and could make a bot that played no move the winner.
+        # With two missing, the first in seat order is the skitgubbe, the other ranked by R51.
+        first = faults[0]
+        game.forfeit(first.seat, f"{first.kind.value}: {first.detail}")
+    return faults
+
+
+def _charge(game: Game, seat: Seat, seat_no: int, fault: tuple[FaultKind, str], faults: Sequence[Fault],
+            limits: TimeLimits) -> Fault:
+    """The fault a bot's answer stands for: told to the bot, and the bot dropped or killed where
+    its stream can no longer be trusted (hung, flooding, gone)."""
+    kind, detail = fault
+    # A bot gone says nothing new; one that faults at every move keeps the tails of its first few.
+    tails = sum(1 for f in faults if f.seat == seat_no and f.stderr)
+    said = stderr_tail(seat) if kind is not FaultKind.DEAD and tails < STDERR_TAILS_PER_GAME else ""
+    charged = Fault(seat_no, kind, detail, len(game.moves), said)
+    if kind not in (FaultKind.DEAD, FaultKind.EXITED) and seat.alive:
+        # Not to a bot whose connection is gone: a ZeroMQ send would wait out its timeout.
+        _send(seat, [protocol.format_fault(seat.next_request_id - 1, kind.value, detail)])
+    if kind in FATAL_FAULTS:
+        seat.drop(detail)
+    elif seat.timeouts_in_a_row >= HUNG_AFTER_TIMEOUTS and seat.alive:
+        seat.kill(f"hung: {seat.timeouts_in_a_row} requests in a row got no answer "
+                  f"within {limits.move_timeout_s:g} s")
+    elif seat.stray_in_a_row >= FLOODED_AFTER_STRAY and seat.alive:
+        seat.kill(f"flooding: {seat.stray_in_a_row} answers in a row answered no open request "
+                  "(no move line, or a move for a request that is over)")
+    return charged
+
+
+def _play_for(game: Game, seat_no: int, think_s: float | None, move_think: list[float | None], fault: Fault) -> None:
+    """The fault policy's move in place of a faulty answer: the seat forfeits (R53), or the
+    referee plays its turn (R52)."""
+    if game.rules.fault_policy is FaultPolicy.FORFEIT:
+        game.forfeit(seat_no, f"{fault.kind.value}: {fault.detail}")  # R53
+        return
+    fallback = game.fallback_move()
+    game.apply(fallback)  # R52
+    move_think.append(think_s)  # the faulty answer's time, if it answered at all
+    if fallback.kind in DRAW_STEPS and game.to_act == seat_no and game.outcome is None:
+        # R52 covers the whole turn: after the draw step, the lowest card. Only then: a
+        # fallback card that wins the trick makes the seat lead the next one, unasked.
+        game.apply(game.fallback_move())
+        move_think.append(None)
+
+
+def _end_game(game: Game, seats: Sequence[Seat], number: int, faults: Sequence[Fault],
+              think: Sequence[Sequence[float]], move_think: Sequence[float | None]) -> GameRecord:
+    """Tell each bot how the game ended, and the game's record."""
     outcome = game.outcome
-    points = game_points(outcome, rules)
+    assert outcome is not None
+    points = game_points(outcome, game.rules)
     for seat in seats:
         _send(seat, [protocol.format_game_over(number, outcome, points)])
     return GameRecord(

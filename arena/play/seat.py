@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from arena.play.records import FaultKind
 from arena.transport.base import Transport, TransportError, lines_sender
+
+if TYPE_CHECKING:  # a pipe-only check loads no sandbox
+    from arena.sandbox.guard import BotGuard
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,8 @@ class Seat:
     start_failed_now: bool = False
     # The run keeps the bots' stderr (`--log`): a fault records the tail of it (records.Fault.stderr).
     keep_stderr: bool = False
+    # What watches its sandbox, where it has one (set at its start): its limits, for the hints of a failed start.
+    guard: BotGuard | None = None
 
     def drop(self, reason: str, kind: FaultKind = FaultKind.EXITED, *, void: bool = False) -> None:
         """Stop talking to this bot for the rest of the game (its stream can't be trusted)."""
@@ -77,11 +82,8 @@ def stderr_tail(seat: Seat) -> str:
     stderr (no `--log`) or the transport has none (a ZeroMQ service's stderr is not ours)."""
     if not seat.keep_stderr or seat.transport is None:
         return ""
-    read = getattr(seat.transport, "stderr_tail", None)  # through a LoggedTransport too (it passes attributes on)
-    if read is None:
-        return ""
     try:
-        text = str(read(STDERR_TAIL_BYTES))
+        text = seat.transport.stderr_tail(STDERR_TAIL_BYTES)
     except (OSError, TransportError):
         log.debug("reading the stderr tail of %s", seat.name, exc_info=True)
         return ""

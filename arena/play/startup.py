@@ -16,14 +16,15 @@ from arena import __version__, protocol
 from arena.play.protocol_log import LoggedTransport
 from arena.play.records import QUOTED_CHARS, FaultKind, TimeLimits
 from arena.play.seat import Seat
+from arena.sandbox.limits import Granted, LimitRefused
 from arena.submission.manifest import BotManifest
 from arena.transport.base import MACHINE_ERRNOS, BotTimeout, ServiceOut, Transport, TransportError, Unplayable
 from arena.transport.pipe import PipeTransport
 from arena.wording import quoted
 
-if TYPE_CHECKING:  # the sandbox is imported where a bot is sandboxed, not for a pipe-only check
+if TYPE_CHECKING:  # the guard is imported where a bot is sandboxed, not for a pipe-only check
     from arena.sandbox.guard import BotGuard
-    from arena.sandbox.limits import Granted
+    from arena.sandbox.isolation import Isolation
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class BotSettings:
     # Whether a sandboxed bot sees only its own folder (arena/sandbox/isolation.py): a mode, "auto"
     # where bubblewrap works here or "off" (a tournament with "required" refuses to start without
     # it), or the Isolation a tournament's parent found, so that its records say what was used.
-    isolation: Any = "auto"
+    isolation: Isolation | str = "auto"
     # By bot name: why a bot cannot be started here at all (a cluster worker could not unpack or
     # build it); its seats are dropped at every start, as a bot that cannot start is.
     unavailable: Mapping[str, str] | None = None
@@ -65,7 +66,7 @@ def granted(manifest: BotManifest, settings: BotSettings) -> Granted:
                  tcp_asked=tcp_asked(manifest), tcp_granted=bool(own.get("zmq_tcp")))
 
 
-def refused_words(manifest: BotManifest, exc: Any, config_path: Path | None = None) -> str:
+def refused_words(manifest: BotManifest, exc: LimitRefused, config_path: Path | None = None) -> str:
     """A manifest that asks beyond what is granted (a LimitRefused), in one sentence: the file, the
     key, the asked value, the ceiling, and how the organiser grants it: in the tournament's config,
     or with --grant for a command without one (docs/sandbox.md)."""
@@ -82,19 +83,22 @@ def refused_words(manifest: BotManifest, exc: Any, config_path: Path | None = No
 
 
 def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> Transport:
-    """Start the bot (sandboxed, unless settings say not) or connect to its service; no line is sent."""
+    """Start the bot (sandboxed, unless settings say not) or connect to its service; no line is
+    sent. LimitRefused for a manifest that asks beyond its ceilings (no process is started)."""
+    return _open(manifest, settings, label)[0]
+
+
+def _open(manifest: BotManifest, settings: BotSettings, label: str) -> tuple[Transport, BotGuard | None]:
+    """The bot's transport, and the guard that watches it where it is sandboxed."""
     if not settings.sandbox or manifest.is_service:
-        return _start_raw(manifest, settings, label, settings.preexec)
+        return _start_raw(manifest, settings, label, settings.preexec), None
     from arena.sandbox.guard import BotGuard
     from arena.sandbox.sandboxed import SandboxedTransport
-    from arena.sandbox.isolation import Isolation, find_isolation
-    from arena.sandbox.limits import LimitRefused
+    from arena.sandbox.isolation import find_isolation
 
-    try:
-        given = granted(manifest, settings)
-    except LimitRefused as exc:
-        raise OSError(f"{manifest.path}: {exc}") from None
-    isolation = settings.isolation if isinstance(settings.isolation, Isolation) else find_isolation(settings.isolation)
+    given = granted(manifest, settings)
+    found = settings.isolation
+    isolation = find_isolation(found) if isinstance(found, str) else found
     # A granted tcp endpoint: joined to the arena alone under isolation; without it, the host's.
     network = not given.limits.no_network or (given.tcp and not isolation.active)
     guard = BotGuard(given.limits, network=network, isolation=isolation, folder=manifest.directory,
@@ -105,8 +109,8 @@ def open_transport(manifest: BotManifest, settings: BotSettings, label: str) -> 
     except BaseException:
         guard.close()
         raise
-    guard.attach(getattr(transport, "_proc", None))
-    return SandboxedTransport(transport, guard)
+    guard.attach(transport.process)
+    return SandboxedTransport(transport, guard), guard
 
 
 def _start_raw(manifest: BotManifest, settings: BotSettings, label: str, preexec: Callable[[], Any] | None,
@@ -142,7 +146,10 @@ def start_bot(manifest: BotManifest, settings: BotSettings, label: str) -> Seat:
         seat.drop(f"cannot start: {missing}", FaultKind.NO_HELLO)
         return seat
     try:
-        transport = open_transport(manifest, settings, label)
+        transport, seat.guard = _open(manifest, settings, label)
+    except LimitRefused as exc:  # commands refuse such a bot before any game: here, it cannot start
+        seat.drop(f"cannot start: {manifest.path}: {exc}", FaultKind.NO_HELLO)
+        return seat
     except (TransportError, OSError) as exc:
         _drop_at_start(seat, f"cannot start: {exc}", exc, settings)
         return seat
@@ -182,7 +189,7 @@ def await_hello(seat: Seat, deadline: float, timeout_s: float, settings: BotSett
         return protocol.parse_bot_hello(line).name
     except BotTimeout as exc:
         # What the bot sent so far, else the transport's own guess at the usual cause.
-        hint = f"it sent {exc.unfinished}" if exc.unfinished else getattr(seat.transport, "NO_HELLO_HINT", "")
+        hint = f"it sent {exc.unfinished}" if exc.unfinished else seat.transport.no_hello_hint
         seat.drop(f"no hello within {timeout_s:g} s" + (f" ({hint})" if hint else ""), FaultKind.NO_HELLO)
     except Unplayable as exc:
         _drop_at_start(seat, f"no hello: {exc}", exc, settings)
@@ -215,13 +222,12 @@ def _start_up_output(seat: Seat, reason: str, read_more: bool) -> str:
                 lines.append(transport.receive(max(0.0, deadline - time.monotonic())))
         if lines:
             parts.append("then on stdout: " + " | ".join(quoted(line.strip(), QUOTED_CHARS) for line in lines))
-    stderr_tail = getattr(transport, "stderr_tail", None)
-    if stderr_tail is not None and "its stderr says:" not in reason:
+    if "its stderr says:" not in reason:
         with contextlib.suppress(Exception):  # a log that cannot be read only loses the hint
-            last = [line for line in stderr_tail(2000).splitlines() if line.strip()][-START_UP_MORE_LINES:]
+            last = [line for line in transport.stderr_tail(2000).splitlines() if line.strip()][-START_UP_MORE_LINES:]
             if last:
                 parts.append("stderr ends: " + " | ".join(quoted(line.strip(), QUOTED_CHARS) for line in last))
-    guard = getattr(transport, "guard", None)  # through a LoggedTransport too (it passes attributes on)
+    guard = seat.guard
     if guard is not None and _OUT_OF_MEMORY_AT_START.search(" ".join([reason, *parts])):
         parts.append(f"it runs with address_space_mb = {guard.limits.address_space_mb} per process: a JVM "
                      "needs [limits] address_space_mb = 4096 in its bot.toml (docs/sandbox.md)")

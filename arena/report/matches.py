@@ -10,6 +10,7 @@ from rich.table import Table
 
 from arena.game.rules import Scoring
 from arena.game.scoring import MatchScore
+from arena.play.match import seat_labels
 from arena.play.records import NOT_COUNTED_FAULTS, GameRecord
 from arena.report.standings import places_table
 from arena.wording import count
@@ -25,11 +26,6 @@ def render_selfplay(summary: SelfplaySummary, console: Console) -> None:
     head.add_row("rule options", ", ".join(f"{k}={v}" for k, v in summary.rules.changed_options().items()) or "defaults")
     console.print(head)
     console.print(places_table(summary.places_by_seat))
-
-
-def seat_labels(names: Sequence[str]) -> list[str]:
-    """Names as shown at a table: a bot seated twice is told apart by its seat (`random_bot#1`)."""
-    return [f"{name}#{seat}" if names.count(name) > 1 else name for seat, name in enumerate(names)]
 
 
 def render_game_record(record: GameRecord, console: Console, score: MatchScore | None = None,

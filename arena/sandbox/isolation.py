@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -38,7 +39,18 @@ UNPRIVILEGED_UID = 65534  # nobody: who bots run as when the arena is root
 # Read-only folders beyond the system's, for runtimes installed elsewhere (a JDK in /opt, rustup
 # in a home folder): the organiser's, never a bot author's, so not a manifest key.
 RUNTIME_PATHS_ENV = "ARENA_SANDBOX_PATHS"
-ISOLATION_MODES = ("auto", "required", "off")
+
+
+class IsolationMode(str, Enum):
+    """Whether bots are isolated: where bubblewrap works (auto), always (required: refused without
+    it), or never (off). A tournament's `isolation` key, `arena play --isolation`."""
+
+    AUTO = "auto"
+    REQUIRED = "required"
+    OFF = "off"
+
+
+ISOLATION_MODES = tuple(mode.value for mode in IsolationMode)
 # What of /etc a program needs to start and run: the dynamic linker's cache, the name service
 # switch (users and groups themselves are the sandbox's own: host_view.py, a JVM looks up its
 # home), Debian's alternatives links (awk, java), TLS settings and certificates (Node.js reads

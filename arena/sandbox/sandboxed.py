@@ -1,27 +1,45 @@
 """A sandboxed bot's transport as the referee sees it (arena/sandbox/guard.py): the bot's own
-transport, closed with its guard, and with a sandbox kill named in the error a fault records."""
+transport, closed with its guard, and with a sandbox kill named on the error a fault records."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from arena.sandbox.guard import BotGuard
-from arena.transport.base import BotExited, TransportError, lines_sender
+from arena.transport.base import BotExited, StartedProcess, Transport, TransportError, lines_sender
 
 log = logging.getLogger(__name__)
 
 
 class SandboxedTransport:
-    """Wraps a started transport: closes the guard with it, and names a sandbox kill in the error
-    the referee sees (so the fault detail says why the bot exited)."""
+    """Wraps a started transport: closes the guard with it, and names a sandbox kill on the error
+    the referee sees (its `sandbox_reason`, which its message ends with), so that the fault detail
+    says why the bot exited. The error is the transport's own, raised as it is."""
 
-    def __init__(self, inner: Any, guard: BotGuard) -> None:
+    def __init__(self, inner: Transport, guard: BotGuard) -> None:
         self.inner = inner
         self.guard = guard
         self._send_lines = lines_sender(inner)  # once: send_many runs on every move
 
-    def _explain(self, exc: TransportError) -> TransportError:
+    @property
+    def no_hello_hint(self) -> str:
+        return self.inner.no_hello_hint
+
+    @property
+    def process(self) -> StartedProcess | None:
+        return self.inner.process
+
+    @property
+    def returncode(self) -> int | None:
+        """The bot's exit status once it ended; None while it runs (or for a service)."""
+        process = self.inner.process
+        return process.returncode if process is not None else None
+
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        return self.inner.stderr_tail(n_bytes)
+
+    def _explain(self, exc: TransportError) -> None:
+        """Name the sandbox's kill on `exc`, if the guard saw one."""
         if self.guard.violation is None and isinstance(exc, BotExited):
             # The exit may be seen before the watchdog's next look: a kill by the memory limit is
             # asked of the cgroup now, so that the fault says it.
@@ -29,38 +47,34 @@ class SandboxedTransport:
             if memory:
                 self.guard.violation = f"sandbox: {memory}; the bot was killed"
         if self.guard.violation and self.guard.violation not in str(exc):
-            new = type(exc).__new__(type(exc))
-            new.__dict__.update(getattr(exc, "__dict__", {}))
-            new.args = (f"{exc} [{self.guard.violation}]",)
-            return new
-        return exc
+            exc.sandbox_reason = self.guard.violation
 
     def send(self, line: str) -> None:
         try:
             self.inner.send(line)
         except TransportError as exc:
-            raise self._explain(exc) from None
+            self._explain(exc)
+            raise
 
     def send_many(self, lines: list[str]) -> None:
         try:
             self._send_lines(lines)
         except TransportError as exc:
-            raise self._explain(exc) from None
+            self._explain(exc)
+            raise
 
     def receive(self, timeout_s: float) -> str:
         try:
             return self.inner.receive(timeout_s)
         except TransportError as exc:
-            raise self._explain(exc) from None
+            self._explain(exc)
+            raise
 
     def close(self, grace_s: float = 1.0) -> None:
         """The bot's tree ended (the inner transport's close), then its cgroup and copy; never raises."""
         try:
             self.inner.close(grace_s)
         except (OSError, TransportError):
-            log.debug("closing %s", getattr(self.inner, "name", "a bot"), exc_info=True)
+            log.debug("closing a sandboxed bot", exc_info=True)
         finally:
             self.guard.close()
-
-    def __getattr__(self, name: str):
-        return getattr(self.inner, name)

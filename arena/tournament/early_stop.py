@@ -20,6 +20,7 @@ from arena.results.store import ResultStore
 from arena.schedule.games import TableSpec
 from arena.schedule.tables import gauntlet_entries
 from arena.tournament.config import TournamentConfig
+from arena.tournament.run_plan import RunPlan
 from arena.tournament.runner import Progress, RunSummary, run_tournament
 
 WAVE_DEALS = 4
@@ -68,11 +69,12 @@ def sprt_state(store: ResultStore, config: TournamentConfig, tables: Sequence[tu
     return run_test(differences(), config.sprt, challenger, baseline or FIELD)
 
 
-def run_until_decided(config: TournamentConfig, manifests, store, *, tables: list[TableSpec],
-                      on_progress: Callable[[Progress], None] | None = None,
-                      on_test: Callable[[SprtState], None] | None = None, **run_options) -> tuple[RunSummary, SprtState]:
-    """Play waves of WAVE_DEALS deals, each with `run_tournament`, until the test decides or the
-    deals run out. Progress counts against the whole schedule."""
+def run_until_decided(plan: RunPlan, store: ResultStore, *, on_progress: Callable[[Progress], None] | None = None,
+                      on_test: Callable[[SprtState], None] | None = None,
+                      on_note: Callable[[str], None] | None = None) -> tuple[RunSummary, SprtState]:
+    """Play waves of WAVE_DEALS deals of the plan's tables, each with `run_tournament`, until the
+    test decides or the deals run out. Progress counts against the whole schedule."""
+    config, tables = plan.config, plan.tables
     total = sum(len(t.games) for t in tables)
     started = time.monotonic()
     already = len(store.done_keys() & {g.key for t in tables for g in t.games})
@@ -90,8 +92,7 @@ def run_until_decided(config: TournamentConfig, manifests, store, *, tables: lis
                 on_progress(Progress(before + progress.played_now, total, played + progress.played_now, started,
                                      progress.last, void=progress.void))
 
-        summary = run_tournament(config, manifests, store, tables=wave_tables, on_progress=shifted,
-                                 **run_options)
+        summary = run_tournament(plan.with_tables(wave_tables), store, on_progress=shifted, on_note=on_note)
         played += summary.played
         void, given_up = summary.void, summary.given_up  # a wave with void games completes no deal set: the last
         state = sprt_state(store, config, [table.entries for table in tables])

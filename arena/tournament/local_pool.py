@@ -32,10 +32,12 @@ from arena.submission.manifest import BotManifest
 from arena.play.startup import BotSettings
 from arena.play.records import GameRecord, TimeLimits, VoidGame
 from arena.schedule.games import GameSpec, TableSpec
-from arena.sandbox.isolation import Isolation, find_isolation
+from arena.sandbox.isolation import Isolation
 from arena.tournament.config import TournamentConfig
+from arena.tournament.run_plan import RunPlan
 from arena.tournament.feed import WAIT, TableFeed
 from arena.tournament.table_play import play_table
+from arena.wording import count
 
 PR_SET_PDEATHSIG = 1
 _POLL_S = 1.0  # how often the parent looks at worker processes while no message comes
@@ -59,13 +61,12 @@ class _Worker:
 
 
 class WorkerPool:
-    """Starts `count` workers, feeds them tables and yields their games as they come."""
+    """Starts `count` workers of the plan's run, feeds them tables and yields their games as they come."""
 
-    def __init__(self, count: int, manifests: dict[str, BotManifest], config: TournamentConfig, log_dir=None,
-                 isolation: Isolation | None = None):
+    def __init__(self, plan: RunPlan, count: int):
         ctx = mp.get_context("spawn")  # no fork of a process with live threads (Rich, stderr readers)
-        # The parent's: what every stored game records is what its bots ran under.
-        self.isolation = isolation if isolation is not None else find_isolation(config.isolation)
+        # The plan's, found once by the session: what every stored game records is what its bots ran under.
+        manifests, config, log_dir, self.isolation = plan.manifests, plan.config, plan.log_dir, plan.isolation
         cpus = _cpus()
         self.where: dict[str, dict[str, Any]] = {}  # a local run's games record the run's own record
         self._workers: list[_Worker] = []
@@ -122,6 +123,10 @@ class WorkerPool:
             worker.table = table if isinstance(table, TableSpec) else None
             worker.finished = worker.table is None
             self._send(worker, worker.table)
+
+    def describe(self) -> str:
+        """What plays the run's tables, in words: how many workers, on this machine."""
+        return f"{count(len(self._workers), 'local worker')} on this machine"
 
     def stop(self, wait_s: float = 0.0) -> None:
         """Workers that finished exit by themselves (given `wait_s`); the rest get SIGTERM, then SIGKILL."""

@@ -125,6 +125,14 @@ def open_results(config: TournamentConfig, manifests: dict[str, BotManifest], ve
         if store is not None:
             store.close()
         raise
+    _refuse_or_note_for_reading(store, config, diff, changes, note)
+    return store, config
+
+
+def _refuse_or_note_for_reading(store: ResultStore, config: TournamentConfig, diff: Any, changes: Any,
+                                note: Note) -> None:
+    """Results opened to read: a different tournament's refused (the store closed), else a note
+    for each change the next run would carry out (resubmitted, withdrawn or added bots, deals)."""
     changed = dict(diff.changes) if diff is not None else {}
     notes = []
     if "bot_versions" in changed:
@@ -149,7 +157,6 @@ def open_results(config: TournamentConfig, manifests: dict[str, BotManifest], ve
                          + "; ".join(changed.values()) + ". Restore the old settings to read them.")
     for line in notes:
         note(f"{line}; showing the stored games")
-    return store, config
 
 
 def _take_bot_changes(store: ResultStore, stored: dict[str, Any], changes: Any, config: TournamentConfig,

@@ -18,6 +18,10 @@ class Pool(Protocol):
     # the isolation and the build digests of the worker that played it); empty for a local pool.
     where: dict[str, dict[str, Any]]
 
+    def describe(self) -> str:
+        """What plays the tables, in a line for the organiser (a cluster's: its machines and their
+        isolation)."""
+
     def start(self) -> None:
         """Start the workers (or connect to them); raises what stops the run before any game."""
 

@@ -9,23 +9,20 @@ SIGKILL) loses only games in flight; the workers and their bots die with it.
 
 from __future__ import annotations
 
-import socket
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from arena import __version__
-from arena.protocol import PROTOCOL_VERSION
 from arena.submission.manifest import BotManifest
 from arena.play.records import GameRecord, VoidGame
 from arena.schedule.numbers import BY_TABLE
 from arena.schedule.games import SEEDS_BY_BOTS, GameSpec, TableSpec
 from arena.results.store import ResultStore
-from arena.sandbox.isolation import Isolation, find_isolation
 from arena.tournament.config import TournamentConfig
 from arena.tournament.feed import TableFeed
 from arena.tournament.local_pool import WorkerPool
 from arena.tournament.pool import Pool
+from arena.tournament.run_plan import RunPlan, build_schedule, run_record
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,15 +43,6 @@ class RunSummary:
     interrupted: bool
     void: int = 0  # games the run could not play: void, to be played by the next run
     given_up: tuple[tuple[str, str], ...] = ()  # (bot, why) paused to the end of the run
-
-
-def build_schedule(config: TournamentConfig) -> list[TableSpec]:
-    """The tournament's tables to play. A balanced one is a search of up to a few seconds: build it
-    once per command and pass it on (`run_tournament(tables=...)`). The tables of a withdrawn bot
-    are left out; every other table keeps the index (the game keys) it has with them."""
-    tables = config.kind.tables(config.layout_of_tables())
-    gone = set(config.withdrawn)
-    return [table for table in tables if not gone & set(table.entries)] if gone else tables
 
 
 def describe_schedule(config: TournamentConfig, tables: Sequence[TableSpec]) -> str | None:
@@ -128,35 +116,7 @@ def _changed_keys(prefix: str, old: dict, new: dict) -> list[str]:
             if key in old and old[key] != value]
 
 
-def run_record(config: TournamentConfig, manifests: dict[str, BotManifest], versions: dict[str, str],
-               isolation: Isolation | None = None, builds: dict[str, str] | None = None) -> dict:
-    """What every stored game records about how it was played: bot versions, the digest of what
-    ran for each (its prepared copy, build outputs included: arena/submission/prepared.py), the
-    limits in force, and the isolation (who the bots ran as, and what they could see)."""
-    from arena.sandbox.guard import describe
-    from arena.sandbox.limits import ceilings_from, grant
-    from arena.sandbox.guard import tcp_asked
-
-    def limits_of(m: BotManifest) -> dict:
-        own = config.grants.get(m.name) or {}
-        given = grant(dict(m.limits), ceilings_from(config.sandbox, own), tcp_asked=tcp_asked(m),
-                      tcp_granted=bool(own.get("zmq_tcp")))
-        return describe(given.limits, network=not given.limits.no_network)
-
-    return {
-        # The engine and the protocol the game was refereed by: a replay page names them.
-        "arena": __version__,
-        "protocol": PROTOCOL_VERSION,
-        "versions": {name: versions.get(name, "") for name in config.playing},
-        **({"builds": {name: builds.get(name, "") for name in config.playing}} if builds else {}),
-        "time_limits": {"move_timeout_s": config.move_timeout_s, "startup_timeout_s": config.startup_timeout_s},
-        "sandbox": {name: limits_of(m) for name, m in manifests.items() if not m.is_service},
-        "isolation": (isolation or find_isolation(config.isolation)).record(),
-        "machine": socket.gethostname(),  # a cluster's games name their worker instead
-    }
-
-
-def pending_tables(tables: list[TableSpec], done: set[str]) -> list[TableSpec]:
+def pending_tables(tables: Sequence[TableSpec], done: set[str]) -> list[TableSpec]:
     out = []
     for table in tables:
         missing = tuple(g for g in table.games if g.key not in done)
@@ -171,77 +131,87 @@ def play_order(todo: list[TableSpec], void_keys: set[str]) -> list[TableSpec]:
     return sorted(todo, key=lambda t: (not any(g.key in void_keys for g in t.games), -len(t.games)))
 
 
-def run_tournament(
-    config: TournamentConfig,
-    manifests: dict[str, BotManifest],
-    store: ResultStore,
-    *,
-    workers: int | None = None,
-    on_progress: Callable[[Progress], None] | None = None,
-    log_dir=None,
-    versions: dict[str, str] | None = None,
-    tables: list[TableSpec] | None = None,
-    pool: Pool | None = None,
-    builds: dict[str, str] | None = None,
-    on_note: Callable[[str], None] | None = None,
-) -> RunSummary:
-    """Play every scheduled game that is not yet stored (`tables`: the schedule, if the caller has
-    built it already). Returns when all are stored or void, or raises KeyboardInterrupt (after
-    stopping every worker and bot) if interrupted. `pool`: what plays the tables (a started
-    ClusterPool); by default the local worker pool. Either has start, games and stop, and the
-    runner uses them alike; a pool's `where` (game key -> machine, isolation, builds) overrides
-    the run's record. `builds`: each bot's build digest (its prepared copy), recorded with every
-    game. `on_note`: a line for the organiser while the run goes on (a bot paused)."""
-    from arena.results.voids import add_void, pending_void_keys
+def run_tournament(plan: RunPlan, store: ResultStore, *, pool: Pool | None = None,
+                   on_progress: Callable[[Progress], None] | None = None,
+                   on_note: Callable[[str], None] | None = None) -> RunSummary:
+    """Play every game of `plan.tables` that is not yet stored. Returns when all are stored or void,
+    or raises KeyboardInterrupt (after stopping every worker and bot) if interrupted. `pool`: what
+    plays the tables (a started ClusterPool); by default the local worker pool, of the plan's size.
+    Either has start, games and stop, and the runner uses them alike; a pool's `where` (game key ->
+    machine, isolation, builds) overrides the plan's record. `on_note`: a line for the organiser
+    while the run goes on (a bot paused)."""
+    from arena.results.voids import pending_void_keys
 
-    tables = build_schedule(config) if tables is None else tables
+    tables = list(plan.tables)
     total = sum(len(t.games) for t in tables)
-    done = store.done_keys()
-    todo = pending_tables(tables, done)
-    already = total - sum(len(t.games) for t in todo)
-    started = time.monotonic()
-    played = 0
-    voided: set[str] = set()  # keys void in this run and not played since
-    if on_progress:
-        on_progress(Progress(already, total, 0, started))
+    todo = pending_tables(tables, store.done_keys())
+    run = _Run(plan, store, total - sum(len(t.games) for t in todo), total, on_progress, on_note)
+    run.progress()
     if not todo:
-        return RunSummary(total, already, 0, False)
-    n_workers = max(1, min(workers or config.workers, len(todo)))
-    # Probed once, here: the isolation each stored game records is the one its bots ran under.
-    isolation = find_isolation(config.isolation)
-    extra = run_record(config, manifests, versions or {}, isolation, builds)
-    if pool is None:
-        pool = WorkerPool(n_workers, manifests, config, log_dir, isolation)
-    where = pool.where
+        return RunSummary(total, run.already, 0, False)
+    pool = WorkerPool(plan, plan.worker_count(len(todo))) if pool is None else pool
     feed = TableFeed(play_order(todo, pending_void_keys(store)))
     finished = False
     try:
         pool.start()
         for spec, item in pool.games(feed):
-            record = {**extra, **where[spec.key]} if spec.key in where else extra
-            if isinstance(item, VoidGame):
-                add_void(store, spec, item, record)  # kept, out of the standings: played again later
-                paused = feed.voided(spec, item)
-                if paused is not None and on_note is not None:
-                    on_note(f"{paused} could not be started or reached ({item.why}): its tables are paused for this "
-                            "run and tried again at its end; the other tables go on")
-            else:
-                store.add_game(spec, item, record)  # the game is done once this commit returns
-                played += 1
-                feed.played(spec)
-            (voided.add if isinstance(item, VoidGame) else voided.discard)(spec.key)
-            if on_progress:
-                last = None if isinstance(item, VoidGame) else item
-                on_progress(Progress(already + played, total, played, started, last, void=len(voided)))
-        untried = feed.untried()
-        for spec, item in untried:
-            add_void(store, spec, item, extra)
-            voided.add(spec.key)
-        if untried and on_progress:
-            on_progress(Progress(already + played, total, played, started, None, void=len(voided)))
+            run.keep(spec, item, pool.where.get(spec.key), feed)
+        run.keep_untried(feed.untried())
         finished = True
     finally:
         pool.stop(wait_s=5.0 if finished else 0.0)
-    return RunSummary(total, already, played, False, void=total - already - played,
+    return RunSummary(total, run.already, run.played, False, void=total - run.already - run.played,
                       given_up=tuple(sorted(feed.given_up.items())))
 
+
+class _Run:
+    """The runner's count of one call: what it stored, what is void, and the progress it reports."""
+
+    def __init__(self, plan: RunPlan, store: ResultStore, already: int, total: int,
+                 on_progress: Callable[[Progress], None] | None, on_note: Callable[[str], None] | None) -> None:
+        self.plan, self.results, self.already, self.total = plan, store, already, total
+        self.on_progress, self.on_note = on_progress, on_note
+        self.started = time.monotonic()
+        self.played = 0
+        self.voided: set[str] = set()  # keys void in this run and not played since
+
+    def progress(self, last: GameRecord | None = None) -> None:
+        if self.on_progress:
+            self.on_progress(Progress(self.already + self.played, self.total, self.played, self.started, last,
+                                      void=len(self.voided)))
+
+    def keep(self, spec: GameSpec, item: GameRecord | VoidGame, where: Mapping[str, Any] | None,
+              feed: TableFeed) -> None:
+        """One game the pool yielded, stored (the game is done once this commit returns) or kept
+        void, out of the standings, to be played again later."""
+        from arena.results.voids import add_void
+
+        record = {**self.plan.record, **where} if where else dict(self.plan.record)
+        if isinstance(item, VoidGame):
+            add_void(self.results, spec, item, record)
+            paused = feed.voided(spec, item)
+            if paused is not None and self.on_note is not None:
+                self.on_note(f"{paused} could not be started or reached ({item.why}): its tables are paused for "
+                             "this run and tried again at its end; the other tables go on")
+            self.voided.add(spec.key)
+            self.progress()
+            return
+        self.results.add_game(spec, item, record)
+        self.played += 1
+        feed.played(spec)
+        self.voided.discard(spec.key)
+        self.progress(item)
+
+    def keep_untried(self, untried: Sequence[tuple[GameSpec, VoidGame]]) -> None:
+        """The games of paused bots never tried again: void, for the next run."""
+        from arena.results.voids import add_void
+
+        for spec, item in untried:
+            add_void(self.results, spec, item, dict(self.plan.record))
+            self.voided.add(spec.key)
+        if untried:
+            self.progress()
+
+
+__all__ = ["Progress", "RunSummary", "build_schedule", "builds_changed", "describe_schedule", "fingerprint",
+           "limits_changed", "pending_tables", "play_order", "run_record", "run_tournament"]

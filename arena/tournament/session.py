@@ -23,7 +23,6 @@ from arena.results.rows import StoreError
 from arena.results.sprt import SprtState
 from arena.results.store import ResultStore
 from arena.sandbox.isolation import Isolation, find_isolation, seen_by_bots
-from arena.schedule.games import TableSpec
 from arena.submission.manifest import BotManifest
 from arena.submission.prepared import PreparedBot
 from arena.tournament.config import CLUSTER_ADDRESS, MAX_WORKERS, TournamentConfig
@@ -32,9 +31,9 @@ from arena.tournament.opening import Note, load_tournament, open_results, own_fi
 from arena.tournament.output_files import refuse_unwritable
 from arena.tournament.pool import Pool
 from arena.tournament.results import TournamentResults
-from arena.tournament.runner import (Progress, RunSummary, build_schedule, builds_changed, describe_schedule,
-                                     limits_changed, run_record)
-from arena.tournament.runner import run_tournament
+from arena.tournament.run_plan import RunPlan, build_schedule, run_record
+from arena.tournament.runner import (Progress, RunSummary, builds_changed, describe_schedule, limits_changed,
+                                     run_tournament)
 from arena.wording import count
 from arena.wording import shell_command as command
 
@@ -74,16 +73,13 @@ class TournamentSession:
 
     def __post_init__(self) -> None:
         self.store: ResultStore | None = None
-        self.pool: Pool | None = None
-        self.tables: list[TableSpec] = []
+        self.pool: Pool | None = None  # a cluster's, connected at opening; None: the plan's local workers
         self.prepared: dict[str, PreparedBot] = {}
         self.sources: dict[str, BotManifest] = {}  # the bots as found, in their own folders
-        self.manifests: dict[str, BotManifest] = {}  # the bots as they run: their prepared copies
         self.config: TournamentConfig  # set by open(), first of all
-        self.isolation: Isolation
+        self.isolation: Isolation  # found once, by open(): the plan hands it down
+        self.plan: RunPlan  # the run as open() decided it, handed to the runner and the pools
         self.address = ""  # a Dask scheduler's, when the tables are played on a cluster
-        self.versions: dict[str, str] = {}
-        self.builds: dict[str, str] = {}
         self._stored_when_closed: int | None = None
 
     # ---------------------------------------------------------------- opening
@@ -100,54 +96,70 @@ class TournamentSession:
         self.close()
 
     def open(self) -> None:
-        """Everything before the first game; an ArenaError for what refuses the run."""
+        """Everything before the first game, ending in the run's plan; an ArenaError for what
+        refuses the run."""
         options = self.options
         if options.workers is not None and options.workers > MAX_WORKERS:
             raise ArenaError(f"--workers {options.workers}: expected a whole number from 1 to {MAX_WORKERS}")
         self.config, self.sources = load_tournament(self.config_path)
-        config = self.config
         if options.cluster is not None and not CLUSTER_ADDRESS.match(options.cluster):
             raise ArenaError(f"--cluster {options.cluster}: expected a Dask scheduler's address, e.g. tcp://scheduler:8786")
-        self.address = options.cluster or config.cluster
+        self.address = options.cluster or self.config.cluster
         self._refuse_options()
-        self.isolation = find_isolation(config.isolation)
-        if config.isolation == "required" and not self.isolation.active and not self.address:  # a cluster's: checked there
-            raise ArenaError(f"{config.path}: key 'isolation': required, but there is none here: {self.isolation.why_not}. "
-                             "Install it with: apt-get install bubblewrap; or, to run every bot with what the arena's "
-                             f"user can read, set isolation = \"auto\" in {config.path} (docs/sandbox.md)")
+        self.isolation = self._find_isolation()
         self._refuse_what_bots_see()
         if not self.address:  # the run's first line: what the bots can see here, as every game records it
             self.say(f"isolation: {self.isolation.summary()}")
-        if "seed" not in config.raw:
-            self.note(f"{config.path} gives no seed, so the deals use seed 1, which any bot author can know: a bot "
-                      "that knows the seed can deal every hand itself. Set a seed of your own (before the first game: "
-                      "a changed seed is refused) and keep it to yourself until the tournament is over.")
+        if "seed" not in self.config.raw:
+            self.note(f"{self.config.path} gives no seed, so the deals use seed 1, which any bot author can know: a "
+                      "bot that knows the seed can deal every hand itself. Set a seed of your own (before the first "
+                      "game: a changed seed is refused) and keep it to yourself until the tournament is over.")
         self._prepare_bots()
-        self.versions = {name: bot.version for name, bot in self.prepared.items()}
-        self.builds = {name: bot.build for name, bot in self.prepared.items()}
+        self.plan = self._plan()
+        described = describe_schedule(self.config, self.plan.tables)
+        if described:
+            self.say(described)
+
+    def _find_isolation(self) -> Isolation:
+        """The isolation the bots get here: probed once, for the whole run."""
+        config = self.config
+        isolation = find_isolation(config.isolation)
+        if config.isolation == "required" and not isolation.active and not self.address:  # a cluster's: checked there
+            raise ArenaError(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}. "
+                             "Install it with: apt-get install bubblewrap; or, to run every bot with what the arena's "
+                             f"user can read, set isolation = \"auto\" in {config.path} (docs/sandbox.md)")
+        return isolation
+
+    def _plan(self) -> RunPlan:
+        """The pool picked (a cluster's connected), the results opened and reconciled, the run's
+        record made (and what changed since the last stored game noted), the schedule built."""
+        versions = {name: bot.version for name, bot in self.prepared.items()}
+        builds = {name: bot.build for name, bot in self.prepared.items()}
         if self.address:
-            self.pool = self._cluster_pool()
-            self.say(f"{self.pool.describe()}; each game records the machine and the isolation it was played with")  # type: ignore[attr-defined]
-            self.manifests = self.sources  # a cluster's workers prepare their own copies, from the bots' files
+            self.pool = self._cluster_pool(versions)
+            self.say(f"{self.pool.describe()}; each game records the machine and the isolation it was played with")
+            manifests = self.sources  # a cluster's workers prepare their own copies, from the bots' files
         else:
-            self.manifests = {name: bot.manifest for name, bot in self.prepared.items()}
-        self.store, self.config = open_results(config, self.manifests, self.versions, create=True,
-                                               update=options.update, note=self.note,
+            manifests = {name: bot.manifest for name, bot in self.prepared.items()}
+        self.store, self.config = open_results(self.config, manifests, versions, create=True,
+                                               update=self.options.update, note=self.note,
                                                files={name: bot.files for name, bot in self.prepared.items()})
-        last, now = self.store.last_extra(), run_record(self.config, self.manifests, self.versions, self.isolation,
-                                                        self.builds)
+        record = run_record(self.config, manifests, versions, self.isolation, builds)
+        self._note_changes(self.store.last_extra(), record)
+        if self.options.replay_faults:
+            self._void_on_request(self.options.replay_faults)
+        tables = build_schedule(self.config)
+        return RunPlan(self.config, manifests, self.isolation, record, tuple(tables), versions, builds,
+                       self.options.workers, self.options.log_dir, self.address)
+
+    def _note_changes(self, last: dict | None, now: dict) -> None:
+        """What differs from the last stored game's record: limits, isolation, builds."""
         changes = limits_changed(last, now)
         if changes:
             self.note(f"limits changed since the last stored game: {'; '.join(changes)}. Stored games keep the "
                       "limits they were played with (each game records its own).")
         for line in builds_changed(last, now):
             self.note(line)
-        if options.replay_faults:
-            self._void_on_request(options.replay_faults)
-        self.tables = build_schedule(self.config)
-        described = describe_schedule(self.config, self.tables)
-        if described:
-            self.say(described)
 
     def _void_on_request(self, kinds: tuple[str, ...]) -> None:
         """--replay-faults: stored games with a fault of these kinds (a bot that could not start,
@@ -244,13 +256,13 @@ class TournamentSession:
                              f"let one in all the same, add [grant.NAME] unchecked = true to {self.config.path} "
                              "(that bot, every run) or run with --unchecked (every bot, this run)")
 
-    def _cluster_pool(self) -> Pool:
+    def _cluster_pool(self, versions: dict[str, str]) -> Pool:
         """The Dask cluster's pool, connected and its workers checked (ClusterError: its sentence)."""
         from arena.tournament.cluster_pool import ClusterPool
 
         from arena.tournament.cluster_exposure import exposure_warnings
 
-        pool = ClusterPool(self.address, self.sources, self.config, self.versions)
+        pool = ClusterPool(self.address, self.sources, self.config, versions)
         try:
             pool.start()
             for line in exposure_warnings(self.address, pool.client.scheduler_info()):
@@ -273,20 +285,15 @@ class TournamentSession:
         from arena.tournament.cluster_pool import ClusterError
 
         assert self.store is not None
-        options = self.options
         test = None
         try:
             if self.config.sprt:
                 from arena.tournament.early_stop import run_until_decided
 
-                summary, test = run_until_decided(self.config, self.manifests, self.store, tables=self.tables,
-                                                  on_progress=on_progress, workers=options.workers,
-                                                  log_dir=options.log_dir, versions=self.versions, builds=self.builds,
-                                                  on_note=self.note)
+                summary, test = run_until_decided(self.plan, self.store, on_progress=on_progress, on_note=self.note)
             else:
-                summary = run_tournament(self.config, self.manifests, self.store, workers=options.workers,
-                                         on_progress=on_progress, log_dir=options.log_dir, versions=self.versions,
-                                         tables=self.tables, pool=self.pool, builds=self.builds, on_note=self.note)
+                summary = run_tournament(self.plan, self.store, pool=self.pool, on_progress=on_progress,
+                                         on_note=self.note)
         except (StoreError, WorkerDied, ClusterError) as exc:  # a full disk, a killed worker, a lost scheduler
             raise RunStopped(f"{exc}. Stopped with {self.kept_words(short=True)}; every bot was stopped. "
                              f"Resume with: {self.resume_command()}") from None

@@ -16,7 +16,16 @@ MAX_BUFFERED_LINE_BYTES = 65536
 
 
 class TransportError(Exception):
-    """Base of every transport failure; str(err) is a human message naming the cause."""
+    """Base of every transport failure; str(err) is a human message naming the cause, and what
+    the bot's sandbox stopped it for when it did (`sandbox_reason`)."""
+
+    # Why the bot's sandbox killed it (a limit it broke), or "": arena/sandbox/sandboxed.py sets it
+    # on the error as it passes, and the message ends with it, so a fault's detail says it.
+    sandbox_reason: str = ""
+
+    def __str__(self) -> str:
+        said = super().__str__()
+        return f"{said} [{self.sandbox_reason}]" if self.sandbox_reason else said
 
 
 class BotTimeout(TransportError):
@@ -89,9 +98,38 @@ def describe_returncode(returncode: int | None) -> str:
     return f"killed by signal {name}"
 
 
+class StartedProcess(Protocol):
+    """The process the arena started for a bot (bot_process.py's BotProcess), as those who watch
+    it see it: the sandbox's guard, and the check that counts what is left of it after close."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    def members(self) -> set[int]:
+        """Every live process of the bot: its session, group and descendants."""
+        ...
+
+
 @runtime_checkable
 class Transport(Protocol):
     """Moves protocol lines between the referee and one bot."""
+
+    @property
+    def no_hello_hint(self) -> str:
+        """What to suspect when a bot that works by hand never answers hello on this transport."""
+        ...
+
+    @property
+    def process(self) -> StartedProcess | None:
+        """The bot's process, where the arena started it; None for a service it connects to."""
+        ...
+
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        """The end of the bot's stderr; "" where the arena has none (a service's is not ours)."""
+        ...
 
     def send(self, line: str) -> None:
         """Send one line (without "\\n"); raises BotTimeout instead of blocking forever."""

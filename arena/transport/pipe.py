@@ -40,7 +40,7 @@ class PipeTransport:
 
     # What to suspect when a bot that works by hand never answers hello: its line sits in an
     # unflushed buffer (ZmqTransport has its own).
-    NO_HELLO_HINT = "is stdout flushed after each line?"
+    no_hello_hint = "is stdout flushed after each line?"
 
     def __init__(self, proc: BotProcess, *, max_line_bytes: int = MAX_BUFFERED_LINE_BYTES,
                  send_timeout_s: float = 5.0, name: str | None = None) -> None:
@@ -78,6 +78,10 @@ class PipeTransport:
             argv, cwd=cwd, env=env, stderr_log_path=stderr_log_path,
             stderr_log_cap_bytes=stderr_log_cap_bytes, preexec=preexec, stdio_in_env=sandbox_argv is not None)
         return cls(proc, max_line_bytes=max_line_bytes, send_timeout_s=send_timeout_s, name=name)
+
+    @property
+    def process(self) -> BotProcess:
+        return self._proc
 
     @property
     def pid(self) -> int:

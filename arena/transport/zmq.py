@@ -201,6 +201,10 @@ class ZmqTransport:
                    send_timeout_s=send_timeout_s, name=name)
 
     @property
+    def process(self) -> BotProcess | None:
+        return self._proc
+
+    @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
@@ -236,7 +240,7 @@ class ZmqTransport:
     # What to suspect when a connected bot never answers hello (protocol.md appendix A): the
     # usual ZeroMQ first bot uses REP, which cannot answer the arena's DEALER, or a ROUTER that
     # replies without the routing-id frame; both look like silence from here.
-    NO_HELLO_HINT = ("does it reply on a ROUTER socket with two frames, [routing id, line]? REQ, REP "
+    no_hello_hint = ("does it reply on a ROUTER socket with two frames, [routing id, line]? REQ, REP "
                      "and PAIR sockets cannot talk to the arena's DEALER")
 
     def _stalled(self, what: str) -> Exception:

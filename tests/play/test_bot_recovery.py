@@ -67,10 +67,10 @@ def test_an_answer_resets_the_count_so_a_slow_bot_is_not_called_hung():
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to inspect the process table")
 def test_a_crashed_bot_plays_the_next_game_as_a_fresh_process():
     with open_table([hostile("crash_even_games"), random_bot(), random_bot()], BotSettings()) as seats:
-        first_pid = seats[0].transport.pid
+        first_pid = seats[0].transport.process.pid
         result = play_match(seats, Rules(), seed=5, games=4)
         assert seats[0].restarts == 1  # before game 3; it crashed again in game 4, the last
-        last_pid = seats[0].transport.pid
+        last_pid = seats[0].transport.process.pid
     by_game = {r.number: [f.kind for f in r.faults if f.seat == 0] for r in result.records}
     assert by_game[1] == [] and by_game[3] == []  # fresh processes, no fault
     for number in (2, 4):
@@ -88,7 +88,7 @@ def test_a_hung_bot_is_killed_and_replaced_for_the_next_game():
     settings = BotSettings(limits=TimeLimits(move_timeout_s=move_timeout_s))
     started = time.monotonic()
     with open_table([hostile("hang_odd_games"), random_bot(), random_bot()], settings) as seats:
-        hung_pid = seats[0].transport.pid
+        hung_pid = seats[0].transport.process.pid
         result = play_match(seats, Rules(), seed=5, games=2, limits=settings.limits)
         assert gone(hung_pid), "the hung bot was not killed"
         assert seats[0].alive and seats[0].restarts == 1

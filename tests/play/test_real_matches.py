@@ -117,7 +117,7 @@ def test_a_bot_that_cannot_start_is_recorded_and_the_match_finishes(tmp_path):
 def test_no_bot_process_is_left_after_a_match():
     manifests = [bundled("random_bot"), bundled("js_bot"), bundled("c_bot")]
     with open_table(manifests, BotSettings()) as seats:
-        pids = [seat.transport.pid for seat in seats]
+        pids = [seat.transport.process.pid for seat in seats]
         play_match(seats, Rules(), 5, games=1)
     time.sleep(0.1)
     for pid in pids:

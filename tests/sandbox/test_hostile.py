@@ -32,7 +32,7 @@ def play_hostile(mode: str, *, move_timeout: float = 0.3, games: int = 1, sandbo
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()
     with open_table(manifests, settings) as seats:
-        tokens = [seat.transport._proc.token for seat in seats]
+        tokens = [seat.transport.process.token for seat in seats]
         assert seats[0].alive, seats[0].dead_reason
         result = play_match(seats, Rules.from_options({"num_players": "2"}), 7, games=games, limits=limits)
     elapsed = time.monotonic() - started

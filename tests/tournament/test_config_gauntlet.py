@@ -51,13 +51,14 @@ def test_a_gauntlet_stored_with_the_older_seeds_resumes_with_them_and_a_new_one_
     from arena.schedule.games import SEEDS_BY_BOTS, SEEDS_BY_FIELD, table_games
     from arena.tournament.config import load_config, load_entries
     from arena.tournament.opening import open_results, bot_versions
+    from arena.tournament.run_plan import plan_run
     from arena.tournament.runner import run_tournament
 
     def run(config_path):
         config, manifests = load_entries(load_config(config_path))
         store, config = open_results(config, manifests, bot_versions(manifests), create=True)
         try:
-            run_tournament(config, manifests, store, workers=1)
+            run_tournament(plan_run(config, manifests, workers=1), store)
             return config, {row.key: (row.seed, row.bots) for row in store.rows(with_transcripts=False)}
         finally:
             store.close()

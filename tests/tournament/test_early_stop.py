@@ -11,6 +11,7 @@ from arena.results.sprt import H1, MIN_DEAL_SETS
 from arena.results.store import ResultStore
 from arena.tournament.config import ConfigError, config_from_dict, load_config, load_entries
 from arena.tournament.early_stop import WAVE_DEALS, run_until_decided, sprt_state, sprt_tables
+from arena.tournament.run_plan import plan_run
 from arena.tournament.runner import build_schedule
 from tests.load_support import GENEROUS_LIMITS
 
@@ -28,7 +29,7 @@ def run(path: Path, workers: int):
     config, manifests = load_entries(load_config(path))
     tables = build_schedule(config)
     with ResultStore(config.database) as store:
-        summary, state = run_until_decided(config, manifests, store, tables=tables, workers=workers)
+        summary, state = run_until_decided(plan_run(config, manifests, tables=tables, workers=workers), store)
         keys = store.done_keys()
         again = sprt_state(store, config, sprt_tables(config))  # read back from the file, as a report does
     return summary, state, keys, again

@@ -16,6 +16,7 @@ import pytest
 
 from arena.results.standings_sql import compute_standings
 from arena.results.store import ResultStore
+from arena.tournament.run_plan import plan_run
 from arena.tournament.runner import run_tournament
 from arena.tournament.config import load_config, load_entries
 from tests.bots_support import hostile_bot, live_processes_with
@@ -46,7 +47,7 @@ def run_in_process(config_path: Path, workers: int):
     config, manifests = load_entries(load_config(config_path))
     store = ResultStore(config.database)
     try:
-        summary = run_tournament(config, manifests, store, workers=workers)
+        summary = run_tournament(plan_run(config, manifests, workers=workers), store)
         assert_no_load_faults(config.database)
         results = game_results(store)
         standings = compute_standings(store, list(config.bots))
