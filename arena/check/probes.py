@@ -18,7 +18,7 @@ from arena.play.records import FaultKind
 from arena.play.seat import QUIT_GRACE_S, Seat, close_transport, send_lines
 from arena.play.startup import BotSettings, open_transport
 from arena.submission.manifest import BotManifest
-from arena.transport.base import TransportError, describe_returncode
+from arena.transport.base import StartedProcess, Transport, TransportError, describe_returncode
 
 
 class FutureLines:
@@ -29,7 +29,7 @@ class FutureLines:
     UNKNOWN_LINE = "x-unknown this message type is from a later protocol version: ignore it"
     UNKNOWN_FIELD = " x_unknown=1"
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Transport) -> None:
         self.inner = inner
 
     def _widen(self, lines: list[str]) -> list[str]:
@@ -52,8 +52,16 @@ class FutureLines:
     def close(self, grace_s: float = QUIT_GRACE_S) -> None:
         close_transport(self.inner, grace_s)
 
-    def __getattr__(self, name: str) -> Any:  # pid, returncode, guard, _proc, stderr_tail, ...
-        return getattr(self.inner, name)
+    @property
+    def no_hello_hint(self) -> str:
+        return self.inner.no_hello_hint
+
+    @property
+    def process(self) -> StartedProcess | None:
+        return self.inner.process
+
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        return self.inner.stderr_tail(n_bytes)
 
 
 LATER_LABEL = "later"  # the log label's start of the later protocol's game, beside seat0-... of the check's own
@@ -74,7 +82,7 @@ def later_protocol(manifest: BotManifest, opponents: Sequence[BotManifest], sett
             return CheckResult("later protocol", False, f"not played: the bot did not start again: {bot.dead_reason}",
                                ev.both() if ev else ())
         bot.transport = FutureLines(bot.transport)
-        match = play_match(seats, rules, seed, games=1, limits=settings.limits, first_number=number)
+        match = play_match(seats, rules, seed, games=1, limits=settings.limits, first_number=number, dealers_given=True)
         lost = [f for record in match.records for f in record.faults if f.seat == 0 and f.kind not in known]
         alive = bot.alive or FaultKind.EXITED in known or FaultKind.DEAD in known
     if not lost and alive:
