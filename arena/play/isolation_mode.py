@@ -26,8 +26,8 @@ def play_isolation(mode: IsolationMode | None, bots: Sequence[BotManifest]) -> I
         if mode is None:
             named = ", ".join(strangers)
             why = f" (the default, since {named} {'is' if len(strangers) == 1 else 'are'} not a bundled bot)"
-        raise ArenaError(f"--isolation required{why}, but there is none here: {found.why_not}. Install it with: "
-                         "apt-get install bubblewrap; or, to run the bots with whatever your user can read, give "
+        raise ArenaError(f"--isolation required{why}, but there is none here: {found.why_not}. To run "
+                         "the bots with whatever your user can read instead, give "
                          "--isolation auto (docs/sandbox.md)")
     return found
 

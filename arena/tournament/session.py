@@ -126,8 +126,8 @@ class TournamentSession:
         isolation = find_isolation(config.isolation)
         if config.isolation == "required" and not isolation.active and not self.address:  # a cluster's: checked there
             raise ArenaError(f"{config.path}: key 'isolation': required, but there is none here: {isolation.why_not}. "
-                             "Install it with: apt-get install bubblewrap; or, to run every bot with what the arena's "
-                             f"user can read, set isolation = \"auto\" in {config.path} (docs/sandbox.md)")
+                             "To run every bot with what the arena's "
+                             f"user can read instead, set isolation = \"auto\" in {config.path} (docs/sandbox.md)")
         return isolation
 
     def _plan(self) -> RunPlan:

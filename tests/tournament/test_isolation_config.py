@@ -25,13 +25,15 @@ def test_the_first_line_and_every_stored_game_say_which_isolation_the_bots_ran_u
 
 
 def test_required_isolation_where_there_is_none_refuses_to_start_and_says_why(tmp_path, monkeypatch):
-    monkeypatch.setattr(isolation_module, "_probe", lambda: Isolation(why_not="bubblewrap is not installed"))
+    monkeypatch.setattr(isolation_module, "_probe",
+                        lambda: Isolation(why_not="bubblewrap is not installed: apt-get install bubblewrap"))
     config = tmp_path / "t.toml"
     config.write_text(BOTS + 'isolation = "required"\n')
     result = invoke("tournament", "run", str(config))
     said = " ".join(result.output.split())
     assert result.exit_code == 2
     assert "key 'isolation': required, but there is none here: bubblewrap is not installed" in said
+    assert said.count("apt-get install bubblewrap") == 1, said  # the install command once (issue 41's trial)
     assert not (tmp_path / "t.sqlite").exists()  # nothing was played, nothing stored
 
     config.write_text(BOTS)  # "auto": it runs, and says so first
