@@ -195,9 +195,8 @@ def _handshake_row(manifest: BotManifest, report: CheckReport, settings: BotSett
     t0 = time.monotonic()
     seat, hello_name = connect_bot(manifest, settings, label)
     startup_ms = (time.monotonic() - t0) * 1000.0
-    guard = getattr(seat.transport, "guard", None)
-    if guard is not None:
-        report.sandbox = guard.describe()
+    if seat.guard is not None:
+        report.sandbox = seat.guard.describe()
     if not seat.alive:
         report.results.append(CheckResult("handshake", False, f"{seat.dead_reason} (after {startup_ms:.0f} ms)",
                                           ev.both()))
@@ -243,7 +242,7 @@ def _play_games(seats: list[Seat], settings: BotSettings, plan: _Plan, ev: Evide
         return timeouts_seen < TIMEOUTS_ENOUGH
 
     match = play_match(seats, plan.rules, plan.seed, games=plan.games, limits=settings.limits, keep_going=keep_going,
-                       rotate=True, first_number=plan.first_number)
+                       rotate=True, first_number=plan.first_number, dealers_given=True)
     return Played(match=match, games=plan.games, opponents=plan.opponents, rule_words=plan.rule_words,
                   limits=settings.limits, bot=seats[0], ev=ev)
 

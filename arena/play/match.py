@@ -54,7 +54,8 @@ def tell_match_start(seats: Sequence[Seat], match_line: str) -> None:
 
 
 def revive_seats(seats: Sequence[Seat], match_line: str, *, retry_s: float = 0.0,
-                 keep_going: Callable[[], bool] | None = None) -> None:
+                 keep_going: Callable[[], bool] | None = None,
+                 on_retry: Callable[[Seat, float], None] | None = None) -> None:
     """Before a game: give every bot lost in an earlier game (crash, hang, flood) a fresh process,
     told `match_line` (its `games=`: the games still to come, this one included: protocol.md
     section 4).
@@ -63,7 +64,9 @@ def revive_seats(seats: Sequence[Seat], match_line: str, *, retry_s: float = 0.0
     keeps resumed tournaments exact: a table resumed mid-way starts fresh bots, so an
     uninterrupted run must give a lost bot a fresh start before each game too. A start that
     failed for a reason outside the bot (`Seat.void`) is tried again with growing waits for up
-    to `retry_s` (an outage of a service, a machine out of room), and does not count against it.
+    to `retry_s` (an outage of a service, a machine out of room), and does not count against it;
+    `on_retry(seat, retry_s)` is told as those tries begin, so that the organiser hears of the
+    wait at once rather than once the window is spent.
     """
     for seat in seats:
         if seat.alive or seat.restart is None:
@@ -75,6 +78,8 @@ def revive_seats(seats: Sequence[Seat], match_line: str, *, retry_s: float = 0.0
             continue
         _restart(seat, match_line)
         if seat.void and not seat.alive and retry_s > 0:
+            if on_retry is not None:
+                on_retry(seat, retry_s)
             _wait_out(seat, match_line, retry_s, keep_going)
 
 
@@ -232,16 +237,19 @@ def play_match(
     keep_going: Callable[[GameRecord], bool] | None = None,
     rotate: bool = False,
     first_number: int = 1,
+    dealers_given: bool = False,
 ) -> MatchResult:
     """A match at one table (R54-R57): until the scoring says it is over, or exactly `games` games
     (fewer if `keep_going`, asked after each game, says no). `seats` are the match's players; with
     `rotate` they move one seat on each game (`rotation`), else each keeps its seat. The score,
     the dealer (R57) and the winners are the players'; each record is by seat, and `on_game` gets
     the game's seating (player by seat) beside it. The games are numbered from `first_number` (a
-    check numbers its games as a tournament's table may: arena/check/runner.py)."""
+    check numbers its games as a tournament's table may: arena/check/runner.py). `dealers_given`:
+    the match line leaves out `next_dealer`, as a tournament table's does (protocol.md section 4:
+    the arena names each game's dealer); the check speaks so, not to be told from a tournament."""
     n = len(seats)
     start_faults = tuple(handshake_faults(seats))
-    match_line = protocol.format_match_start(rules, games)
+    match_line = protocol.format_match_start(rules, games, dealers_given=dealers_given)
     tell_match_start(seats, match_line)
     score = MatchScore(rules, first_dealer(seed, rules.num_players))
     records, seatings = [], []
@@ -251,7 +259,7 @@ def play_match(
         number = first_number + played - 1
         seating = rotation(played, n) if rotate else tuple(range(n))
         game = Game.new(rules, derive_seed(seed, "game", number), seating.index(score.dealer))
-        revive_seats(seats, remaining_match_line(rules, games, played))
+        revive_seats(seats, remaining_match_line(rules, games, played, dealers_given=dealers_given))
         record = play_game(game, [seats[player] for player in seating], number=number, limits=limits, on_event=on_event)
         score.record(outcome_by_player(record.outcome, seating))
         records.append(record)

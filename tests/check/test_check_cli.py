@@ -487,6 +487,10 @@ def test_a_bot_cannot_tell_its_check_from_a_tournament_by_numbers_lines_or_deals
                  if line.startswith("> ")]
         assert {line.split()[0] for line in lines} <= TOURNAMENT_MESSAGES, lines
         assert not [line for line in lines if "x_unknown" in line or "x-unknown" in line]
+        # Its match line names the options a tournament table's does: no next_dealer, which a
+        # tournament's leaves out since the arena names each game's dealer (protocol.md section 4).
+        match_keys = {field.split("=")[0] for line in lines if line.startswith("match ") for field in line.split()[1:]}
+        assert match_keys and "next_dealer" not in match_keys, lines
         numbers = [int(line.split()[1]) for line in lines if line.startswith("game ")]
         assert numbers == [numbers[0], numbers[0] + 1] and (numbers[0] - 1) % 2 == 0, numbers
         seen.append((numbers[0], next(line for line in lines if line.startswith("request "))))
