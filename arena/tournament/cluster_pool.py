@@ -30,7 +30,7 @@ import socket
 import time
 import uuid
 import warnings
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from arena.errors import ArenaError
 from arena import __version__
@@ -266,7 +266,8 @@ class ClusterPool:
         name = self._names.get(address)
         return f"worker {name} at {address}" if name else f"worker at {address}"
 
-    def games(self, feed: TableFeed) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
+    def games(self, feed: TableFeed, on_note: Callable[[str], None] | None = None,
+              ) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
         """The games of the tables `feed` hands out, as they end. A table goes out when a worker
         thread is free for it (as many at a time as the cluster has threads; each ended table lets
         the next go), so that Dask puts it on a free worker: all submitted at once, Dask had queued
@@ -277,6 +278,10 @@ class ClusterPool:
         while self._futures or not feed.finished:
             batch = self._next_batch()
             for item in (item for blob in batch for item in pickle.loads(blob)):
+                if item[0] == "note":  # a worker's line for the organiser (a start tried again)
+                    if on_note is not None:
+                        on_note(f"{item[2]}: {item[1]}")
+                    continue
                 if item[0] == "done":
                     if item[1] in self._futures:  # a task played again after its worker died says it twice
                         self._release(item[1])

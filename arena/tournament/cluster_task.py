@@ -171,7 +171,8 @@ def _play_table_here(table: TableSpec, bundles: dict[str, Bundle], config: Tourn
             settings = BotSettings(limits=TimeLimits(config.move_timeout_s, config.startup_timeout_s),
                                    sandbox_limits=config.sandbox or None, grants=config.grants, isolation=isolation,
                                    cpu=cpu, unavailable=unavailable)
-            play_table(table, manifests, config, settings, report, keep_going=keep_going)
+            play_table(table, manifests, config, settings, report, keep_going=keep_going,
+                       notify=lambda line: queue.put(pickle.dumps([("note", line, worker.address)])))
     finally:
         send()  # what was played is stored, even when the table ends early
     queue.put(pickle.dumps([("done", table.index, played)]))  # the organiser need not poll the task for its end

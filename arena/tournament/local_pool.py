@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from multiprocessing import resource_tracker
 from multiprocessing.connection import Connection, wait
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from arena.errors import ArenaError
 from arena.logs import show_logs
@@ -88,7 +88,8 @@ class WorkerPool:
             child_end.close()  # from now on only the worker holds it: its death ends our pipe
         self._child_ends = []
 
-    def games(self, feed: TableFeed) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
+    def games(self, feed: TableFeed, on_note: Callable[[str], None] | None = None,
+              ) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
         """Play the tables `feed` hands out and yield each game as a worker reports it. A worker
         that asks while the feed says WAIT is answered later, when a game or a table's end may
         have changed that. Raises WorkerDied if a worker ends before it has finished its table."""
@@ -104,6 +105,9 @@ class WorkerPool:
                 kind, payload = self._receive(worker)
                 if kind == "game":
                     yield payload
+                elif kind == "note":
+                    if on_note is not None:
+                        on_note(payload)
                 else:  # "next": it has finished its table (or just started)
                     if worker.table is not None:
                         feed.done()
@@ -210,7 +214,7 @@ def _play_table(table: TableSpec, conn: Connection, manifests: dict[str, BotMani
     settings = BotSettings(limits=limits, cpu=cpu, log_dir=(log_dir / f"table{table.index:04d}") if log_dir else None,
                            sandbox_limits=config.sandbox or None, grants=config.grants, isolation=isolation)
     play_table(table, manifests, config, settings, lambda spec, record: conn.send(("game", (spec, record))),
-               unwinding=_unwinding)
+               unwinding=_unwinding, notify=lambda line: conn.send(("note", line)))
 
 
 def _die_with_parent() -> None:

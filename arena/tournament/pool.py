@@ -4,7 +4,7 @@ Dask cluster's (cluster_pool.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 from arena.play.records import GameRecord, VoidGame
 from arena.schedule.games import GameSpec
@@ -25,9 +25,11 @@ class Pool(Protocol):
     def start(self) -> None:
         """Start the workers (or connect to them); raises what stops the run before any game."""
 
-    def games(self, feed: TableFeed) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
+    def games(self, feed: TableFeed, on_note: Callable[[str], None] | None = None,
+              ) -> Iterator[tuple[GameSpec, GameRecord | VoidGame]]:
         """Play the tables `feed` hands out (`next`, and `done` when one ends) and yield each
-        game as it ends: played, or void (arena/results/voids.py)."""
+        game as it ends: played, or void (arena/results/voids.py). `on_note`: a worker's line for
+        the organiser as it comes (a start tried again), not once its table ends."""
 
     def stop(self, wait_s: float = 0.0) -> None:
         """Stop every worker and bot; `wait_s`: how long tables under way may take to end."""

@@ -154,7 +154,7 @@ def run_tournament(plan: RunPlan, store: ResultStore, *, pool: Pool | None = Non
     finished = False
     try:
         pool.start()
-        for spec, item in pool.games(feed):
+        for spec, item in pool.games(feed, on_note=on_note):
             run.keep(spec, item, pool.where.get(spec.key), feed)
         run.keep_untried(feed.untried())
         finished = True

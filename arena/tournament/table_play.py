@@ -21,11 +21,13 @@ from arena.tournament.config import TournamentConfig
 
 def play_table(table: TableSpec, manifests: dict[str, BotManifest], config: TournamentConfig,
                settings: BotSettings, report: Callable[[GameSpec, GameRecord | VoidGame], None],
-               keep_going: Callable[[], bool] = lambda: True, unwinding: Callable[[], None] | None = None) -> None:
+               keep_going: Callable[[], bool] = lambda: True, unwinding: Callable[[], None] | None = None,
+               notify: Callable[[str], None] | None = None) -> None:
     """Play `table`'s games with bots started once for the table, `report`ing each as it ends;
     `keep_going` is asked before each game (a cluster run that was stopped says no). `unwinding`
     is called when a SIGTERM's SystemExit comes, before the table's bots are closed (a local
-    worker's clean-up must not be cut short by a second SIGTERM).
+    worker's clean-up must not be cut short by a second SIGTERM). `notify`: a line for the
+    organiser, sent as it happens (a start tried again).
 
     A bot that cannot be started or reached for a reason outside its code is tried again for up
     to the config's `start_retry_s`; if it is still out, the game is void, and so are the table's
@@ -47,7 +49,8 @@ def play_table(table: TableSpec, manifests: dict[str, BotManifest], config: Tour
                 if not keep_going():
                     return
                 revive_seats(seats, remaining_match_line(config.rules, games, index + 1, dealers_given=True),
-                             retry_s=config.start_retry_s, keep_going=keep_going)
+                             retry_s=config.start_retry_s, keep_going=keep_going,
+                             on_retry=_retry_teller(notify, table.index))
                 lost = next((seat for seat in seats if not seat.alive and seat.void), None)
                 if lost is not None:
                     _void_from(table.games[index:], lost, numbers.of, report)
@@ -59,6 +62,17 @@ def play_table(table: TableSpec, manifests: dict[str, BotManifest], config: Tour
             if unwinding is not None:
                 unwinding()
             raise
+
+
+def _retry_teller(notify: Callable[[str], None] | None, table: int) -> Callable[[Seat, float], None] | None:
+    """What tells the organiser that a bot's start failed outside it and is being tried again."""
+    if notify is None:
+        return None
+
+    def tell(seat: Seat, retry_s: float) -> None:
+        notify(f"{seat.name} could not be started or reached at table {table} ({seat.dead_reason}): "
+               f"trying again for up to {retry_s:g} s (start_retry_s) before its games there are void")
+    return tell
 
 
 def _void_from(specs: Sequence[GameSpec], lost: Seat, number_of: Callable[[GameSpec], int],

@@ -183,6 +183,30 @@ def test_a_service_stopped_mid_run_for_longer_than_the_retry_window_loses_no_gam
         assert all("retry window of this run" in " ".join(detail.split()) for detail in details), details
 
 
+def test_a_retried_start_is_said_as_its_tries_begin_in_a_run_without_a_terminal(tmp_path, service):
+    """An organiser reading a run's output in a file or a CI log hears of a start tried again when
+    the tries begin, not once the window is spent (issue 41's trial: nothing was said for the
+    17 to 32 s a void game took to be found). The service is down; the window is long enough that
+    the run is still waiting when the line is read."""
+    config = _tournament(tmp_path, service, LIMITS.replace("start_retry_s = 2.0", "start_retry_s = 8.0"))
+    proc = subprocess.Popen(_command(config), cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "trying again" in line:
+                break
+        said = " ".join(" ".join(lines).split())
+        assert "svc could not be started or reached at table" in said, said
+        assert "trying again for up to 8 s (start_retry_s)" in said, said
+        assert proc.poll() is None, said  # said while the run waits, not at its end
+        assert "paused" not in said, said  # before the window's end, which pauses its tables
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_a_service_back_before_the_run_ends_gets_its_paused_tables_back(tmp_path, service):
     config = _tournament(tmp_path, service)
     database = tmp_path / "t.sqlite"
