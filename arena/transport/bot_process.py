@@ -153,6 +153,8 @@ class BotProcess:
             # IDEs and containers set it) and hangs on the organiser's machine. Without it, it
             # fails its own `arena bot check` the same way everywhere.
             full_env.pop("PYTHONUNBUFFERED", None)
+            if cwd is not None:  # the arena's own PWD named where the organiser started it, not the bot's folder
+                full_env["PWD"] = os.path.abspath(cwd)
         else:
             full_env = dict(env)
         full_env[TOKEN_ENV] = token

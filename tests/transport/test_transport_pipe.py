@@ -244,6 +244,19 @@ def test_env_and_cwd_passed(tmp_path: Path) -> None:
         t.close()
 
 
+def test_a_bot_given_the_arena_s_environment_sees_its_own_working_folder_as_pwd(tmp_path: Path) -> None:
+    # Without isolation a bot gets the arena's environment, whose PWD named the folder the
+    # organiser started the arena in (under their home): protocol.md appendix B.
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    t = PipeTransport.start([sys.executable, "-c", "import os; print(os.environ.get('PWD'), flush=True)"],
+                            cwd=str(folder))
+    try:
+        assert t.receive(5.0) == str(folder)
+    finally:
+        t.close()
+
+
 def test_inherited_pythonunbuffered_is_not_passed_on(monkeypatch: pytest.MonkeyPatch) -> None:
     # Otherwise a bot that never flushes passes `arena bot check` in such a shell and hangs in the
     # organiser's tournament (protocol.md section 2: flush after each line).
