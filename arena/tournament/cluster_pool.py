@@ -7,15 +7,14 @@ local_pool.py): start, games (yielded as they end), stop. The runner does not kn
 - A task is a whole table, so bots start once per table, as locally. A worker that dies in the
   middle of one: Dask plays the table again elsewhere; games already stored come again and are
   passed over (a game's key is stored once), none is lost.
-- Bots travel by content: each bot's files as hashed for its version, one small Dask task per
-  bot that returns them; each table's task depends on its three bots' tasks, so a bot's files go
-  to a worker when a table there first needs them, not with every table (a league of twenty bots
-  has 1,140 tables). A worker unpacks and builds them once per version (arena/submission/
-  bundle.py). Not scattered: Dask's active memory manager (on by default, every 2 s) drops the
-  copies of scattered data that no task is waiting for, and a worker that died with the last copy
-  took it for good: every table still to play was cancelled (the scheduler's log: "lose scattered
-  data, which can't be recovered"; one kill test in eight). A task's result lost with its worker
-  is computed again from the task, which the scheduler keeps.
+- Bots travel by content: each bot's files as hashed for its version, one small Dask task per bot
+  that returns them; each table's task depends on its three bots' tasks, so a bot's files go to a
+  worker when a table there first needs them, not with every table. A worker unpacks and builds them
+  once per version (arena/submission/bundle.py). Not scattered: Dask's active memory manager (on by
+  default, every 2 s) drops the copies of scattered data that no task is waiting for, and a worker
+  that died with the last copy took it for good: every table still to play was cancelled (the
+  scheduler's log: "lose scattered data, which can't be recovered"; one kill test in eight). A
+  task's result lost with its worker is computed again from the task, which the scheduler keeps.
 - Workers running another arena or protocol version are refused before any game is played there.
 """
 
@@ -43,6 +42,7 @@ from arena.tournament.cluster_task import (CODE_HASH, bundle_task, code_differen
                                           worker_isolation)
 from arena.tournament.config import TournamentConfig
 from arena.tournament.feed import TableFeed
+from arena.tournament.run_plan import RunPlan
 
 log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 10
@@ -108,6 +108,11 @@ class ClusterPool:
         self._bots_at: dict[int, tuple[str, ...]] = {}  # table index -> its bots, for the messages
         self._quiet_s = _FIRST_POLL_S  # the next wait for games (_next_batch)
         self.where: dict[str, dict[str, Any]] = {}  # game key -> the machine, isolation and builds it was played with
+
+    def follow(self, plan: RunPlan) -> None:
+        """Play as `plan` decided: the results, opened after we connected, may settle the config further."""
+        self.config = plan.config
+        self.versions = dict(plan.versions)
 
     def start(self) -> None:
         if self.client is not None:

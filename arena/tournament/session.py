@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from arena.errors import ArenaError
 from arena.play.protocol_log import usable_log_folder
@@ -36,6 +36,9 @@ from arena.tournament.runner import (Progress, RunSummary, builds_changed, descr
                                      run_tournament)
 from arena.wording import count
 from arena.wording import shell_command as command
+
+if TYPE_CHECKING:  # its module is imported only by a cluster's run (it needs Dask's)
+    from arena.tournament.cluster_pool import ClusterPool
 
 
 @dataclass(frozen=True)
@@ -135,9 +138,10 @@ class TournamentSession:
         record made (and what changed since the last stored game noted), the schedule built."""
         versions = {name: bot.version for name, bot in self.prepared.items()}
         builds = {name: bot.build for name, bot in self.prepared.items()}
+        cluster = None
         if self.address:
-            self.pool = self._cluster_pool(versions)
-            self.say(f"{self.pool.describe()}; each game records the machine and the isolation it was played with")
+            self.pool = cluster = self._cluster_pool(versions)
+            self.say(f"{cluster.describe()}; each game records the machine and the isolation it was played with")
             manifests = self.sources  # a cluster's workers prepare their own copies, from the bots' files
         else:
             manifests = {name: bot.manifest for name, bot in self.prepared.items()}
@@ -149,8 +153,11 @@ class TournamentSession:
         if self.options.replay_faults:
             self._void_on_request(self.options.replay_faults)
         tables = build_schedule(self.config)
-        return RunPlan(self.config, manifests, self.isolation, record, tuple(tables), versions, builds,
+        plan = RunPlan(self.config, manifests, self.isolation, record, tuple(tables), versions, builds,
                        self.options.workers, self.options.log_dir, self.address)
+        if cluster is not None:
+            cluster.follow(plan)
+        return plan
 
     def _note_changes(self, last: dict | None, now: dict) -> None:
         """What differs from the last stored game's record: limits, isolation, builds."""
@@ -256,7 +263,7 @@ class TournamentSession:
                              f"let one in all the same, add [grant.NAME] unchecked = true to {self.config.path} "
                              "(that bot, every run) or run with --unchecked (every bot, this run)")
 
-    def _cluster_pool(self, versions: dict[str, str]) -> Pool:
+    def _cluster_pool(self, versions: dict[str, str]) -> ClusterPool:
         """The Dask cluster's pool, connected and its workers checked (ClusterError: its sentence)."""
         from arena.tournament.cluster_pool import ClusterPool
 
