@@ -10,11 +10,16 @@ layer sits below results and imports none of it.
 
 How a table is scored. For each pair (a, b) at it, the predicted closeness of their game,
 4 p (1 - p) with p = 1 / (1 + exp(theta_b - theta_a)) the Plackett-Luce chance that a finishes
-ahead of b (1 for equals), times the variance of the difference theta_a - theta_b: a close game
-between bots whose order is uncertain teaches the ratings most (a cheap stand-in for expected
-information gain, as TrueSkill's match quality is). The table's score is the sum over its pairs,
-each divided by 1 + `meeting_penalty` x the share of the less-played bot's tables at which the
-pair already met, so that the same few bots are not matched again and again.
+ahead of b (1 for equals), times the variance of the difference theta_a - theta_b, times the
+chance that the fit has their order wrong (erfc(|difference| / sqrt(2 variance)): 1 while it is a
+coin toss, towards 0 once they are told apart): a close game between bots whose order is still
+uncertain teaches the ranking most (a cheap stand-in for expected information gain, as TrueSkill's
+match quality is). Each pair's share is divided by 1 + `meeting_penalty` x the share of the
+less-played bot's tables at which the pair already met, so that the same few bots are not matched
+again and again, and weighed by the focus: a pair with a bot ranked within the first
+`focus_ranks` (the standings' first page: who leads, who is promoted) weighs 1, the others
+`outside_focus`, so that the top of the table is settled first (0 ranks: every rank alike). The
+table's score is the sum over its pairs.
 
 Which tables are candidates. Each bot in turn is an anchor, and its table-mates come from the
 `window` bots above and below it in rank (shifted at the ends, so the leader meets the 2 x window
@@ -22,7 +27,8 @@ bots below it): the information table is the best of them all. Then fairness:
 - a bot with fewer games than `starve_ratio` x the median, or that has waited `max_wait_rounds`
   rounds of tables (a round: enough tables for every bot once), is anchored first (`starving`);
 - a `fair_share` of tables is anchored on the bot with the fewest games, ties to the longest wait
-  (`fairness`), its table-mates still the best of its window;
+  (`fairness`), its table-mates still the best of its window: the bots outside the focus keep
+  playing, and a bot that entered late catches up;
 - a `random_share` of tables is drawn at random from the whole league (`exploration`: a bot rated
   in the wrong place meets bots far from it, and a leader is never out of reach).
 
@@ -42,7 +48,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 from random import Random
 from types import MappingProxyType
-from typing import Mapping
+from typing import Callable, Mapping
 
 from arena.game.seeds import derive_seed
 from arena.schedule.games import ScheduleError
@@ -92,11 +98,13 @@ class Matchmaking:
 
     table_size: int = 3
     window: int = 4
-    fair_share: float = 0.15
+    fair_share: float = 0.1
     random_share: float = 0.05
     meeting_penalty: float = 1.0
-    starve_ratio: float = 0.6
+    starve_ratio: float = 0.55
     max_wait_rounds: float = 3.0
+    focus_ranks: int = 10  # 0: every rank weighs alike
+    outside_focus: float = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +135,8 @@ def choose_table(state: LeagueState, settings: Matchmaking, seed: int, number: i
         return _best_table(state, settings, ranked, [owed], FAIRNESS,
                            f"{owed.name} has the fewest games ({owed.games}) and waited {owed.waited} tables")
     if draw < settings.fair_share + settings.random_share:
-        bots = tuple(rng.sample([bot.name for bot in ranked], settings.table_size))
+        drawn = set(rng.sample([bot.name for bot in ranked], settings.table_size))
+        bots = tuple(bot.name for bot in ranked if bot.name in drawn)
         return _choice(state, settings, bots, EXPLORATION, bots[0],
                        f"a random table ({settings.random_share:.0%} of tables explore beyond the rank windows)")
     return _best_table(state, settings, ranked, list(ranked), INFORMATION, "")
@@ -192,7 +201,7 @@ def _starving(state: LeagueState, settings: Matchmaking) -> tuple[LeagueBot, str
         return None
     bot = min(owed, key=lambda b: (b.games, -b.waited, b.name))
     if bot.games < floor:
-        return bot, f"{bot.name} has {bot.games} games, under half the median {median:g}"
+        return bot, f"{bot.name} has {bot.games} games, under {settings.starve_ratio:.0%} of the median {median:g}"
     return bot, f"{bot.name} waited {bot.waited} tables, {settings.max_wait_rounds:g} rounds of the league"
 
 
@@ -202,6 +211,8 @@ def _best_table(state: LeagueState, settings: Matchmaking, ranked: tuple[LeagueB
     rank = {bot.name: i for i, bot in enumerate(ranked)}
     by_name = {bot.name: bot for bot in ranked}
     best: tuple[float, tuple[str, ...], str] | None = None
+    known: dict[tuple[str, str], tuple[float, float, float]] = {}
+    weight = _focus(settings, rank)
     seen: set[tuple[str, ...]] = set()
     for anchor in anchors:
         mates = _window(ranked, rank[anchor.name], settings.window, settings.table_size)
@@ -210,14 +221,22 @@ def _best_table(state: LeagueState, settings: Matchmaking, ranked: tuple[LeagueB
             if bots in seen:
                 continue
             seen.add(bots)
-            score = _score(state, by_name, bots, settings.meeting_penalty)[2]
+            score = _score(state, by_name, bots, settings.meeting_penalty, known, weight)[2]
             if best is None or score > best[0]:
                 best = (score, bots, anchor.name)
     assert best is not None  # a window always holds table_size - 1 mates (_check)
-    _, bots, anchor = best
+    _, bots, chosen = best
     if reason == INFORMATION:
-        because = f"the most to learn near {anchor}'s rank"
-    return _choice(state, settings, bots, reason, anchor, because)
+        because = f"the most to learn about the ranking near {chosen}"
+    return _choice(state, settings, bots, reason, chosen, because)
+
+
+def _focus(settings: Matchmaking, rank: Mapping[str, int]) -> Callable[[str, str], float]:
+    """A pair's weight in a table's score: 1 if either bot ranks within the focus, else `outside_focus`."""
+    def weight(a: str, b: str) -> float:
+        in_focus = not settings.focus_ranks or min(rank[a], rank[b]) < settings.focus_ranks
+        return 1.0 if in_focus else settings.outside_focus
+    return weight
 
 
 def _window(ranked: tuple[LeagueBot, ...], at: int, window: int, table_size: int) -> list[str]:
@@ -229,28 +248,45 @@ def _window(ranked: tuple[LeagueBot, ...], at: int, window: int, table_size: int
 
 def _choice(state: LeagueState, settings: Matchmaking, bots: tuple[str, ...], reason: str, anchor: str,
             because: str) -> TableChoice:
-    by_name = {bot.name: bot for bot in state.bots}
-    closeness, variance, score = _score(state, by_name, bots, settings.meeting_penalty)
+    ranked = state.ranked()
+    by_name = {bot.name: bot for bot in ranked}
+    weight = _focus(settings, {bot.name: i for i, bot in enumerate(ranked)})
+    closeness, variance, score = _score(state, by_name, bots, settings.meeting_penalty, None, weight)
     why = (f"{reason}: {because}; predicted closeness {closeness:.2f}, variance of their differences "
            f"{variance:.3f}, score {score:.3f}")
     return TableChoice(bots, reason, anchor, why, closeness, variance, score)
 
 
-def _score(state: LeagueState, by_name: Mapping[str, LeagueBot], bots: tuple[str, ...],
-           penalty: float) -> tuple[float, float, float]:
-    """The table's mean closeness, summed difference variance, and score (module docstring)."""
+def _score(state: LeagueState, by_name: Mapping[str, LeagueBot], bots: tuple[str, ...], penalty: float,
+           known: dict[tuple[str, str], tuple[float, float, float]] | None = None,
+           weight: Callable[[str, str], float] | None = None) -> tuple[float, float, float]:
+    """The table's mean closeness, summed difference variance, and score (module docstring);
+    `known`: the terms of pairs already worked out for this state (a search scores each pair once);
+    `weight`: each pair's weight in the score (the focus), else 1."""
     closeness_sum = variance_sum = score = 0.0
     pairs = list(itertools.combinations(bots, 2))
     for a, b in pairs:
-        x, y = by_name[a], by_name[b]
-        close = _closeness(x.theta, y.theta)
-        spread = max(x.variance + y.variance - 2 * state.covariances.get(pair(a, b), 0.0), 0.0)
-        unsure = math.erfc(abs(x.theta - y.theta) / math.sqrt(2 * spread)) if spread > 0 else 0.0
-        met = state.meetings.get(pair(a, b), 0) / max(1, min(x.tables, y.tables))
-        closeness_sum += close
-        variance_sum += spread
-        score += close * spread * unsure / (1.0 + penalty * met)
+        terms = None if known is None else known.get((a, b))
+        if terms is None:
+            terms = _pair_terms(state, by_name[a], by_name[b], penalty, 1.0 if weight is None else weight(a, b))
+            if known is not None:
+                known[(a, b)] = terms
+        closeness_sum += terms[0]
+        variance_sum += terms[1]
+        score += terms[2]
     return closeness_sum / len(pairs), variance_sum, score
+
+
+def _pair_terms(state: LeagueState, x: LeagueBot, y: LeagueBot, penalty: float,
+                weight: float) -> tuple[float, float, float]:
+    """A pair's closeness, the variance of its difference, and its share of a table's score: their
+    product with the chance their fitted order is wrong (erfc: 1 while it is a coin toss, towards 0
+    once they are told apart), over the meeting penalty."""
+    close = _closeness(x.theta, y.theta)
+    spread = max(x.variance + y.variance - 2 * state.covariances.get(pair(x.name, y.name), 0.0), 0.0)
+    unsure = math.erfc(abs(x.theta - y.theta) / math.sqrt(2 * spread)) if spread > 0 else 0.0
+    met = state.meetings.get(pair(x.name, y.name), 0) / max(1, min(x.tables, y.tables))
+    return close, spread, weight * close * spread * unsure / (1.0 + penalty * met)
 
 
 def _closeness(theta_a: float, theta_b: float) -> float:
