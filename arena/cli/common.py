@@ -135,7 +135,7 @@ GrantOption = Annotated[
 ]
 
 
-def _seconds_within(bounds_s: tuple[float, float]):
+def seconds_within(bounds_s: tuple[float, float]):
     def check(value: float) -> float:
         problem = time_limit_problem(value, bounds_s)  # also refuses nan and inf, which click lets through
         if problem:
@@ -148,9 +148,9 @@ RuleOption = Annotated[
     Optional[list[str]],
     typer.Option("--rule", "-r", help="A rule option, OPTION=VALUE (repeatable), e.g. --rule ace_high=true."),
 ]
-MoveTimeout = Annotated[float, typer.Option(callback=_seconds_within(MOVE_TIMEOUT_RANGE_S),
+MoveTimeout = Annotated[float, typer.Option(callback=seconds_within(MOVE_TIMEOUT_RANGE_S),
                                             help="Seconds a bot has for each move.")]
-StartupTimeout = Annotated[float, typer.Option(callback=_seconds_within(STARTUP_TIMEOUT_RANGE_S),
+StartupTimeout = Annotated[float, typer.Option(callback=seconds_within(STARTUP_TIMEOUT_RANGE_S),
                                                help="Seconds a bot has to answer hello.")]
 
 
