@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from arena.cli.common import (command, console, fail, ignore_interrupts, note, parse_rule_options, seconds_within,
                                stop_on_sigterm)
-from arena.tournament.config_keys import KEYS, ConfigKey, Seconds, Whole, Words
+from arena.tournament.config_keys import KEYS, MAX_TOURNAMENT_GAMES, ConfigKey, Seconds, Whole, Words
 from arena.wording import count, visible_lines
 
 tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
@@ -29,7 +29,8 @@ def _key_option(key: ConfigKey) -> inspect.Parameter:
     kind: Any = Path if option.path else str
     extra: dict[str, Any] = {}
     if isinstance(parse, Whole):
-        kind, extra = int, {"min": parse.low, "max": parse.high}  # a number beyond: the config's check words it
+        # No count of a tournament is above its games: a bigger one is refused before any check.
+        kind, extra = int, {"min": parse.low, "max": MAX_TOURNAMENT_GAMES if parse.high is None else parse.high}
     elif isinstance(parse, Seconds):
         kind, extra = float, {"callback": seconds_within(parse.bounds_s)}
     elif isinstance(parse, Words):
@@ -37,8 +38,8 @@ def _key_option(key: ConfigKey) -> inspect.Parameter:
     if option.repeated:
         kind = list[str]
     required = option.default is None and key.required
-    annotation = Annotated[kind if required or option.default is not None else Optional[kind],
-                           typer.Option(*option.flags, help=option.help, **extra)]
+    annotation: Any = Annotated[kind if required or option.default is not None else Optional[kind],
+                                typer.Option(*option.flags, help=option.help, **extra)]
     return inspect.Parameter(key.leaf, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
                              default=inspect.Parameter.empty if required else option.default)
 

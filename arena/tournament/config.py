@@ -212,6 +212,7 @@ def config_from_dict(data: dict[str, Any], path: Path, words: KeyWords | None = 
         cluster=given["cluster"], sprt=stop_settings(data, given, words), raw=data, **_limits(given["limits"], words))
 
 
+
 def _check_schedule(given: dict[str, Any], kind: ScheduleKind, words: KeyWords) -> None:
     """The schedule's own keys (`tables`, `challengers`) against its kind and the bots."""
     bots, table_size, tables = given["bots"], given["table_size"], given["tables"]
@@ -253,7 +254,7 @@ def _many(number: int, noun: str) -> str:
     return f"{number:,} {noun if number == 1 else noun + 's'}"
 
 
-def _limits(limits: dict[str, Any], words: KeyWords) -> dict[str, float]:
+def _limits(limits: dict[str, Any], words: KeyWords) -> dict[str, Any]:
     """[limits]: the time limits, by their config_keys entries (limits.*)."""
     for key in limits:
         if key not in LIMIT_KEYS:

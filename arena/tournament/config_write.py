@@ -66,14 +66,14 @@ def config_path(given: Path) -> Path:
 
 def write_config(path: Path, given: dict[str, Any]) -> None:
     """Write a config from the options of `arena tournament new`: `given` maps each key of
-    config_keys.KEYS that has an option to its value (None: not given; `rules`: the --rule pairs
-    as text). Validated first, as a loaded config is, so that what is written always loads; an
+    config_keys.KEYS to its value (None, or left out: the option's default; `rules`: the --rule
+    pairs as text). Validated first, as a loaded config is, so that what is written always loads; an
     error names the option. Paths given (bots, `database`) start from the current folder; they
     are written relative to the config's folder, where a config's relative paths start."""
     words = OptionWords(path)
     data = _config_data(path, given, words)
     load_entries(config_from_dict(data, path, words), words)  # also: every bot exists, none is listed twice
-    text = ISOLATION_NOTE.get(data["isolation"], "") + tomli_w.dumps(data)
+    text = ISOLATION_NOTE.get(data.get("isolation", ""), "") + tomli_w.dumps(data)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -89,7 +89,8 @@ def write_config(path: Path, given: dict[str, Any]) -> None:
 
 def _config_data(path: Path, given: dict[str, Any], words: OptionWords) -> dict[str, Any]:
     """The config's TOML table, in the order of the keys' table, from the options given."""
-    values = dict(given, name=given.get("name") or path.stem, schedule=_schedule(given, words))
+    values = {key.name: key.option.default for key in KEYS if key.option} | given  # as `tournament new`'s
+    values.update(name=given.get("name") or path.stem, schedule=_schedule(given, words))
     if values.get("seed") is None:  # a bot that knows the seed can deal every hand itself
         values["seed"] = secrets.randbelow(2**31)
     values["bots"] = [_entry_for_config(ref, path.parent) for ref in given["bots"]]
