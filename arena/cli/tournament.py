@@ -10,7 +10,7 @@ from typing import Annotated, Any, Callable, Literal, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (command, console, fail, ignore_interrupts, note, parse_rule_options, seconds_within,
+from arena.cli.common import (command, console, fail, ignore_interrupts, note, seconds_within,
                                stop_on_sigterm)
 from arena.tournament.config_keys import KEYS, MAX_TOURNAMENT_GAMES, ConfigKey, Seconds, Whole, Words
 from arena.wording import count, visible_lines
@@ -65,7 +65,6 @@ def new(
     path = config_path(path)
     if path.exists() and not force:
         fail(f"{path} exists; use --force to overwrite it")
-    given["rules"] = parse_rule_options(given["rules"])
     write_config(path, {key.name: given[key.leaf] for key in KEYS if key.option})
     console.print(f"wrote {escape(str(path))}; run it with: {escape(command('arena', 'tournament', 'run', path))}", highlight=False)
 

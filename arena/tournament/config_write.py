@@ -18,6 +18,7 @@ from arena.submission.manifest import MANIFEST_NAME, NAME_RE, ManifestError
 from arena.submission.workspace import TOURNAMENTS, lookup_dirs, workspace_or_here
 from arena.tournament.config import config_from_dict, load_entries
 from arena.tournament.config_keys import KEYS, ConfigError, OptionWords
+from arena.tournament.option_pairs import rule_options
 from arena.tournament.output_files import write_output
 
 
@@ -67,7 +68,7 @@ def config_path(given: Path) -> Path:
 def write_config(path: Path, given: dict[str, Any]) -> None:
     """Write a config from the options of `arena tournament new`: `given` maps each key of
     config_keys.KEYS to its value (None, or left out: the option's default; `rules`: the --rule
-    pairs as text). Validated first, as a loaded config is, so that what is written always loads; an
+    OPTION=VALUE pairs). Validated first, as a loaded config is, so that what is written always loads; an
     error names the option. Paths given (bots, `database`) start from the current folder; they
     are written relative to the config's folder, where a config's relative paths start."""
     words = OptionWords(path)
@@ -98,7 +99,7 @@ def _config_data(path: Path, given: dict[str, Any], words: OptionWords) -> dict[
         database = Path(given["database"]).expanduser()
         values["database"] = str(database if database.is_absolute()
                                  else os.path.relpath(database.resolve(), path.parent.resolve()))
-    rules = _rules(given.get("rules") or {}, values["table_size"], words)
+    rules = _rules(rule_options(given.get("rules")), values["table_size"], words)
     values.update({key: rules.pop(key) for key in ("scoring", "fault_policy") if key in rules})
     values["rules"] = rules or None
     data: dict[str, Any] = {}

@@ -32,7 +32,7 @@ SAMPLES: dict[str, tuple[dict[str, Any], Callable[[Any], bool]]] = {
     "tables": ({"tables": 2}, lambda c: c.schedule == "balanced" and c.tables == 2),
     "challengers": ({"challengers": 1}, lambda c: c.schedule == "gauntlet" and c.challengers == 1),
     "database": ({"database": "/tmp/elsewhere/r.sqlite"}, lambda c: c.database == Path("/tmp/elsewhere/r.sqlite")),
-    "rules": ({"rules": {"ace_high": "true", "pickup": "top_card"}},
+    "rules": ({"rules": ["ace_high=true", "pickup=top_card"]},
               lambda c: c.rules.ace_high is True and c.rules.pickup.value == "top_card"),
     "limits": ({"limits": {"start_retry_s": 5.0}}, lambda c: c.start_retry_s == 5.0),
     "sandbox": ({"sandbox": {"processes": 100}}, lambda c: c.sandbox == {"processes": 100}),
