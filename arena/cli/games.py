@@ -101,10 +101,7 @@ def _games_page(output: Path, results, query, filters: str) -> None:
     config = results.config
     refuse_own_file(output, config)
     refuse_unwritable(output, "-o")
-    try:
-        written = write_games_page(output, results, results.games(query), f"{config.name}: games{filters}")
-    except OSError as exc:
-        fail(f"cannot write the games page to -o {output}: {exc.strerror or exc}")
+    written = write_games_page(output, results, results.games(query), f"{config.name}: games{filters}")
     console.print(f"wrote {output} and {count(written, 'game page')} in {pages_folder(output)}", highlight=False,
                   markup=False)
 

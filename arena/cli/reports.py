@@ -33,6 +33,7 @@ def standings(
 ) -> None:
     """Print or write the standings report from the results database (also while a run is going on)."""
     from arena.report.documents import standings_document
+    from arena.report.game_pages import pages_folder, report_pages_beside
     from arena.report.standings import render_standings_report
     from arena.tournament.results import TournamentResults
 
@@ -46,7 +47,9 @@ def standings(
             refuse_own_file(output, config)
         result = results.standings(with_history=history or form == "json")
         if form == "html" and output is not None and game_pages:
-            games_href = _write_game_pages(output, results)
+            games_href, written = report_pages_beside(output, results)
+            console.print(f"wrote {escape(count(written, 'game page'))} in {escape(str(pages_folder(output)))}",
+                          highlight=False)
     if form == "table" and output is None:
         render_standings_report(result, console, title=config.name, facts=facts)
         if not facts:
@@ -54,21 +57,6 @@ def standings(
                           style="dim", highlight=False)
         return
     _write_report(output, standings_document(result, form, config.name, games_href), config)
-
-
-def _write_game_pages(output: Path, results) -> str:
-    """The report's game pages in the folder beside `output`; the report's link to their list."""
-    from urllib.parse import quote
-
-    from arena.report.game_pages import INDEX, pages_folder, write_report_pages
-
-    folder = pages_folder(output)
-    try:
-        written = write_report_pages(folder, results, back=("../" + quote(output.name), "the standings"))
-    except OSError as exc:
-        fail(f"cannot write the game pages to {folder}: {exc.strerror or exc}")
-    console.print(f"wrote {escape(count(written, 'game page'))} in {escape(str(folder))}", highlight=False)
-    return f"{quote(folder.name)}/{INDEX}"
 
 
 def _write_report(output: Path | None, content: str, config, done: str = "") -> None:
