@@ -1,7 +1,8 @@
 """The documents keep up with the code: docs/organising.md's table of config keys lists exactly the
-keys the config parser accepts (read from the parser's own tables: TOP_KEYS, LIMIT_KEYS, the sandbox
-limits, the grant keys, the rule options), each default is the parser's, each list of allowed words
-is what the parser takes, and its example config loads. Every `arena ...` command the README and
+keys the config parser accepts (read from the parser's own tables: the keys' table of
+arena/tournament/config_keys.py, whose rows the document's are word for word, the sandbox limits,
+the grant keys, the rule options), each default is the parser's, each list of allowed words is
+what the parser takes, and its example config loads. Every `arena ...` command the README and
 the organiser's documents show is one the CLI accepts, and every link of theirs leads to a file and
 heading that exist. As tests/test_architecture.py reads its layers, this reads the documents
 themselves, so that they and the code cannot drift apart unseen."""
@@ -24,8 +25,8 @@ from arena.game import Rules
 from arena.sandbox.isolation import ISOLATION_MODES
 from arena.sandbox.limits import GRANT_KEYS, LIMIT_KEYS as SANDBOX_KEYS, ceilings_from
 from arena.schedule.kinds import NAMES as SCHEDULES
-from arena.tournament.config import (LIMIT_KEYS, MATCH_ONLY_OPTIONS, TOP_KEYS, ConfigError, config_from_dict,
-                                     default_workers)
+from arena.tournament.config import MATCH_ONLY_OPTIONS, ConfigError, config_from_dict, default_workers
+from arena.tournament.config_keys import KEYS, LIMIT_KEYS, TOP_KEYS
 from arena.tournament.resubmission import ON_CHANGE_MODES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -147,6 +148,14 @@ def test_the_key_table_lists_every_key_the_parser_accepts_and_no_other():
     documented = set(ROWS)
     assert sorted(expected - documented) == [], "accepted by the config parser but missing from docs/organising.md"
     assert sorted(documented - expected) == [], "in docs/organising.md's key table but not accepted by the parser"
+
+
+@pytest.mark.parametrize("key", KEYS, ids=lambda key: key.name)
+def test_the_documents_row_of_each_key_is_the_keys_table_own(key):
+    """The table in the code is the one source: a key's row there is its row in the document."""
+    rows = {line.split("|")[1].strip(): line.strip() for line in section(ORGANISING, KEY_SECTION).splitlines()
+            if line.startswith("| `")}
+    assert rows.get(f"`{key.name}`") == key.doc_row(), f"write this row in {ORGANISING.name}:\n{key.doc_row()}"
 
 
 @pytest.mark.parametrize("table", sorted(NESTED))

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from arena.cli.common import (GrantOption, MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail,
                                ignore_interrupts, parse_grants, parse_rule_options, stop_on_sigterm, usable_log_dir)
+from arena.submission.scaffold import Language
 from arena.wording import visible, visible_lines
 
 bot_app = typer.Typer(help="Create, check and register bots.", no_args_is_help=True, add_completion=False,
@@ -28,7 +29,7 @@ def _bots_dir(path: Path | None) -> Path:
 @bot_app.command("new")
 def new(
     name: Annotated[str, typer.Argument(help="Bot name: 1-32 characters of A-Z a-z 0-9 _ . -, not starting with a dot")],
-    lang: Annotated[str, typer.Option("--lang", "-l", help="python, c, js, shell or java.")] = "python",
+    lang: Annotated[Language, typer.Option("--lang", "-l", help="The bot's language.")] = "python",
     dir: DirOption = None,
 ) -> None:
     """Write a new bot folder (bot.toml + source) that plays legal moves and passes `arena bot check`."""

@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Callable, NoReturn, Optional, Sequence
+from typing import Annotated, Any, Callable, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -18,6 +18,7 @@ from arena.wording import shell_command, visible_lines
 from arena.game.rules import GAMES_RANGE
 from arena.play.records import MOVE_TIMEOUT_RANGE_S, STARTUP_TIMEOUT_RANGE_S, time_limit_problem
 from arena.tournament.config import SEED_RANGE
+from arena.tournament.option_pairs import OptionError, grants, rule_options
 
 # soft_wrap: messages name commands and paths, which a line break inserted at 80 columns
 # (the width Rich assumes when output is piped) would cut in two.
@@ -25,8 +26,8 @@ console = Console(soft_wrap=True)
 err_console = Console(stderr=True, soft_wrap=True)
 
 
-class UsageError(ArenaError):
-    """Bad input from the user (an argument, a config, a manifest): shown as one clear message."""
+UsageError = OptionError  # bad input from the user: shown as one clear message
+parse_rule_options, parse_grants = rule_options, grants  # `--rule OPTION=VALUE`, `--grant BOT.KEY=VALUE`
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -69,19 +70,6 @@ def word_every_command(app: typer.Typer) -> None:
 command = shell_command  # the CLI's name for it
 
 
-def parse_rule_options(pairs: Sequence[str] | None) -> dict[str, str]:
-    """`--rule OPTION=VALUE` pairs into a mapping; the rules value validates names and values."""
-    options: dict[str, str] = {}
-    for pair in pairs or ():
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise UsageError(f"--rule takes OPTION=VALUE, got {pair!r}")
-        if name.strip() in options:
-            raise UsageError(f"--rule {name.strip()} is given twice ({options[name.strip()]} and {value.strip()})")
-        options[name.strip()] = value.strip()
-    return options
-
-
 def stop_on_sigterm() -> None:
     """Turn SIGTERM into SystemExit so that `finally` blocks run and every bot is closed."""
     own_pid = os.getpid()
@@ -104,29 +92,6 @@ def ignore_interrupts() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def parse_grants(pairs: Sequence[str] | None) -> dict[str, dict[str, object]]:
-    """`--grant BOT.KEY=VALUE` pairs into grants by bot name (docs/sandbox.md): a limit's ceiling
-    for that bot (a whole number), zmq_tcp or no_network (true or false)."""
-    from arena.sandbox.limits import grant_problem
-
-    grants: dict[str, dict[str, object]] = {}
-    for pair in pairs or ():
-        left, sep, text = pair.partition("=")
-        name, dot, key = left.strip().rpartition(".")
-        if not sep or not dot or not name or not key:
-            raise UsageError(f"--grant takes BOT.KEY=VALUE, e.g. --grant java_bot.address_space_mb=16384; got {pair!r}")
-        value: object = text.strip()
-        if value in ("true", "false"):
-            value = value == "true"
-        elif str(value).isdigit():
-            value = int(str(value))
-        problem = grant_problem({key: value})
-        if problem:
-            raise UsageError(f"--grant {pair}: {problem[1]}")
-        grants.setdefault(name, {})[key] = value
-    return grants
-
-
 GrantOption = Annotated[
     Optional[list[str]],
     typer.Option("--grant", help="Grant a bot more than the default ceilings, BOT.KEY=VALUE (repeatable): a limit "
@@ -135,7 +100,7 @@ GrantOption = Annotated[
 ]
 
 
-def _seconds_within(bounds_s: tuple[float, float]):
+def seconds_within(bounds_s: tuple[float, float]):
     def check(value: float) -> float:
         problem = time_limit_problem(value, bounds_s)  # also refuses nan and inf, which click lets through
         if problem:
@@ -148,9 +113,9 @@ RuleOption = Annotated[
     Optional[list[str]],
     typer.Option("--rule", "-r", help="A rule option, OPTION=VALUE (repeatable), e.g. --rule ace_high=true."),
 ]
-MoveTimeout = Annotated[float, typer.Option(callback=_seconds_within(MOVE_TIMEOUT_RANGE_S),
+MoveTimeout = Annotated[float, typer.Option(callback=seconds_within(MOVE_TIMEOUT_RANGE_S),
                                             help="Seconds a bot has for each move.")]
-StartupTimeout = Annotated[float, typer.Option(callback=_seconds_within(STARTUP_TIMEOUT_RANGE_S),
+StartupTimeout = Annotated[float, typer.Option(callback=seconds_within(STARTUP_TIMEOUT_RANGE_S),
                                                help="Seconds a bot has to answer hello.")]
 
 

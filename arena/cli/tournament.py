@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-import secrets
-
+import inspect
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Callable, Literal, Optional
 
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (SEED_MAX, SEED_MIN, MoveTimeout, StartupTimeout, UsageError, command, console,
-                               fail, ignore_interrupts, note, parse_rule_options, stop_on_sigterm)
-from arena.tournament.config import MAX_TOURNAMENT_GAMES, MAX_WORKERS
+from arena.cli.common import (command, console, fail, ignore_interrupts, note, seconds_within,
+                               stop_on_sigterm)
+from arena.tournament.config_keys import KEYS, MAX_TOURNAMENT_GAMES, ConfigKey, Seconds, Whole, Words
 from arena.wording import count, visible_lines
 
 tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
@@ -22,99 +21,52 @@ def register(app: typer.Typer) -> None:
     app.add_typer(tournament_app, name="tournament")
 
 
-def _config_path(given: Path) -> Path:
-    """A bare name (`mine`: no folder, no suffix) means the workspace's tournaments/mine.toml; a
-    file name or path (`mine.toml`, `tournaments/mine.toml`) is written where it says."""
-    from arena.submission.workspace import TOURNAMENTS, workspace_or_here
+def _key_option(key: ConfigKey) -> inspect.Parameter:
+    """The option of `tournament new` that writes `key`, from its entry of the keys' table: its
+    flags, help and default there, its type and range from the key's own parser."""
+    option, parse = key.option, key.parse
+    assert option is not None
+    kind: Any = Path if option.path else str
+    extra: dict[str, Any] = {}
+    if isinstance(parse, Whole):
+        # No count of a tournament is above its games: a bigger one is refused before any check.
+        kind, extra = int, {"min": parse.low, "max": MAX_TOURNAMENT_GAMES if parse.high is None else parse.high}
+    elif isinstance(parse, Seconds):
+        kind, extra = float, {"callback": seconds_within(parse.bounds_s)}
+    elif isinstance(parse, Words):
+        kind = Literal.__getitem__(parse.words)
+    if option.repeated:
+        kind = list[str]
+    required = option.default is None and key.required
+    annotation: Any = Annotated[kind if required or option.default is not None else Optional[kind],
+                                typer.Option(*option.flags, help=option.help, **extra)]
+    return inspect.Parameter(key.leaf, inspect.Parameter.KEYWORD_ONLY, annotation=annotation,
+                             default=inspect.Parameter.empty if required else option.default)
 
-    if len(given.parts) != 1 or given.suffix or given.name in (".", ".."):
-        return given
-    return workspace_or_here() / TOURNAMENTS / (given.name + ".toml")
+
+def _options_from_keys(function: Callable[..., None]) -> Callable[..., None]:
+    """`function(path, force, **given)` with an option for each key of the table that has one."""
+    path, force = list(inspect.signature(function, eval_str=True).parameters.values())[:2]
+    options = [_key_option(key) for key in KEYS if key.option]
+    setattr(function, "__signature__", inspect.Signature([path, *options, force.replace(kind=inspect.Parameter.KEYWORD_ONLY)]))
+    return function
 
 
 @tournament_app.command("new")
+@_options_from_keys
 def new(
     path: Annotated[Path, typer.Argument(help="Where to write the config: a path (tournaments/mine.toml), or a bare name (mine) for the workspace's tournaments/mine.toml.")],
-    bots: Annotated[list[str], typer.Option("--bot", "-b", help="A bot name or manifest path (repeat for each entry).")],
-    name: Annotated[Optional[str], typer.Option(help="Tournament name (default: the file's name).")] = None,
-    seed: Annotated[Optional[int], typer.Option(
-        min=SEED_MIN, max=SEED_MAX,
-        help="Tournament seed (default: a random one, written in the config). The deals follow from it and the "
-        "bots' names: keep it from the bot authors until the tournament is over.")] = None,
-    table_size: Annotated[int, typer.Option(min=2, max=5, help="Bots per table.")] = 3,
-    deals: Annotated[int, typer.Option(min=1, max=MAX_TOURNAMENT_GAMES,
-                                       help="Deals per table, each played in every seating.")] = 2,
-    rule: Annotated[Optional[list[str]], typer.Option("--rule", "-r", help="Rule option OPTION=VALUE (repeatable).")] = None,
-    workers: Annotated[Optional[int], typer.Option(min=1, max=MAX_WORKERS,
-                                                   help="Worker processes (default: the number of cores).")] = None,
-    schedule: Annotated[Optional[str], typer.Option(
-        help="round_robin (every combination of bots), balanced (--tables N tables in which every pair "
-             "meets equally often) or gauntlet (the first --challengers N bots each meet every combination "
-             "of the others). Default: balanced if --tables is given, gauntlet if --challengers is, "
-             "else round_robin.")] = None,
-    tables: Annotated[Optional[int], typer.Option(min=1, max=MAX_TOURNAMENT_GAMES,
-                                                  help="Tables of a balanced schedule.")] = None,
-    challengers: Annotated[Optional[int], typer.Option(
-        min=1, max=MAX_TOURNAMENT_GAMES,
-        help="How many of the first --bot entries challenge the others (gauntlet; default 1).")] = None,
-    database: Annotated[Optional[Path], typer.Option(
-        help="The SQLite results file (default: beside the config, named after it).")] = None,
-    move_timeout: MoveTimeout = 2.0,
-    startup_timeout: StartupTimeout = 10.0,
-    isolation: Annotated[str, typer.Option(
-        help="required (the default: other people's bots each see only their own folder, and the run is refused "
-             "without bubblewrap), auto (isolated where bubblewrap works, else not) or off. See arena docs sandbox.")]
-        = "required",
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing file.")] = False,  # the last option
+    **given: Any,
 ) -> None:
     """Write a tournament config from options."""
-    from arena.game import GameError, Rules
-    from arena.schedule.kinds import kind_for_options
-    from arena.tournament.config import ConfigError
-    from arena.tournament.config_write import write_config
+    from arena.tournament.config_write import config_path, write_config
 
-    path = _config_path(path)
+    path = config_path(path)
     if path.exists() and not force:
         fail(f"{path} exists; use --force to overwrite it")
-    try:
-        options = parse_rule_options(rule)
-        if options.get("num_players", str(table_size)) != str(table_size):
-            raise UsageError(f"--rule num_players={options['num_players']} does not match --table-size {table_size}")
-        options["num_players"] = str(table_size)
-        rules = Rules.from_options(options).changed_options()  # validated, with native TOML types
-        rules.pop("num_players", None)
-        if schedule is None:
-            if tables is not None and challengers is not None:
-                raise UsageError("--tables makes a balanced schedule and --challengers a gauntlet: give one of them")
-            schedule = kind_for_options(tables, challengers)
-        if seed is None:  # a bot that knows the seed can deal every hand itself
-            seed = secrets.randbelow(2**31)
-        write_config(path, name=name or path.stem, bots=list(bots), seed=seed, table_size=table_size, deals=deals,
-                     rules=rules, workers=workers, move_timeout_s=move_timeout, startup_timeout_s=startup_timeout,
-                     schedule=schedule, tables=tables, challengers=challengers, database=database,
-                     isolation=isolation)
-    except ConfigError as exc:
-        fail(_in_option_terms(str(exc), path))
-    except (UsageError, GameError) as exc:
-        fail(str(exc))
+    write_config(path, {key.name: given[key.leaf] for key in KEYS if key.option})
     console.print(f"wrote {escape(str(path))}; run it with: {escape(command('arena', 'tournament', 'run', path))}", highlight=False)
-
-
-# `tournament new` checks what it would write as a config would be checked; its user gave
-# options, not keys of a file that does not exist yet.
-_OPTION_OF_KEY = {"bots": "--bot", "deals": "--deals", "table_size": "--table-size", "seed": "--seed",
-                  "name": "--name", "workers": "--workers", "limits.move_timeout_s": "--move-timeout",
-                  "limits.startup_timeout_s": "--startup-timeout", "rules": "--rule", "schedule": "--schedule",
-                  "tables": "--tables", "challengers": "--challengers", "database": "--database",
-                  "isolation": "--isolation"}
-
-
-def _in_option_terms(message: str, path: Path) -> str:
-    for key, option in _OPTION_OF_KEY.items():
-        if f"key {key!r}" in message:
-            message = message.replace(f"{path}: ", "", 1).replace(f"key {key!r}", option)
-        message = message.replace(f"({key})", f"({option})")
-    return message
 
 
 @tournament_app.command("run")

@@ -26,6 +26,7 @@ from typing import Iterable, Iterator
 from urllib.parse import quote
 
 from arena import __version__
+from arena.errors import ArenaError
 from arena.report.games_html import games_list_page
 from arena.report.replay_page import asset_files, replay_page
 from arena.results.games_list import GameLine, game_line
@@ -180,13 +181,28 @@ def write_report_pages(folder: Path, results: TournamentResults, *, back: tuple[
     return len(lines)
 
 
+def report_pages_beside(report: Path, results: TournamentResults) -> tuple[str, int]:
+    """A standings report's game pages in the folder beside it (`-o FILE.html`): the report's link
+    to their list, and how many pages. ArenaError says which folder could not be written."""
+    folder = pages_folder(report)
+    try:
+        written = write_report_pages(folder, results, back=("../" + quote(report.name), "the standings"))
+    except OSError as exc:
+        raise ArenaError(f"cannot write the game pages to {folder}: {exc.strerror or exc}") from None
+    return f"{quote(folder.name)}/{INDEX}", written
+
+
 def write_games_page(output: Path, results: TournamentResults, lines: Iterable[GameLine], title: str) -> int:
     """`arena games --format html -o FILE`: the listed games at `output`, each number linked to the
-    game's page in the folder beside it; returns how many pages. Raises OSError."""
+    game's page in the folder beside it; returns how many pages. ArenaError says what could not be written."""
     folder, listed, roster = pages_folder(output), list(lines), tuple(results.config.playing)
-    written = write_pages(folder, results.replays(listed), tournament=results.config.name, roster=roster,
-                          back=("../" + quote(output.name), "all games"))
-    write_text(output, games_list_page(listed, title, lambda line: f"{quote(folder.name)}/{href_of(line)}", roster=roster), "-o")
+    try:
+        written = write_pages(folder, results.replays(listed), tournament=results.config.name, roster=roster,
+                              back=("../" + quote(output.name), "all games"))
+        write_text(output, games_list_page(listed, title, lambda line: f"{quote(folder.name)}/{href_of(line)}",
+                                           roster=roster), "-o")
+    except OSError as exc:
+        raise ArenaError(f"cannot write the games page to -o {output}: {exc.strerror or exc}") from None
     return len(written)
 
 

@@ -1,15 +1,18 @@
-"""`arena games` in the terminal: the stored games as a Rich table (arena/results/games_list.py builds the lines)."""
+"""`arena games` as text: the stored games as a Rich table, or CSV or JSON lines, with the titles
+that say what was listed (arena/results/games_list.py builds the lines)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+import dataclasses
+import json
+from typing import Iterable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.wording import when_text
-from arena.results.games_list import GameLine
+from arena.wording import count, when_text
+from arena.results.games_list import GameLine, csv_cells, csv_header, csv_row, json_line
 from arena.results.voids import VoidRow
 
 
@@ -54,3 +57,54 @@ def render_void_table(rows: Sequence[tuple[int, VoidRow]], console: Console, *, 
         cells = [str(number), " ".join(last.bots), last.bot, str(len(tried)), when_text(last.voided_at), now, last.why]
         table.add_row(*[escape(cell) for cell in cells])
     console.print(table)
+
+
+def filters_text(bots: Sequence[str], faults: bool, skitgubbe: str | None) -> str:
+    """What a list of games was filtered by, as the end of its title: " with a and b, lost by c"."""
+    parts = []
+    if bots:
+        parts.append("with " + " and ".join(bots))
+    if faults:
+        parts.append("with a fault" + (" by " + " or ".join(bots) if bots else ""))
+    if skitgubbe:
+        parts.append(f"lost by {skitgubbe}")
+    return (" " + ", ".join(parts)) if parts else ""
+
+
+def games_title(name: str, shown: int, filters: str, superseded: str) -> str:
+    """The title of a table of games: how many, of which kind, filtered by what."""
+    kind = "superseded game" if superseded == "only" else "stored game"
+    return f"{name}: {count(shown, kind)}{filters}" + (", superseded ones included" if superseded == "include" else "")
+
+
+def print_game_lines(lines: Iterable[GameLine], format: str, console: Console) -> None:
+    """The games as CSV or JSON lines, streamed: each printed as it is read."""
+    if format == "csv":
+        console.out(csv_header(), end="", highlight=False)
+    for line in lines:
+        console.out(csv_row(line) if format == "csv" else json_line(line), end="" if format == "csv" else "\n",
+                    highlight=False)
+
+
+VOID_FIELDS = ("number", "key", "bots", "bot", "why", "tried", "voided_at", "played_since", "machine", "on_request")
+
+
+def print_void_lines(rows: Sequence[tuple[int, VoidRow]], format: str, console: Console) -> None:
+    """Every void attempt (game number, VoidRow) as CSV or JSON lines."""
+    if format == "csv":
+        console.out(csv_cells(VOID_FIELDS), end="", highlight=False)
+    for number, row in rows:
+        if format == "json":
+            console.out(json.dumps({"number": number, **dataclasses.asdict(row)}), highlight=False)
+        else:
+            console.out(csv_cells((number, row.key, ";".join(row.bots), row.bot, row.why, row.tried, row.voided_at,
+                                   row.played_since, row.machine, row.on_request)), end="", highlight=False)
+
+
+def void_title(name: str, found: Sequence[tuple[int, VoidRow]], filters: str) -> tuple[str, int]:
+    """The title of the void games' table, and how many of them are still to be played."""
+    from arena.results.voids import void_counts
+
+    counts = void_counts(row for _, row in found)
+    return (f"{name}: {count(counts.games, 'void game')} ({counts.tried} tried and failed, {counts.never_tried} never "
+            f"tried; {count(counts.attempts, 'attempt')}){filters}, {counts.pending} to be played", counts.pending)

@@ -272,12 +272,12 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     """The page. `refresh_s`: the live page, which the browser reloads this often; `progress`:
     the run's progress line, for it; `games_href`: the list of the game pages, and `latest`
     (number, link, words) the games to name beside it."""
-    t = escape(title)
     head = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">']
     if refresh_s:
         head.append(f'<meta http-equiv="refresh" content="{int(refresh_s)}">')
-    out = head + [f"<title>{t}</title>", f"<style>{_CSS}</style></head><body>", f"<h1>{_breakable(title)}</h1>"]
+    out = head + [f"<title>{escape(title)}</title>", f"<style>{_CSS}</style></head><body>",
+                  f"<h1>{_breakable(title)}</h1>"]
     if refresh_s:
         import datetime as dt
 
@@ -287,7 +287,24 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
                    f"every {int(refresh_s)} s.</p>")
     # The standings first, and then the facts, folded: first, the facts filled a phone's first
     # screen and more, and the standings began 1,200 px down.
-    out.append(f"<p>{escape(standings.games_words())}{_ranking_note(standings)}.</p>")
+    # The tournament's entries in config order, withdrawn ones in place (a withdrawal moves no colour),
+    # so that colours are the same in each report of it.
+    colours = bot_colours((b.bot for b in standings.bots), roster=standings.roster or standings.facts.get("bots", ()))
+    out += _standings_part(standings, colours)
+    if games_href is not None:
+        out.append(_games_links(games_href, latest))
+    out += _facts_part(standings.facts)
+    out += ["<h2>Points per game</h2>", _both(interval_chart, standings, colours),
+            "<h2>Ratings as the games came in</h2>", _both(rating_chart, standings, colours),
+            _legend([b.bot for b in standings.bots if b.games], colours)]
+    out += _tables_part(standings)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _standings_part(standings: Standings, colours: dict[str, str]) -> list[str]:
+    """How far the tournament is, its warnings, the standings table and the notes under it."""
+    out = [f"<p>{escape(standings.games_words())}{_ranking_note(standings)}.</p>"]
     if standings.completeness is not None and not standings.completeness.complete:
         out.append(f'<p class="warn">{escape(NOT_COMPLETE)}.</p>')
     capped = standings.facts.get("capped_games", 0)
@@ -295,14 +312,9 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
         out.append(f'<p class="warn">{count(capped, "game")} ended at the action cap (R51), without a real finish.</p>')
     if standings.test is not None:
         out.append(f'<p class="sprt"><strong>Early stopping (SPRT):</strong> {escape(standings.test.sentence())}.</p>')
-    rows = []
-    # The tournament's bots in config order (the facts'), so that colours are the same in each report of it.
-    # The tournament's entries in config order, withdrawn ones in place (a withdrawal moves no colour).
-    colours = bot_colours((b.bot for b in standings.bots), roster=standings.roster or standings.facts.get("bots", ()))
     marked = challengers(standings)
-    for b in standings.bots:
-        swatch = f'<span class="swatch" style="background:{colours[b.bot]}"></span>'
-        rows.append(_row(STANDINGS_COLUMNS, b, swatch, CHALLENGER_MARK if b.bot in marked else ""))
+    rows = [_row(STANDINGS_COLUMNS, b, f'<span class="swatch" style="background:{colours[b.bot]}"></span>',
+                 CHALLENGER_MARK if b.bot in marked else "") for b in standings.bots]
     out.append(_table([c.header for c in STANDINGS_COLUMNS], rows, "standings",
                       [_column_class(c) for c in STANDINGS_COLUMNS]))
     if marked:
@@ -311,21 +323,24 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     groups = rating_groups_sentence(standings)
     if groups:
         out.append(f'<p class="groups">{escape(groups)}</p>')
-    if games_href is not None:
-        out.append(_games_links(games_href, latest))
-    facts = shown_facts(standings.facts)  # an empty fact ("sprt_alpha" of a run without the test) is left out
-    if facts:
-        out.append('<details class="facts"><summary>About this tournament: when it ran, how it was set up, '
-                   'what played</summary><dl class="facts">')
-        out += [f"<dt>{_breakable(key)}</dt><dd>{_fact_html(value)}</dd>" for key, value in facts.items()]
-        out.append("</dl></details>")
-    out.append("<h2>Points per game</h2>")
-    out.append(_both(interval_chart, standings, colours))
-    out.append("<h2>Ratings as the games came in</h2>")
-    out.append(_both(rating_chart, standings, colours))
-    out.append(_legend([b.bot for b in standings.bots if b.games], colours))
+    return out
+
+
+def _facts_part(all_facts: dict) -> list[str]:
+    """The tournament's facts, folded; an empty fact ("sprt_alpha" of a run without the test) is left out."""
+    facts = shown_facts(all_facts)
+    if not facts:
+        return []
+    return ['<details class="facts"><summary>About this tournament: when it ran, how it was set up, '
+            'what played</summary><dl class="facts">',
+            *(f"<dt>{_breakable(key)}</dt><dd>{_fact_html(value)}</dd>" for key, value in facts.items()),
+            "</dl></details>"]
+
+
+def _tables_part(standings: Standings) -> list[str]:
+    """Head to head, finishing places by seat, faults by kind, and what is out of the standings."""
     names = [b.bot for b in standings.bots]
-    out.append("<h2>Head to head</h2><p>Row bot finished ahead of column bot in this many of their games together.</p>")
+    out = ["<h2>Head to head</h2><p>Row bot finished ahead of column bot in this many of their games together.</p>"]
     h2h_rows = []
     for a in names:
         cells = []
@@ -349,8 +364,7 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     if standings.history:
         out.append(f"<h2>Out of the standings</h2><p>{escape(HISTORY_NOTE)}</p>")
         out.append(_table([c.header for c in HISTORY_COLUMNS], [_row(HISTORY_COLUMNS, f) for f in standings.history]))
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return out
 
 
 __all__ = ["to_html", "bot_colours", "PALETTE", "nice_ticks", "interval_chart", "rating_chart"]

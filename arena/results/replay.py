@@ -14,6 +14,7 @@ from typing import Sequence
 
 from arena.game import Event, EventKind, Game, pretty_card
 from arena.play.records import FaultKind
+from arena.wording import count
 
 
 def _cards(cards: Sequence[int]) -> str:
@@ -27,96 +28,112 @@ def _label(names: Sequence[str], seat: int) -> str:
 def replay_lines(row, seat: int | None = None, number: int | None = None) -> list[str]:
     """Text lines of one stored game (`GameRow`); `seat` None for the referee's view; `number`
     the tournament game number, as the bots were told it."""
-    transcript = row.transcript
     names = list(row.bots)
-    n = len(names)
-    if seat is not None and not 0 <= seat < n:
-        raise ValueError(f"seat must be 0 to {n - 1}, not {seat}")
-    game = Game.new(transcript.rules, transcript.seed, transcript.dealer)
-    view_name = "referee's view" if seat is None else f"as seen by {_label(names, seat)}"
-    lines = [
-        (f"game {number} ({row.key})" if number is not None else f"game {row.key}") + f", {view_name}",
-        "seats: " + ", ".join(f"{s} {name}" for s, name in enumerate(names)),
-        f"seed {transcript.seed}, dealer seat {transcript.dealer} ({names[transcript.dealer]})",
-    ]
-    options = transcript.rules.changed_options()
-    if options:
-        lines.append("rules: " + ", ".join(f"{k}={v}" for k, v in sorted(options.items())))
-    if seat is None:
+    if seat is not None and not 0 <= seat < len(names):
+        raise ValueError(f"seat must be 0 to {len(names) - 1}, not {seat}")
+    replay = _Replay(row, names, seat)
+    replay.header(number)
+    replay.moves()
+    replay.ending()
+    return replay.lines
+
+
+class _Replay:
+    """One stored game replayed with the engine, its lines written as it goes: every hand and
+    drawn card for the referee's view (`seat` None), a seat's own hand for that seat's."""
+
+    def __init__(self, row, names: list[str], seat: int | None) -> None:
+        self.row, self.names, self.seat = row, names, seat
+        transcript = row.transcript
+        self.game = Game.new(transcript.rules, transcript.seed, transcript.dealer)
+        self.lines: list[str] = []
+        self.shown = 0  # events already written
+        self.hand: tuple[int, ...] | list[int] = () if seat is None else self.game.view(seat).hand
+        self.hands = [set(h) for h in self.game.hands] if seat is None else []
+
+    def header(self, number: int | None) -> None:
+        names, game, transcript, lines = self.names, self.game, self.row.transcript, self.lines
+        view_name = "referee's view" if self.seat is None else f"as seen by {_label(names, self.seat)}"
+        lines += [
+            (f"game {number} ({self.row.key})" if number is not None else f"game {self.row.key}") + f", {view_name}",
+            "seats: " + ", ".join(f"{s} {name}" for s, name in enumerate(names)),
+            f"seed {transcript.seed}, dealer seat {transcript.dealer} ({names[transcript.dealer]})",
+        ]
+        options = transcript.rules.changed_options()
+        if options:
+            lines.append("rules: " + ", ".join(f"{k}={v}" for k, v in sorted(options.items())))
+        if self.seat is not None:
+            lines.append(f"your hand: {_cards(self.hand)}")
+            return
         lines.append("starting hands:")
-        for s in range(n):
-            lines.append(f"  {_label(names, s)}: {_cards(game.sorted_hand(s))}")
+        lines.extend(f"  {_label(names, s)}: {_cards(game.sorted_hand(s))}" for s in range(len(names)))
         if game.stock:
             lines.append(f"  stock ({len(game.stock)} cards), top first: {_cards(game.stock[::-1])}")
         if game.set_aside:
             lines.append(f"  set aside: {_cards(game.set_aside)}")
-        hands = [set(h) for h in game.hands]
-    else:
-        hand = game.view(seat).hand
-        lines.append(f"your hand: {_cards(hand)}")
-    shown = 0
 
-    def emit(number: str = "") -> None:
+    def emit(self, number: str = "") -> None:
         """The events since the last call; the first carries `number` (the move's), the rest line up."""
-        nonlocal shown, hand, hands
-        new = game.events[shown:]
-        shown = len(game.events)
+        game, seat = self.game, self.seat
+        new = game.events[self.shown:]
+        self.shown = len(game.events)
         for event in new:
-            lines.append(f"{number:>{_NUMBER_WIDTH}}" + describe_event(event, names))
+            self.lines.append(f"{number:>{_NUMBER_WIDTH}}" + describe_event(event, self.names))
             number = ""
             if seat is None and event.kind in (EventKind.DRAW, EventKind.TRUMP) and event.seat is not None:
-                s = event.seat
-                gained = set(game.hands[s]) - hands[s]
+                gained = set(game.hands[event.seat]) - self.hands[event.seat]
                 if event.kind is EventKind.TRUMP and game.trump_card is not None:
-                    lines.append(f"    (the trump card is {pretty_card(game.trump_card)})")
+                    self.lines.append(f"    (the trump card is {pretty_card(game.trump_card)})")
                 elif gained:
-                    lines.append(f"    (drew {_cards(sorted(gained))})")
+                    self.lines.append(f"    (drew {_cards(sorted(gained))})")
         if seat is None:
-            hands = [set(h) for h in game.hands]
-        else:
-            now = game.view(seat).hand
-            if now != hand:
-                hand = now
-                lines.append(f"  your hand: {_cards(hand)}")
+            self.hands = [set(h) for h in game.hands]
+        elif game.view(seat).hand != self.hand:
+            self.hand = game.view(seat).hand
+            self.lines.append(f"  your hand: {_cards(self.hand)}")
 
-    hand = () if seat is None else hand
-    hands = [] if seat is not None else hands
-    # A fault's `move` is the index of the move the arena made in the bot's place: shown there,
-    # numbered as the moves are (from 1), so that "fault ... at move 117" can be found.
-    faults_at: dict[int, list[dict]] = {}
-    for fault in row.faults:
-        faults_at.setdefault(fault["move"], []).append(fault)
-    emit()
-    for index, move in enumerate(transcript.moves):
-        for fault in faults_at.pop(index, ()):
-            lines.append(_fault_note(fault, names, moved_for=True))
-        game.apply(move)
-        emit(f"{index + 1}. ")
-    for index in sorted(faults_at):  # the last fault of a forfeited game, past the last move
-        lines.extend(_fault_note(fault, names, moved_for=False) for fault in faults_at[index])
-    if transcript.forfeited_seat is not None:
-        lines.append(f"{_label(names, transcript.forfeited_seat)} forfeits: {transcript.forfeit_reason or 'fault'}")
-        game.forfeit(transcript.forfeited_seat, transcript.forfeit_reason)
-        emit()
-    outcome = game.outcome
-    if outcome is None:
-        lines.append("the transcript ends before the game does")
-        return lines
-    lines.append("result: " + " > ".join(names[s] for s in outcome.finishing_order)
-                 + f" ({outcome.reason.value}); skitgubbe: {names[outcome.skitgubbe]}")
-    if row.points:
-        lines.append("points: " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(row.points)))
-    made_for: dict[int, list[int]] = {}  # seat -> the moves the arena made for it once it was gone
-    for fault in row.faults:
-        if fault["kind"] == DEAD:
-            made_for.setdefault(fault["seat"], []).append(fault["move"] + 1)
-        else:
-            lines.append(f"fault: {_label(names, fault['seat'])} {fault['kind']} at move {fault['move'] + 1}: "
-                         f"{fault['detail']}")
-    for gone, numbers in sorted(made_for.items()):
-        lines.append(f"the arena made {len(numbers)} move{'s' if len(numbers) != 1 else ''} for {_label(names, gone)} "
-                     f"after it was gone (moves {numbers[0]} to {numbers[-1]}; not counted as faults)")
-    return lines
+    def moves(self) -> None:
+        """Every move, each fault where the arena moved for the bot, and a forfeit at the end."""
+        transcript, names = self.row.transcript, self.names
+        # A fault's `move` is the index of the move the arena made in the bot's place: shown there,
+        # numbered as the moves are (from 1), so that "fault ... at move 117" can be found.
+        faults_at: dict[int, list[dict]] = {}
+        for fault in self.row.faults:
+            faults_at.setdefault(fault["move"], []).append(fault)
+        self.emit()
+        for index, move in enumerate(transcript.moves):
+            for fault in faults_at.pop(index, ()):
+                self.lines.append(_fault_note(fault, names, moved_for=True))
+            self.game.apply(move)
+            self.emit(f"{index + 1}. ")
+        for index in sorted(faults_at):  # the last fault of a forfeited game, past the last move
+            self.lines.extend(_fault_note(fault, names, moved_for=False) for fault in faults_at[index])
+        if transcript.forfeited_seat is not None:
+            self.lines.append(f"{_label(names, transcript.forfeited_seat)} forfeits: "
+                              f"{transcript.forfeit_reason or 'fault'}")
+            self.game.forfeit(transcript.forfeited_seat, transcript.forfeit_reason)
+            self.emit()
+
+    def ending(self) -> None:
+        """The result, the points, and the faults of the game."""
+        names, lines, outcome = self.names, self.lines, self.game.outcome
+        if outcome is None:
+            lines.append("the transcript ends before the game does")
+            return
+        lines.append("result: " + " > ".join(names[s] for s in outcome.finishing_order)
+                     + f" ({outcome.reason.value}); skitgubbe: {names[outcome.skitgubbe]}")
+        if self.row.points:
+            lines.append("points: " + ", ".join(f"{names[s]} {p}" for s, p in enumerate(self.row.points)))
+        made_for: dict[int, list[int]] = {}  # seat -> the moves the arena made for it once it was gone
+        for fault in self.row.faults:
+            if fault["kind"] == DEAD:
+                made_for.setdefault(fault["seat"], []).append(fault["move"] + 1)
+            else:
+                lines.append(f"fault: {_label(names, fault['seat'])} {fault['kind']} at move {fault['move'] + 1}: "
+                             f"{fault['detail']}")
+        for gone, numbers in sorted(made_for.items()):
+            lines.append(f"the arena made {count(len(numbers), 'move')} for {_label(names, gone)} after it was gone "
+                         f"(moves {numbers[0]} to {numbers[-1]}; not counted as faults)")
 
 
 _NUMBER_WIDTH = 5  # "117. "

@@ -34,78 +34,101 @@ def balanced_tables(entries: list[str], table_size: int, tables: int, seed: int,
     if tables * table_size < len(entries):  # an entry without a table would be ranked on 0 games
         raise ScheduleError(f"{tables} tables of {table_size} leave some of the {len(entries)} entries without a game")
     rng = random.Random(derive_seed(seed, "balanced"))
-    n, k = len(entries), table_size
-    tables_of = [0] * n  # tables per entry
-    met = [[0] * n for _ in range(n)]  # met[x][y], x < y: tables shared
-    copies: dict[tuple[int, ...], int] = {}
-    entry_weight, copy_weight = k * (k - 1), n * n
+    counts = _Counts(len(entries), table_size, tables)
+    chosen = [counts.greedy_table(rng) for _ in range(tables)]
+    steps = min(250_000, 20_000 + 4_000 * tables) if steps is None else steps
+    best = _anneal(chosen, counts, rng, steps)
+    return [tuple(entries[x] for x in table) for table in best]
 
-    def add(table: tuple[int, ...], step: int) -> int:
+
+class _Counts:
+    """What the cost counts of a layout of `tables` tables of k of n entries (entries as 0..n-1):
+    tables per entry, meetings per pair, copies per table; and how even they can be at best."""
+
+    def __init__(self, n: int, k: int, tables: int) -> None:
+        self.n, self.k = n, k
+        self.tables_of = [0] * n  # tables per entry
+        self.met = [[0] * n for _ in range(n)]  # met[x][y], x < y: tables shared
+        self.copies: dict[tuple[int, ...], int] = {}
+        self.entry_weight, self.copy_weight = k * (k - 1), n * n
+        # As even as arithmetic allows: then no layout is fairer, and the search can stop.
+        self.pair_spread = 0 if tables * math.comb(k, 2) % math.comb(n, 2) == 0 else 1
+        self.entry_spread = 0 if tables * k % n == 0 else 1
+        self.most_copies = -(-tables // math.comb(n, k))
+
+    def add(self, table: tuple[int, ...], step: int) -> int:
         """Count `table` in (step 1) or out (-1); returns the change of cost."""
         delta = 0
         for x in table:
-            delta += entry_weight * (2 * tables_of[x] * step + 1)
-            tables_of[x] += step
+            delta += self.entry_weight * (2 * self.tables_of[x] * step + 1)
+            self.tables_of[x] += step
         for x, y in itertools.combinations(table, 2):
-            delta += 2 * met[x][y] * step + 1
-            met[x][y] += step
-        c = copies.get(table, 0)
-        delta += copy_weight * (2 * c * step + 1)
-        copies[table] = c + step
+            delta += 2 * self.met[x][y] * step + 1
+            self.met[x][y] += step
+        c = self.copies.get(table, 0)
+        delta += self.copy_weight * (2 * c * step + 1)
+        self.copies[table] = c + step
         return delta
 
-    chosen: list[tuple[int, ...]] = []
-    for _ in range(tables):
+    def greedy_table(self, rng: random.Random) -> tuple[int, ...]:
+        """A table of the entries that have played least and met its members least, counted in."""
         members: list[int] = []
-        pool = list(range(n))
+        pool = list(range(self.n))
         rng.shuffle(pool)
-        for _ in range(k):
+        for _ in range(self.k):
             pick = min((x for x in pool if x not in members),
-                       key=lambda x: (tables_of[x], sum(met[min(x, o)][max(x, o)] for o in members)))
+                       key=lambda x: (self.tables_of[x], sum(self.met[min(x, o)][max(x, o)] for o in members)))
             members.append(pick)
-        chosen.append(tuple(sorted(members)))
-        add(chosen[-1], 1)
+        table = tuple(sorted(members))
+        self.add(table, 1)
+        return table
 
-    # As even as arithmetic allows: then no layout is fairer, and the search can stop.
-    pair_spread = 0 if tables * math.comb(k, 2) % math.comb(n, 2) == 0 else 1
-    entry_spread = 0 if tables * k % n == 0 else 1
-    most_copies = -(-tables // math.comb(n, k))
+    def even(self) -> bool:
+        meetings = [self.met[x][y] for x, y in itertools.combinations(range(self.n), 2)]
+        return (max(meetings) - min(meetings) <= self.pair_spread
+                and max(self.tables_of) - min(self.tables_of) <= self.entry_spread
+                and max(self.copies.values()) <= self.most_copies)
 
-    def even() -> bool:
-        meetings = [met[x][y] for x, y in itertools.combinations(range(n), 2)]
-        return (max(meetings) - min(meetings) <= pair_spread and max(tables_of) - min(tables_of) <= entry_spread
-                and max(copies.values()) <= most_copies)
 
-    def swap_in(table: tuple[int, ...], leaving: int, coming: int) -> tuple[int, ...]:
-        return tuple(sorted([x for x in table if x != leaving] + [coming]))
+def _swap_in(table: tuple[int, ...], leaving: int, coming: int) -> tuple[int, ...]:
+    return tuple(sorted([x for x in table if x != leaving] + [coming]))
 
-    steps = min(250_000, 20_000 + 4_000 * tables) if steps is None else steps
+
+Move = tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]]]  # slots, their tables before, after
+
+
+def _move(chosen: list[tuple[int, ...]], counts: _Counts, rng: random.Random) -> Move | None:
+    """A random move: (the slots, their tables before, after), or None for one that changes nothing."""
+    i = rng.randrange(len(chosen))
+    old_i = chosen[i]
+    leaving = old_i[rng.randrange(counts.k)]
+    if rng.random() < 0.5:  # an entry from outside takes one seat of table i
+        coming = rng.randrange(counts.n)
+        if coming in old_i:
+            return None
+        return [i], [old_i], [_swap_in(old_i, leaving, coming)]
+    j = rng.randrange(len(chosen))  # two entries change places between tables i and j
+    old_j = chosen[j]
+    coming = old_j[rng.randrange(counts.k)]
+    if i == j or coming in old_i or leaving in old_j:
+        return None
+    return [i, j], [old_i, old_j], [_swap_in(old_i, leaving, coming), _swap_in(old_j, coming, leaving)]
+
+
+def _anneal(chosen: list[tuple[int, ...]], counts: _Counts, rng: random.Random, steps: int) -> list[tuple[int, ...]]:
+    """The seeded annealing search from `chosen`: the best layout seen, or the first even one."""
     hot, cold = 2.0, 0.05  # temperature, in cost units, at the first and the last step
     cost = best_cost = 0
     best = list(chosen)
     for step in range(steps):
-        if step % 256 == 0 and even():
-            best = list(chosen)
-            break
+        if step % 256 == 0 and counts.even():
+            return list(chosen)
         temperature = hot * (cold / hot) ** (step / steps)
-        i = rng.randrange(tables)
-        old_i = chosen[i]
-        leaving = old_i[rng.randrange(k)]
-        if rng.random() < 0.5:  # an entry from outside takes one seat of table i
-            coming = rng.randrange(n)
-            if coming in old_i:
-                continue
-            before, after = [old_i], [swap_in(old_i, leaving, coming)]
-            where = [i]
-        else:  # two entries change places between tables i and j
-            j = rng.randrange(tables)
-            old_j = chosen[j]
-            coming = old_j[rng.randrange(k)]
-            if i == j or coming in old_i or leaving in old_j:
-                continue
-            before, after = [old_i, old_j], [swap_in(old_i, leaving, coming), swap_in(old_j, coming, leaving)]
-            where = [i, j]
-        delta = sum(add(t, -1) for t in before) + sum(add(t, 1) for t in after)
+        move = _move(chosen, counts, rng)
+        if move is None:
+            continue
+        where, before, after = move
+        delta = sum(counts.add(t, -1) for t in before) + sum(counts.add(t, 1) for t in after)
         if delta <= 0 or rng.random() < math.exp(-delta / temperature):
             for slot, table in zip(where, after):
                 chosen[slot] = table
@@ -114,7 +137,7 @@ def balanced_tables(entries: list[str], table_size: int, tables: int, seed: int,
                 best_cost, best = cost, list(chosen)
         else:
             for t in after:
-                add(t, -1)
+                counts.add(t, -1)
             for t in before:
-                add(t, 1)
-    return [tuple(entries[x] for x in table) for table in best]
+                counts.add(t, 1)
+    return best

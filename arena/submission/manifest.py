@@ -131,88 +131,95 @@ def read_manifest(path: Path) -> BotManifest:
 def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
     """Validate parsed TOML; `path` is the manifest file (its folder is the bot's folder)."""
     path = Path(path).resolve()
-    directory = path.parent
     unknown = [key for key in data if key not in ALLOWED_KEYS]
     if unknown:
-        raise ManifestError(
-            f"{_where(path, unknown[0])}: unknown key; allowed keys: {', '.join(ALLOWED_KEYS)}"
-        )
-
-    def text(key: str, required: bool = False) -> str | None:
-        if key not in data:
-            if required:
-                raise ManifestError(f"{_where(path, key)}: missing; expected a string")
-            return None
-        value = data[key]
-        if not isinstance(value, str):
-            raise ManifestError(f"{_where(path, key)}: expected a string, got {_describe(value)}")
-        return value
-
-    def argv(key: str) -> tuple[str, ...]:
-        if key not in data:
-            return ()
-        value = data[key]
-        if isinstance(value, str):
-            raise ManifestError(
-                f"{_where(path, key)}: expected a list of strings (an argv such as "
-                f'["{{python}}", "bot.py"]), not a shell string'
-            )
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ManifestError(f"{_where(path, key)}: expected a list of strings, got {_describe(value)}")
-        if not value or not value[0]:
-            raise ManifestError(f"{_where(path, key)}: expected a non-empty list whose first item is the program")
-        return tuple(value)
-
-    name = text("name", required=True)
-    assert name is not None  # required: text() raised ManifestError had it been missing
+        raise ManifestError(f"{_where(path, unknown[0])}: unknown key; allowed keys: {', '.join(ALLOWED_KEYS)}")
+    name = _text(data, path, "name", required=True) or ""
     if not NAME_RE.match(name):
-        raise ManifestError(
-            f"{_where(path, 'name')}: {name!r} is not a valid bot name; expected 1-32 characters "
-            f"of A-Z a-z 0-9 _ . -, not starting with a dot"
-        )
-    transport = text("transport") or "pipe"
-    if transport not in TRANSPORTS:
-        raise ManifestError(f"{_where(path, 'transport')}: {transport!r}; expected one of: {', '.join(TRANSPORTS)}")
-    command = argv("command")
-    build = argv("build")
-    endpoint = text("endpoint")
-    kind = text("zmq_endpoint_kind") or "ipc"
-    if kind not in ENDPOINT_KINDS:
-        raise ManifestError(
-            f"{_where(path, 'zmq_endpoint_kind')}: {kind!r}; expected one of: {', '.join(ENDPOINT_KINDS)}"
-        )
-    if transport == "pipe":
-        if not command:
-            raise ManifestError(f"{_where(path, 'command')}: missing; a pipe bot needs a command (a list of strings)")
-        for key in ("endpoint", "zmq_endpoint_kind", "server_public_key", "client_secret_key"):
-            if key in data:
-                raise ManifestError(f"{_where(path, key)}: only for transport = \"zmq\"; this bot uses \"pipe\"")
-    else:
-        if command and endpoint is not None:
-            raise ManifestError(
-                f"{_where(path, 'endpoint')}: give either a command (the arena starts the bot) or an "
-                f"endpoint (a running service), not both"
-            )
-        if not command and endpoint is None:
-            raise ManifestError(
-                f"{_where(path, 'endpoint')}: missing; a zmq bot needs a command (arena-started) or an "
-                f"endpoint such as \"tcp://127.0.0.1:5555\" (a running service)"
-            )
-        if endpoint is not None and not re.match(r"^(tcp|ipc|inproc)://\S+$", endpoint):
-            raise ManifestError(
-                f"{_where(path, 'endpoint')}: {endpoint!r}; expected a ZeroMQ endpoint such as "
-                f"\"tcp://host:port\" or \"ipc:///path\""
-            )
-    version = text("version") or ""
+        raise ManifestError(f"{_where(path, 'name')}: {name!r} is not a valid bot name; expected 1-32 characters "
+                            f"of A-Z a-z 0-9 _ . -, not starting with a dot")
+    transport = _one_of(data, path, "transport", TRANSPORTS)
+    command, build, endpoint = _argv(data, path, "command"), _argv(data, path, "build"), _text(data, path, "endpoint")
+    kind = _one_of(data, path, "zmq_endpoint_kind", ENDPOINT_KINDS)
+    _check_transport(data, path, transport, command, endpoint)
+    version = _text(data, path, "version") or ""
     if version and not VERSION_RE.match(version):
         raise ManifestError(f"{_where(path, 'version')}: {version!r}; expected 1-64 characters of A-Z a-z 0-9 _ . + -")
     limits = _limits(data.get("limits"), path)
     writable_folder = data.get("writable_folder", False)
     if not isinstance(writable_folder, bool):
         raise ManifestError(f"{_where(path, 'writable_folder')}: expected true or false, got {_describe(writable_folder)}")
+    server_key, client_key = _key_files(data, path, endpoint)
+    return BotManifest(
+        name=name, directory=path.parent, command=command, transport=transport,
+        language=_text(data, path, "language") or "", endpoint=endpoint, zmq_endpoint_kind=kind,
+        build=build, server_public_key=server_key, client_secret_key=client_key,
+        description=_text(data, path, "description") or "", path=path, version=version,
+        limits=limits, writable_folder=writable_folder,
+    )
+
+
+def _text(data: dict[str, Any], path: Path, key: str, required: bool = False) -> str | None:
+    if key not in data:
+        if required:
+            raise ManifestError(f"{_where(path, key)}: missing; expected a string")
+        return None
+    value = data[key]
+    if not isinstance(value, str):
+        raise ManifestError(f"{_where(path, key)}: expected a string, got {_describe(value)}")
+    return value
+
+
+def _one_of(data: dict[str, Any], path: Path, key: str, words: tuple[str, ...]) -> str:
+    """A word of `words`, the first by default."""
+    value = _text(data, path, key) or words[0]
+    if value not in words:
+        raise ManifestError(f"{_where(path, key)}: {value!r}; expected one of: {', '.join(words)}")
+    return value
+
+
+def _argv(data: dict[str, Any], path: Path, key: str) -> tuple[str, ...]:
+    if key not in data:
+        return ()
+    value = data[key]
+    if isinstance(value, str):
+        raise ManifestError(f"{_where(path, key)}: expected a list of strings (an argv such as "
+                            f'["{{python}}", "bot.py"]), not a shell string')
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ManifestError(f"{_where(path, key)}: expected a list of strings, got {_describe(value)}")
+    if not value or not value[0]:
+        raise ManifestError(f"{_where(path, key)}: expected a non-empty list whose first item is the program")
+    return tuple(value)
+
+
+def _check_transport(data: dict[str, Any], path: Path, transport: str, command: tuple[str, ...],
+                     endpoint: str | None) -> None:
+    """A pipe bot has a command and no zmq keys; a zmq bot a command or an endpoint, not both."""
+    if transport == "pipe":
+        if not command:
+            raise ManifestError(f"{_where(path, 'command')}: missing; a pipe bot needs a command (a list of strings)")
+        for key in ("endpoint", "zmq_endpoint_kind", "server_public_key", "client_secret_key"):
+            if key in data:
+                raise ManifestError(f"{_where(path, key)}: only for transport = \"zmq\"; this bot uses \"pipe\"")
+        return
+    if command and endpoint is not None:
+        raise ManifestError(f"{_where(path, 'endpoint')}: give either a command (the arena starts the bot) or an "
+                            f"endpoint (a running service), not both")
+    if not command and endpoint is None:
+        raise ManifestError(f"{_where(path, 'endpoint')}: missing; a zmq bot needs a command (arena-started) or an "
+                            f"endpoint such as \"tcp://127.0.0.1:5555\" (a running service)")
+    if endpoint is not None and not re.match(r"^(tcp|ipc|inproc)://\S+$", endpoint):
+        raise ManifestError(f"{_where(path, 'endpoint')}: {endpoint!r}; expected a ZeroMQ endpoint such as "
+                            f"\"tcp://host:port\" or \"ipc:///path\"")
+
+
+def _key_files(data: dict[str, Any], path: Path, endpoint: str | None) -> tuple[Path | None, Path | None]:
+    """CurveZMQ's key files (server_public_key, client_secret_key): both or neither, files of the
+    bot's folder, and required for an endpoint beyond this machine."""
+    directory = path.parent
     keys = {}
     for key in ("server_public_key", "client_secret_key"):
-        value = text(key)
+        value = _text(data, path, key)
         if value is not None and (Path(value).is_absolute() or value.startswith("~")
                                   or not inside(directory, directory / value)):
             # The arena reads these files itself: a manifest must not point it at the organiser's.
@@ -221,31 +228,12 @@ def manifest_from_dict(data: dict[str, Any], path: Path) -> BotManifest:
         keys[key] = None if value is None else (directory / value).resolve()
     if (keys["server_public_key"] is None) != (keys["client_secret_key"] is None):
         missing = "client_secret_key" if keys["client_secret_key"] is None else "server_public_key"
-        raise ManifestError(
-            f"{_where(path, missing)}: missing; CurveZMQ needs both server_public_key and client_secret_key"
-        )
+        raise ManifestError(f"{_where(path, missing)}: missing; CurveZMQ needs both server_public_key and "
+                            "client_secret_key")
     if endpoint is not None and not _is_local_endpoint(endpoint) and keys["server_public_key"] is None:
-        raise ManifestError(
-            f"{_where(path, 'server_public_key')}: missing; {endpoint} is not a loopback or ipc endpoint, "
-            f"so CurveZMQ is required: give server_public_key and client_secret_key"
-        )
-    return BotManifest(
-        name=name,
-        directory=directory,
-        command=command,
-        transport=transport,
-        language=text("language") or "",
-        endpoint=endpoint,
-        zmq_endpoint_kind=kind,
-        build=build,
-        server_public_key=keys["server_public_key"],
-        client_secret_key=keys["client_secret_key"],
-        description=text("description") or "",
-        path=path,
-        version=version,
-        limits=limits,
-        writable_folder=writable_folder,
-    )
+        raise ManifestError(f"{_where(path, 'server_public_key')}: missing; {endpoint} is not a loopback or ipc "
+                            "endpoint, so CurveZMQ is required: give server_public_key and client_secret_key")
+    return keys["server_public_key"], keys["client_secret_key"]
 
 
 def _limits(value: Any, path: Path) -> tuple[tuple[str, Any], ...]:

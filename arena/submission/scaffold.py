@@ -10,11 +10,13 @@ and `pickup` (or `chance`) only when nothing else is legal. The first move liste
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, get_args
 
 from arena.errors import ArenaError
 from arena.submission.manifest import MANIFEST_NAME, NAME_RE
 
-LANGUAGES = ("python", "c", "js", "shell", "java")
+Language = Literal["python", "c", "js", "shell", "java"]  # `arena bot new --lang`'s choices
+LANGUAGES: tuple[str, ...] = get_args(Language)
 
 
 class ScaffoldError(ArenaError):
@@ -338,4 +340,4 @@ def new_bot(name: str, lang: str, bots_dir: Path) -> Path:
     return target
 
 
-__all__ = ["LANGUAGES", "ScaffoldError", "new_bot", "validate_name"]
+__all__ = ["LANGUAGES", "Language", "ScaffoldError", "new_bot", "validate_name"]

@@ -44,60 +44,28 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
 from arena.game import GameError, Rules
-from arena.play.records import (MOVE_TIMEOUT_RANGE_S, START_RETRY_RANGE_S, START_RETRY_S, STARTUP_TIMEOUT_RANGE_S,
-                                time_limit_problem)
-from arena.sandbox.isolation import ISOLATION_MODES
+from arena.play.records import START_RETRY_S
 from arena.sandbox.limits import first_limit_problem, grant_problem
 from arena.results.sprt import SprtSettings
-from arena.tournament.stop_config import STOP_KEYS, stop_settings
-from arena.schedule.kinds import DEFAULT, KINDS, NAMES, Balanced, Gauntlet, Layout, ScheduleKind, schedule_kind
+from arena.tournament.config_keys import (CLUSTER_ADDRESS, KEYS, LIMIT_KEYS, MAX_TOURNAMENT_GAMES, MAX_WORKERS,
+                                          SCORINGS, FAULT_POLICIES, SEED_RANGE, TOP_KEYS, ConfigError, KeyWords,
+                                          parse_key)
+from arena.tournament.stop_config import stop_settings
+from arena.schedule.kinds import DEFAULT, KINDS, Balanced, Gauntlet, Layout, ScheduleKind, schedule_kind
 from arena.schedule.numbers import PAIRED, GameNumbers
 from arena.submission.lookup import load_manifest
-from arena.tournament.resubmission import ON_CHANGE_MODES
 from arena.submission.manifest import BotManifest, ManifestError, toml_text
-from arena.wording import as_written, count
+from arena.wording import count
 
-MAX_WORKERS = 256  # a worker is a process with its table's bots: far more than any machine's cores
-
-TOP_KEYS = {
-    "name": "a text", "seed": "a whole number from -2**62 to 2**62", "bots": "a list of bot names or manifest paths",
-    "table_size": "a whole number from 2 to 5", "deals": "a whole number of at least 1",
-    "scoring": "placement or pot", "fault_policy": "fallback or forfeit", "workers": f"a whole number from 1 to {MAX_WORKERS}",
-    "schedule": f"{', '.join(NAMES[:-1])} or {NAMES[-1]}", "tables": "a whole number of at least 1 (balanced schedule)",
-    "challengers": "a whole number of at least 1 (gauntlet schedule): how many of the first bots challenge the others",
-    "database": "a path to the SQLite results file", "rules": "a table of rule options",
-    "limits": "a table with move_timeout_s, startup_timeout_s and start_retry_s",
-    "sandbox": "a table of the ceilings of bot resource limits (docs/sandbox.md)",
-    "grant": "a table of bots' own grants, [grant.NAME] (docs/sandbox.md)",
-    "isolation": "auto, required or off: whether each bot sees only its own folder (docs/sandbox.md)",
-    "cluster": "the address of a Dask scheduler, e.g. tcp://scheduler:8786 (docs/cluster.md)",
-    "on_change": "refuse or replay: what a run does when a bot's files changed or a bot was taken out",
-    **STOP_KEYS,
-}
 # Options of a match at one table (`arena play`): a tournament scores each game on its own and
 # its schedule rotates the dealer by deal, so accepting them would change nothing, silently.
 MATCH_ONLY_OPTIONS = ("next_dealer", "target_points", "max_games", "games")
-# Planning holds every game of the schedule in memory (1,000,000 games: about 3 s and 280 MB
-# here), and 2,000,000 games take most of a day on a two-core machine. Beyond that a typo in
-# `deals` or `tables` would only stall the run before its first game.
-MAX_TOURNAMENT_GAMES = 2_000_000
-SEED_RANGE = (-(2**62), 2**62)  # a tournament's seed, and `arena play`'s
-LIMIT_KEYS = {"move_timeout_s": MOVE_TIMEOUT_RANGE_S, "startup_timeout_s": STARTUP_TIMEOUT_RANGE_S,
-              "start_retry_s": START_RETRY_RANGE_S}
-LIMIT_DEFAULTS = {"move_timeout_s": 2.0, "startup_timeout_s": 10.0, "start_retry_s": START_RETRY_S}
-
-
-
-class ConfigError(ArenaError):
-    """A config that cannot be used; the message names the file, the key and what was expected."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,9 +166,12 @@ def load_config(path: Path) -> TournamentConfig:
     return config_from_dict(data, path)
 
 
-def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, BotManifest]]:
+
+def load_entries(config: TournamentConfig, words: KeyWords | None = None) -> tuple[TournamentConfig, dict[str, BotManifest]]:
     """Load every entry's manifest; the config comes back with its entries as bot names.
-    ConfigError names the config file when an entry cannot be loaded or names a bot twice."""
+    ConfigError names the config's key (or the option, by `words`) when an entry cannot be
+    loaded or names a bot twice."""
+    words = words or KeyWords(config.path)
     manifests: dict[str, BotManifest] = {}
     for ref in config.bots:
         try:
@@ -208,9 +179,9 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
             # same config must play the same bots whichever folder the command runs from.
             manifest = load_manifest(ref, base_dir=config.path.parent)
         except ManifestError as exc:
-            raise ConfigError(f"{config.path}: key 'bots': {exc}") from None
+            raise words.error("bots", str(exc)) from None
         if manifest.name in manifests:
-            raise ConfigError(f"{config.path}: key 'bots': the bot {manifest.name!r} is listed twice")
+            raise words.error("bots", f"the bot {manifest.name!r} is listed twice")
         manifests[manifest.name] = manifest
     strangers = [name for name in config.grants if name not in manifests]
     if strangers:
@@ -219,160 +190,115 @@ def load_entries(config: TournamentConfig) -> tuple[TournamentConfig, dict[str, 
     return replace(config, bots=tuple(manifests)), manifests
 
 
-CLUSTER_ADDRESS = re.compile(r"^(tcp|tls)://[^\s/]+:\d+$")
+def config_from_dict(data: dict[str, Any], path: Path, words: KeyWords | None = None) -> TournamentConfig:
+    """A config from its TOML table, each key parsed by its own entry of config_keys.KEYS, then the
+    keys checked together; `words` names a key in an error (default: the file's key)."""
+    words = words or KeyWords(path)
+    unknown = [key for key in data if key not in TOP_KEYS]
+    if unknown:
+        raise ConfigError(f"{path}: unknown key {unknown[0]!r}; allowed keys: {', '.join(sorted(TOP_KEYS))}")
+    given = {key.name: parse_key(key.name, data, words) for key in KEYS if "." not in key.name}
+    kind = KINDS[given["schedule"]]
+    _check_schedule(given, kind, words)
+    _check_size(given, kind, words)
+    sandbox, grants = _ceilings(given, words)
+    database = Path(given["database"] or f"{path.stem}.sqlite")
+    return TournamentConfig(
+        name=given["name"] or path.stem, path=path, seed=given["seed"], bots=given["bots"],
+        table_size=given["table_size"], deals=given["deals"], rules=_rules(data, given, words),
+        workers=given["workers"] or default_workers(), schedule=given["schedule"], tables=given["tables"],
+        challengers=given["challengers"], database=database if database.is_absolute() else path.parent / database,
+        sandbox=sandbox, grants=grants, isolation=given["isolation"], on_change=given["on_change"],
+        cluster=given["cluster"], sprt=stop_settings(data, given, words), raw=data, **_limits(given["limits"], words))
 
 
-def config_from_dict(data: dict[str, Any], path: Path) -> TournamentConfig:
-    def bad(key: str, value: Any = None) -> ConfigError:
-        got = "" if value is None else f", got {as_written(value)}"
-        return ConfigError(f"{path}: key {key!r}: expected {TOP_KEYS.get(key) or LIMIT_KEYS.get(key.split('.')[-1], 'something else')}{got}")
 
-    for key in data:
-        if key not in TOP_KEYS:
-            raise ConfigError(f"{path}: unknown key {key!r}; allowed keys: {', '.join(sorted(TOP_KEYS))}")
-
-    def integer(key: str, default: int | None, low: int, high: int = 10**18) -> int | None:
-        value = data.get(key, default)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise bad(key, value)
-        return value
-
-    def whole(key: str, default: int, low: int, high: int = 10**18) -> int:
-        """A key every config has, given or by its default."""
-        value = integer(key, default, low, high)
-        assert value is not None  # the default stands in for a key not given
-        return value
-
-    name = data.get("name", path.stem)
-    if not isinstance(name, str) or not name.strip():
-        raise bad("name", name)
-    seed = whole("seed", 1, *SEED_RANGE)
-    bots = data.get("bots")
-    if not isinstance(bots, list) or not bots or not all(isinstance(b, str) and b.strip() for b in bots):
-        raise bad("bots", bots)
-    table_size = whole("table_size", 3, 2, 5)
-    deals = whole("deals", 1, 1)
-    workers = whole("workers", default_workers(), 1, MAX_WORKERS)
-    schedule = data.get("schedule", DEFAULT)
-    if schedule not in KINDS:
-        raise bad("schedule", schedule)
-    kind = KINDS[schedule]
-    tables = integer("tables", None, 1)
-    challengers = integer("challengers", None, 1)
-    if not kind.takes_challengers and challengers is not None:
-        raise ConfigError(f"{path}: key 'challengers': only the {Gauntlet.name} schedule takes challengers; "
-                          f"add schedule = \"{Gauntlet.name}\" or drop it")
+def _check_schedule(given: dict[str, Any], kind: ScheduleKind, words: KeyWords) -> None:
+    """The schedule's own keys (`tables`, `challengers`) against its kind and the bots."""
+    bots, table_size, tables = given["bots"], given["table_size"], given["tables"]
+    if not kind.takes_challengers and given["challengers"] is not None:
+        raise words.error("challengers", f"only the {Gauntlet.name} schedule takes challengers; add "
+                          f"{words.setting('schedule', Gauntlet.name)} or drop it")
     if kind.takes_challengers:
-        challengers = 1 if challengers is None else challengers
+        given["challengers"] = challengers = given["challengers"] or 1
         field_size = len(bots) - challengers
         if field_size < table_size - 1:
             seats = "seat" if table_size == 2 else f"{table_size - 1} seats"
-            raise ConfigError(f"{path}: key 'challengers': {count(challengers, 'challenger')} of "
-                              f"{count(len(bots), 'bot')} {'leaves' if challengers == 1 else 'leave'} "
-                              f"{max(field_size, 0)} to fill the other {seats} of a table of {table_size} (table_size)")
+            raise words.error("challengers", f"{count(challengers, 'challenger')} of {count(len(bots), 'bot')} "
+                              f"{'leaves' if challengers == 1 else 'leave'} {max(field_size, 0)} to fill the other "
+                              f"{seats} of a table of {table_size} ({words.name('table_size')})")
     if kind.takes_tables and tables is None:
-        raise ConfigError(f"{path}: key 'tables': the {kind.name} schedule needs the number of tables")
+        raise words.error("tables", f"the {kind.name} schedule needs the number of tables")
     if not kind.takes_tables and tables is not None:
-        raise ConfigError(f"{path}: key 'tables': only the {Balanced.name} schedule takes a number of tables "
-                          f"{kind.why_no_tables}")
+        raise words.error("tables", f"only the {Balanced.name} schedule takes a number of tables {kind.why_no_tables}")
     if len(bots) < table_size:
-        raise ConfigError(f"{path}: key 'bots': {len(bots)} bots cannot fill a table of {table_size} (table_size)")
+        raise words.error("bots", f"{len(bots)} bots cannot fill a table of {table_size} ({words.name('table_size')})")
     if tables is not None and tables * table_size < len(bots):
-        need = -(-len(bots) // table_size)
-        raise ConfigError(f"{path}: key 'tables': {count(tables, 'table')} of {table_size} seat "
-                          f"{tables * table_size} bots, so some of the {len(bots)} bots would play no game; "
-                          f"a balanced schedule of these bots needs at least {need} tables")
-    _check_size(path, kind.table_count(len(bots), table_size, tables, challengers or 1), table_size, deals, tables)
-    rules = _rules(data, path, table_size)
-    limits = data.get("limits", {})
-    if not isinstance(limits, dict):
-        raise bad("limits", limits)
-    for key in limits:
-        if key not in LIMIT_KEYS:
-            raise ConfigError(f"{path}: unknown key 'limits.{key}'; allowed: {', '.join(LIMIT_KEYS)}")
-    timeouts = {}
-    for key in LIMIT_KEYS:
-        value = limits.get(key, LIMIT_DEFAULTS[key])
-        problem = time_limit_problem(value, LIMIT_KEYS[key])
-        if problem:
-            raise ConfigError(f"{path}: key 'limits.{key}': {problem}")
-        timeouts[key] = float(value)
-    isolation = data.get("isolation", "auto")
-    if isolation not in ISOLATION_MODES:
-        raise bad("isolation", isolation)
-    on_change = data.get("on_change", "refuse")
-    if on_change not in ON_CHANGE_MODES:
-        raise bad("on_change", on_change)
-    cluster = data.get("cluster", "")
-    if not isinstance(cluster, str) or (cluster and not CLUSTER_ADDRESS.match(cluster)):
-        raise bad("cluster", cluster)
-    sprt = stop_settings(data, path, schedule, challengers, ConfigError)
-    sandbox = data.get("sandbox", {})
-    if not isinstance(sandbox, dict):
-        raise bad("sandbox", sandbox)
-    bad_limit = first_limit_problem(sandbox)
-    if bad_limit:
-        raise ConfigError(f"{path}: key 'sandbox.{bad_limit[0]}': {bad_limit[1]}")
-    grants = data.get("grant", {})
-    if not isinstance(grants, dict) or not all(isinstance(table, dict) for table in grants.values()):
-        raise ConfigError(f"{path}: key 'grant': expected tables [grant.NAME], one for each bot granted "
-                          "something (docs/sandbox.md)")
-    for bot, table in grants.items():
-        bad_grant = grant_problem(table)
-        if bad_grant:
-            raise ConfigError(f"{path}: key 'grant.{bot}.{bad_grant[0]}': {bad_grant[1]}")
-    database = data.get("database", f"{path.stem}.sqlite")
-    if not isinstance(database, str) or not database:
-        raise bad("database", database)
-    db_path = Path(database)
-    if not db_path.is_absolute():
-        db_path = path.parent / db_path  # beside the config, wherever the command runs from
-    return TournamentConfig(
-        name=name, path=path, seed=seed, bots=tuple(b.strip() for b in bots), table_size=table_size, deals=deals,
-        rules=rules, workers=workers, schedule=schedule, tables=tables, challengers=challengers, database=db_path,
-        move_timeout_s=timeouts["move_timeout_s"], startup_timeout_s=timeouts["startup_timeout_s"],
-        start_retry_s=timeouts["start_retry_s"],
-        sandbox=dict(sandbox), grants={bot: dict(table) for bot, table in grants.items()}, isolation=isolation, on_change=on_change, cluster=cluster, sprt=sprt, raw=data,
-    )
+        raise words.error("tables", f"{count(tables, 'table')} of {table_size} seat {tables * table_size} bots, so "
+                          f"some of the {len(bots)} bots would play no game; a balanced schedule of these bots needs "
+                          f"at least {-(-len(bots) // table_size)} tables")
 
 
-def _check_size(path: Path, table_count: int, table_size: int, deals: int, tables: int | None) -> None:
+def _check_size(given: dict[str, Any], kind: ScheduleKind, words: KeyWords) -> None:
+    table_size, deals, tables = given["table_size"], given["deals"], given["tables"]
+    table_count = kind.table_count(len(given["bots"]), table_size, tables, given["challengers"] or 1)
     games = table_count * deals * math.factorial(table_size)
     if games > MAX_TOURNAMENT_GAMES:
         key = "deals" if deals > 1 else "tables" if tables is not None else "bots"
-        raise ConfigError(
-            f"{path}: key {key!r}: {table_count:,} table{'s' if table_count != 1 else ''} x {deals:,} deal{'s' if deals != 1 else ''} x {math.factorial(table_size)} "
-            f"seatings make {games:,} games; one tournament plays at most {MAX_TOURNAMENT_GAMES:,}")
+        raise words.error(key, f"{_many(table_count, 'table')} x {_many(deals, 'deal')} x "
+                          f"{math.factorial(table_size)} seatings make {games:,} games; one tournament plays at "
+                          f"most {MAX_TOURNAMENT_GAMES:,}")
 
 
-def _rules(data: dict[str, Any], path: Path, table_size: int) -> Rules:
-    options = data.get("rules", {})
-    if not isinstance(options, dict):
-        raise ConfigError(f"{path}: key 'rules': expected {TOP_KEYS['rules']}, got {options!r}")
-    options = dict(options)
+def _many(number: int, noun: str) -> str:
+    return f"{number:,} {noun if number == 1 else noun + 's'}"
+
+
+def _limits(limits: dict[str, Any], words: KeyWords) -> dict[str, Any]:
+    """[limits]: the time limits, by their config_keys entries (limits.*)."""
+    for key in limits:
+        if key not in LIMIT_KEYS:
+            raise ConfigError(f"{words.path}: unknown key 'limits.{key}'; allowed: {', '.join(LIMIT_KEYS)}")
+    return {key: parse_key(f"limits.{key}", limits, words) for key in LIMIT_KEYS}
+
+
+def _ceilings(given: dict[str, Any], words: KeyWords) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """[sandbox] and [grant.NAME]: each value checked by the sandbox's own rules (arena/sandbox/limits.py)."""
+    sandbox, grants = given["sandbox"], given["grant"]
+    bad_limit = first_limit_problem(sandbox)
+    if bad_limit:
+        raise words.error(f"sandbox.{bad_limit[0]}", bad_limit[1])
+    if not all(isinstance(table, dict) for table in grants.values()):
+        raise words.error("grant", "expected tables [grant.NAME], one for each bot granted something "
+                          "(docs/sandbox.md)")
+    for bot, table in grants.items():
+        bad_grant = grant_problem(table)
+        if bad_grant:
+            raise words.error(f"grant.{bot}.{bad_grant[0]}", bad_grant[1])
+    return sandbox, {bot: dict(table) for bot, table in grants.items()}
+
+
+def _rules(data: dict[str, Any], given: dict[str, Any], words: KeyWords) -> Rules:
+    """[rules], with the top-level `scoring` and `fault_policy` (set in one place or the other)."""
+    options, table_size = given["rules"] or {}, given["table_size"]
     for key in ("scoring", "fault_policy"):
         if key in data:
             if key in options:
-                raise ConfigError(f"{path}: key {key!r} is set both at the top and in [rules]; keep one")
+                raise words.error(key, "set both at the top and in [rules]; keep one")
             options[key] = data[key]
     match_only = [key for key in MATCH_ONLY_OPTIONS if key in options]
     if match_only:
-        raise ConfigError(
-            f"{path}: key 'rules.{match_only[0]}': a match option (R54-R57), with no effect in a tournament, "
-            "where every game is scored on its own and the schedule sets each deal's dealer so that "
-            "every seat deals equally often; leave it out")
+        raise words.error(f"rules.{match_only[0]}", "a match option (R54-R57), with no effect in a tournament, "
+                          "where every game is scored on its own and the schedule sets each deal's dealer so that "
+                          "every seat deals equally often; leave it out")
     if "num_players" in options and options["num_players"] != table_size:
-        raise ConfigError(f"{path}: key 'rules.num_players' must equal table_size ({table_size}); leave it out")
+        raise words.error("rules.num_players", f"must equal {words.name('table_size')} ({table_size}); leave it out")
     options["num_players"] = table_size
-    scoring = options.get("scoring", "placement")
-    if scoring not in ("placement", "pot"):
-        raise ConfigError(f"{path}: key 'scoring': expected placement or pot, got {scoring!r}")
-    if options.get("fault_policy", "fallback") not in ("fallback", "forfeit"):  # named where it was set
-        where = "fault_policy" if "fault_policy" in data else "rules.fault_policy"
-        raise ConfigError(f"{path}: key {where!r}: expected fallback or forfeit, got {options['fault_policy']!r}")
+    for key, allowed in (("scoring", SCORINGS), ("fault_policy", FAULT_POLICIES)):
+        if options.get(key, allowed[0]) not in allowed:  # named where it was set
+            raise words.refused(key if key in data else f"rules.{key}", options[key],
+                                f"expected {' or '.join(allowed)}, got {options[key]!r}")
     try:
         return Rules.from_options(options)
     except GameError as exc:
-        raise ConfigError(f"{path}: [rules]: {exc}") from None
+        raise words.error("rules", str(exc)) from None

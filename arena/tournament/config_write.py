@@ -1,20 +1,24 @@
 """Writing a tournament config from options (`arena tournament new`): checked as a loaded config
-is, with the bots given on the command line written relative to the config's folder, and
-written whole or not at all."""
+is, each key by its entry of config_keys.KEYS and an error naming the option, with the bots given
+on the command line written relative to the config's folder, and written whole or not at all."""
 
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from arena.schedule.kinds import DEFAULT
+from arena.game import GameError, Rules
+from arena.schedule.kinds import kind_for_options
 from arena.submission.lookup import resolve_manifest_path
 from arena.submission.manifest import MANIFEST_NAME, NAME_RE, ManifestError
-from arena.submission.workspace import lookup_dirs
-from arena.tournament.config import ConfigError, config_from_dict, load_entries
+from arena.submission.workspace import TOURNAMENTS, lookup_dirs, workspace_or_here
+from arena.tournament.config import config_from_dict, load_entries
+from arena.tournament.config_keys import KEYS, ConfigError, OptionWords
+from arena.tournament.option_pairs import rule_options
 from arena.tournament.output_files import write_output
 
 
@@ -53,37 +57,24 @@ ISOLATION_NOTE = {
 }
 
 
-def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_size: int, deals: int,
-                 rules: dict[str, Any], workers: int | None, move_timeout_s: float, startup_timeout_s: float,
-                 schedule: str = DEFAULT, tables: int | None = None, challengers: int | None = None,
-                 database: Path | None = None, isolation: str = "required") -> None:
-    """Write a config (validated first, so what is written always loads). Paths given (bots,
-    `database`) start from the current folder; they are written relative to the config's folder,
-    where a config's relative paths start. `isolation`: "required" unless asked otherwise: an
-    organiser's tournament runs other people's bots (docs/sandbox.md)."""
-    entries = [_entry_for_config(ref, path.parent) for ref in bots]
-    data: dict[str, Any] = {"name": name, "seed": seed, "bots": entries, "table_size": table_size, "deals": deals}
-    if workers is not None:
-        data["workers"] = workers
-    if schedule != DEFAULT or tables is not None:
-        data["schedule"] = schedule
-    if tables is not None:
-        data["tables"] = tables
-    if challengers is not None:
-        data["challengers"] = challengers
-    if database is not None:
-        given = database.expanduser()
-        data["database"] = str(given if given.is_absolute() else os.path.relpath(given.resolve(), path.parent.resolve()))
-    rule_table = dict(rules)
-    for key in ("scoring", "fault_policy"):
-        if key in rule_table:
-            data[key] = rule_table.pop(key)
-    if rule_table:
-        data["rules"] = rule_table
-    data["isolation"] = isolation
-    data["limits"] = {"move_timeout_s": move_timeout_s, "startup_timeout_s": startup_timeout_s}
-    load_entries(config_from_dict(data, path))  # also: every bot exists, none is listed twice
-    text = ISOLATION_NOTE.get(isolation, "") + tomli_w.dumps(data)
+def config_path(given: Path) -> Path:
+    """Where `arena tournament new` writes: a bare name (`mine`: no folder, no suffix) means the
+    workspace's tournaments/mine.toml; a file name or path (`mine.toml`) is written where it says."""
+    if len(given.parts) != 1 or given.suffix or given.name in (".", ".."):
+        return given
+    return workspace_or_here() / TOURNAMENTS / (given.name + ".toml")
+
+
+def write_config(path: Path, given: dict[str, Any]) -> None:
+    """Write a config from the options of `arena tournament new`: `given` maps each key of
+    config_keys.KEYS to its value (None, or left out: the option's default; `rules`: the --rule
+    OPTION=VALUE pairs). Validated first, as a loaded config is, so that what is written always loads; an
+    error names the option. Paths given (bots, `database`) start from the current folder; they
+    are written relative to the config's folder, where a config's relative paths start."""
+    words = OptionWords(path)
+    data = _config_data(path, given, words)
+    load_entries(config_from_dict(data, path, words), words)  # also: every bot exists, none is listed twice
+    text = ISOLATION_NOTE.get(data.get("isolation", ""), "") + tomli_w.dumps(data)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -95,3 +86,54 @@ def write_config(path: Path, *, name: str, bots: list[str], seed: int, table_siz
         write_output(path, text, "the config")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write the config ({exc.strerror or exc})") from None
+
+
+def _config_data(path: Path, given: dict[str, Any], words: OptionWords) -> dict[str, Any]:
+    """The config's TOML table, in the order of the keys' table, from the options given."""
+    values = {key.name: key.option.default for key in KEYS if key.option} | given  # as `tournament new`'s
+    values.update(name=given.get("name") or path.stem, schedule=_schedule(given, words))
+    if values.get("seed") is None:  # a bot that knows the seed can deal every hand itself
+        values["seed"] = secrets.randbelow(2**31)
+    values["bots"] = [_entry_for_config(ref, path.parent) for ref in given["bots"]]
+    if given.get("database") is not None:
+        database = Path(given["database"]).expanduser()
+        values["database"] = str(database if database.is_absolute()
+                                 else os.path.relpath(database.resolve(), path.parent.resolve()))
+    rules = _rules(rule_options(given.get("rules")), values["table_size"], words)
+    values.update({key: rules.pop(key) for key in ("scoring", "fault_policy") if key in rules})
+    values["rules"] = rules or None
+    data: dict[str, Any] = {}
+    for key in KEYS:
+        if values.get(key.name) is not None:
+            *tables, leaf = key.name.split(".")
+            place = data
+            for table in tables:
+                place = place.setdefault(table, {})
+            place[leaf] = values[key.name]
+    return data
+
+
+def _schedule(given: dict[str, Any], words: OptionWords) -> str:
+    """The schedule named, else balanced with --tables, a gauntlet with --challengers, else a round robin."""
+    if given.get("schedule") is not None:
+        return str(given["schedule"])
+    if given.get("tables") is not None and given.get("challengers") is not None:
+        raise ConfigError(f"{words.name('tables')} makes a balanced schedule and {words.name('challengers')} a "
+                          "gauntlet: give one of them")
+    return kind_for_options(given.get("tables"), given.get("challengers"))
+
+
+def _rules(options: dict[str, str], table_size: int, words: OptionWords) -> dict[str, Any]:
+    """The rule options given as text, as the config's [rules] writes them: validated, in TOML's types,
+    only those that differ from the rules' defaults."""
+    options = dict(options)
+    if options.get("num_players", str(table_size)) != str(table_size):
+        raise ConfigError(f"{words.name('rules')} num_players={options['num_players']} does not match "
+                          f"{words.name('table_size')} {table_size}")
+    options["num_players"] = str(table_size)
+    try:
+        rules = Rules.from_options(options).changed_options()
+    except GameError as exc:
+        raise words.error("rules", str(exc)) from None
+    rules.pop("num_players", None)
+    return rules

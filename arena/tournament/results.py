@@ -39,8 +39,8 @@ from arena.tournament.facts import tournament_facts
 from arena.tournament.opening import bot_versions, load_tournament, open_results
 from arena.tournament.resubmission import stored_versions
 from arena.wording import shell_command as command
+from arena.results.choices import SUPERSEDED_CHOICES, Superseded  # `GameQuery.superseded`
 
-SUPERSEDED_CHOICES = ("exclude", "include", "only")  # `GameQuery.superseded`
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class GameQuery:
     bots: tuple[str, ...] = ()  # games that seat every one of them
     faults_only: bool = False  # with a counted fault (by one of `bots`, when given)
     skitgubbe: str | None = None  # games this bot finished last
-    superseded: str = "exclude"  # games out of the standings: exclude, include (after the others) or only
+    superseded: Superseded = "exclude"  # games out of the standings: exclude, include (after the others) or only
     by_number: bool = True  # else in the order they were stored
     limit: int = 0  # at most this many, 0 for all
 
@@ -283,4 +283,4 @@ def _check_bots(config: TournamentConfig, names: tuple[str, ...]) -> None:
             raise ArenaError(f"no bot {name!r} in {config.path}; its bots are {', '.join(config.bots)}")
 
 
-__all__ = ["SUPERSEDED_CHOICES", "GameQuery", "Replay", "TournamentResults"]
+__all__ = ["SUPERSEDED_CHOICES", "Superseded", "GameQuery", "Replay", "TournamentResults"]

@@ -62,7 +62,7 @@ def test_new_rejects_bad_input(tmp_path):
     long = run("bot", "new", "x" * 33, "--dir", str(tmp_path))
     assert long.exit_code != 0 and "not a valid bot name" in long.output
     lang = run("bot", "new", "other", "--lang", "cobol", "--dir", str(tmp_path))
-    assert lang.exit_code != 0 and "unknown language" in lang.output
+    assert lang.exit_code != 0 and "'cobol' is not one of 'python', 'c', 'js', 'shell', 'java'" in lang.output
     assert not (tmp_path / "other").exists()
 
 

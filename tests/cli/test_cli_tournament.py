@@ -347,7 +347,9 @@ def test_a_full_disk_stops_the_run_cleanly_and_keeps_what_is_stored(tmp_path, mo
     (["-b", "shell_bot", "--rule", "ace_high=true", "--rule", "ace_high=false"], "given twice"),
     (["-b", "shell_bot", "--rule", "num_players=2"], "does not match --table-size 3"),
     (["-b", "shell_bot", "--name", "bad\udcff"], "not valid UTF-8"),
-    (["-b", "shell_bot", "--schedule", "swiss"], "error: --schedule: expected round_robin, balanced or gauntlet, got 'swiss'"),
+    # A choice of the keys' table is the option's own choice: refused, with the choices, before anything is written.
+    (["-b", "shell_bot", "--schedule", "swiss"], "'--schedule': Value error, 'swiss' is not one of 'round_robin', "
+                                                 "'balanced', 'gauntlet'"),
     (["-b", "shell_bot", "--schedule", "balanced"], "error: --tables: the balanced schedule needs the number of tables"),
     (["-b", "shell_bot", "-b", "c_bot", "--tables", "1"], "error: --tables: 1 table of 3 seat 3 bots"),
     (["-b", "shell_bot", "--schedule", "round_robin", "--tables", "2"], "error: --tables: only the balanced schedule"),

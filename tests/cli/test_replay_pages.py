@@ -73,7 +73,7 @@ def test_a_game_is_written_as_a_page_as_json_or_as_text_by_the_files_suffix(play
 @pytest.mark.slow
 @pytest.mark.parametrize("args, said", [
     (["-o", "x.pdf"], "no replay format is written as '.pdf'"),
-    (["--format", "svg"], "--format must be one of text, html, json"),
+    (["--format", "svg"], "'svg' is not one of 'text', 'html', 'json'"),
     (["-o", "x.html", "--seat", "1"], "open it with ?seat=1"),
     (["--format", "html", "-o", "t.sqlite"], "this tournament's own results"),
 ])
