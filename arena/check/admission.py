@@ -48,6 +48,25 @@ def refusal(prepared: PreparedBot) -> Refusal | None:
     return None
 
 
+# Rows a forced bot may not fail: without a manifest or a build no tournament could start it at all.
+UNFORCEABLE_ROWS = ("manifest", "build")
+
+
+def registration_refusal(failed: list[str], force: bool) -> str | None:
+    """Why `arena bot add` does not register a bot whose check failed the rows `failed` (None: it
+    does): `force` registers a bot that plays badly (a student's broken bot, to lose by its
+    faults), never one that could not be started."""
+    if not failed:
+        return None
+    unplayable = [name for name in failed if name in UNFORCEABLE_ROWS]
+    if not force:
+        return "fix the failing checks first, or add --force to register it all the same (it then loses by its faults)"
+    if unplayable:
+        return (f"--force registers a bot that plays badly, not one whose {' and '.join(unplayable)} failed: a "
+                "tournament could not start it")
+    return None
+
+
 def keep(report_dict: dict) -> None:
     """Keep a check (CheckReport.to_dict()) as the record its version is admitted by; OSError when
     the cache cannot be written."""
@@ -55,4 +74,4 @@ def keep(report_dict: dict) -> None:
         keep_check(str(report_dict.get("bot")), report_dict)
 
 
-__all__ = ["Refusal", "refusal", "keep"]
+__all__ = ["Refusal", "refusal", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]

@@ -7,7 +7,6 @@ from typing import Annotated, Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from arena.cli.common import (GrantOption, MoveTimeout, RuleOption, StartupTimeout, UsageError, command, console, fail,
                                ignore_interrupts, parse_grants, parse_rule_options, stop_on_sigterm, usable_log_dir)
@@ -106,8 +105,6 @@ def _run_check(bot: str, games: int, move_timeout: float, startup_timeout: float
     return report
 
 
-# Rows a forced bot may not fail: without a manifest or a build no tournament could start it at all.
-UNFORCEABLE_ROWS = ("manifest", "build")
 Games = Annotated[int, typer.Option("--games", min=1, max=200, help="Games to play against the bundled bots.")]
 
 
@@ -155,12 +152,11 @@ def add(
         manifest = load_manifest(folder)
     except ManifestError as exc:
         fail(str(exc))
+    from arena.check.admission import registration_refusal
+
     report = _run_check(str(folder), games, 2.0, 10.0, bots_dir, grant=grant)
-    unplayable = [r.name for r in report.results if not r.passed and r.name in UNFORCEABLE_ROWS]
-    if not report.passed and (not force or unplayable):
-        why = (f"--force registers a bot that plays badly, not one whose {' and '.join(unplayable)} failed: "
-               "a tournament could not start it" if force else "fix the failing checks first, or add --force to "
-               "register it all the same (it then loses by its faults)")
+    why = registration_refusal([r.name for r in report.results if not r.passed], force)
+    if why is not None:
         console.print(f"[bold red]not registered:[/bold red] {escape(why)}", highlight=False)
         raise typer.Exit(1)
     try:
@@ -185,7 +181,11 @@ def add(
         change = " (unchanged)"
     console.print(f"{escape(reg.name)} {how} {escape(str(reg.directory))}: version {reg.version}{change}",
                   highlight=False)
-    _say_stored_games(reg.name, reg.version, bots_dir)
+    from arena.submission.workspace import TOURNAMENTS
+    from arena.tournament.stored_versions import superseded_notes
+
+    for line in superseded_notes(reg.name, reg.version, bots_dir.resolve().parent / TOURNAMENTS):
+        console.print(escape(f"note: {line}"), highlight=False)
     if not report.passed:  # forced: the check gate stays the tournament's, and each organiser's choice
         failed = ", ".join(r.name for r in report.results if not r.passed)
         console.print(escape(f"note: registered with --force although its check failed ({failed}); a tournament "
@@ -203,7 +203,8 @@ def list_(
 
     Versions are content hashes; beside each bot: its language and transport, the version each
     tournament's stored games used, its last check, and every version seen with that version's check."""
-    from arena.submission.registry import list_registered
+    from arena.report.bots import render_bot_list
+    from arena.submission.registry import listed_with_bundled
     from arena.submission.workspace import BUNDLED_BOTS_DIR, TOURNAMENTS
     from arena.tournament.stored_versions import stored_versions
 
@@ -212,106 +213,16 @@ def list_(
     if tournaments is not None and not tournaments.is_dir():
         fail(f"--tournaments {tournaments}: no such folder")
     folder = _bots_dir(dir)
-    bots = [(b, "") for b in list_registered(folder)] if folder.is_dir() else []
-    if dir is None and folder.resolve() != BUNDLED_BOTS_DIR.resolve():
-        # The workspace's bots, then the bundled ones: a name in both means the workspace's.
-        mine = {b.name for b, _ in bots}
-        bots = [(b, "workspace") for b, _ in bots] + [
-            (b, "bundled, hidden by the workspace's" if b.name in mine else "bundled")
-            for b in list_registered(BUNDLED_BOTS_DIR, remember=False)]
+    # The workspace's bots, then the bundled ones (a name in both means the workspace's).
+    bots = listed_with_bundled(folder, with_bundled=dir is None and folder.resolve() != BUNDLED_BOTS_DIR.resolve())
     if not bots:
         console.print(f"no bots in {escape(str(folder))}", highlight=False)
         return
     stored = stored_versions(tournaments if tournaments is not None else folder.resolve().parent / TOURNAMENTS)
     title = f"bots in {folder}" + (f" and the bundled bots ({BUNDLED_BOTS_DIR})" if any(where for _, where in bots) else "")
-    table = Table(title=escape(title))
-    for col in ("name", "runs", "version", "stored games", "last check"):
-        # A hash cut in two cannot be compared; a path in a refusal folds rather than loses its end.
-        table.add_column(col, no_wrap=col in ("name", "version"), overflow="fold")
-    histories = []
-    for b, where in bots:
-        label = escape(b.name) + (f"\n[dim]{escape(where)}[/dim]" if where else "")
-        if b.error:
-            table.add_row(label, "", "", "", f"[red]cannot use:[/red] {escape(visible_lines(b.error))}")
-            continue
-        current = b.current or b.version
-        version = escape(current) if current else "[dim]-[/dim]"
-        if b.version and b.current and b.current != b.version:
-            version += f"\n[yellow](added as {escape(b.version)})[/yellow]"
-        table.add_row(label, escape(f"{b.language}, {b.transport}"), version,
-                      _stored_cell(stored.get(b.name, []) if where != "bundled, hidden by the workspace's" else [], current),
-                      _check_cell(b.check, b.current))
-        if b.history and not where.startswith("bundled"):  # the bundled bots' are not the workspace's business
-            histories.append((b.name, b.history, current))
-    console.print(table)
-    if histories:
-        console.print("versions seen, oldest first (when first seen, that version's last check):", highlight=False)
-    for name, history, current in histories:
-        for n, line in enumerate(_history_lines(history, current)):
-            console.print(f"  {escape(name) if n == 0 else '':<16} {line}", highlight=False)
-    for b, _ in bots:
-        if b.note:
-            console.print(escape(f"note: {b.note}"), highlight=False)
+    render_bot_list(bots, stored, title, console)
     if any(b.error for b, _ in bots):  # listed, with the file named in its row: a script must see it too
         raise typer.Exit(1)
-
-
-def _say_stored_games(name: str, version: str, bots_dir: Path) -> None:
-    """After a new version is registered: what becomes of the games its tournaments stored of the old
-    one (docs/organising.md, "Resubmission and withdrawal"), so that the next run's stop is no surprise."""
-    from arena.submission.workspace import TOURNAMENTS
-    from arena.tournament.stored_versions import stored_versions
-
-    folder = bots_dir.resolve().parent / TOURNAMENTS
-    for s in stored_versions(folder).get(name, []):
-        if s.version != version and not s.withdrawn:
-            config = folder / f"{s.tournament}.toml"
-            console.print(escape(
-                f"note: {s.tournament} has games of {name} stored at version {s.version}: they stay stored and "
-                f"counted; its next run stops, naming {name}, until you take the new version with "
-                f"{command('arena', 'tournament', 'run', config, '--update')} (its old games are then superseded, "
-                "kept aside, and its tables played again)"), highlight=False)
-
-
-def _stored_cell(stored, current: str) -> str:
-    """Per tournament, the version its current stored games used; marked when it is not the bot's
-    version now (`arena tournament run CONFIG --update` replays them)."""
-    if not stored:
-        return "[dim]none[/dim]"
-    lines = []
-    for s in stored:
-        mark = " [dim](withdrawn)[/dim]" if s.withdrawn else \
-            "" if s.version == current else " [yellow](not current: --update replays)[/yellow]"
-        lines.append(f"{escape(s.tournament)}: {escape(s.version)}{mark}")
-    return "\n".join(lines)
-
-
-def _check_cell(check, current: str) -> str:
-    if check is None:
-        return "[dim]never[/dim]"
-    ok = "[green]pass[/green]" if check.get("passed") else "[red]fail[/red]"
-    if check.get("forced") and not check.get("passed"):
-        failed = [str(row.get("name")) for row in check.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
-        ok += f" ({escape(', '.join(failed))}; added with --force)" if failed else " (added with --force)"
-    date = str(check.get("date", ""))[:16].replace("T", " ")
-    checked = check.get("version", "")
-    stale = f" [yellow](of {escape(checked)})[/yellow]" if checked and current and checked != current else ""
-    rules = check.get("rules") or {}
-    under = " under " + ", ".join(f"{k}={v}" for k, v in rules.items()) if rules else ""
-    return f"{ok} {escape(date)}{escape(under)}{stale}"
-
-
-def _history_lines(history, current: str) -> list[str]:
-    """Every version seen, oldest first: hash, when first seen, that version's last check."""
-    lines = []
-    for entry in history:
-        seen = str(entry.get("first_seen", ""))[:16].replace("T", " ")
-        check = entry.get("check") or None
-        verdict = "[dim]not checked[/dim]" if check is None else \
-            "[green]passed its check[/green]" if check.get("passed") else "[red]failed its check[/red]"
-        now = " [bold](current)[/bold]" if entry.get("version") == current else ""
-        lines.append(f"{escape(str(entry.get('version')))}  {escape(seen)}  {verdict}{now}")
-    return lines or ["[dim]-[/dim]"]
 
 
 def register(app: typer.Typer) -> None:

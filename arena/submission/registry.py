@@ -29,7 +29,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.submission.folder import FolderError, copy_entries, read_small, write_small
 from arena.submission.lookup import load_manifest
-from arena.submission.workspace import cache_dir, workspace_bots_dir
+from arena.submission.workspace import BUNDLED_BOTS_DIR, cache_dir, workspace_bots_dir
 from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
 from arena.submission.versions import bot_entries, content_hash
 
@@ -303,5 +303,21 @@ def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> l
     return out
 
 
-__all__ = ["CHECK_FILE", "VERSIONS_FILE", "RegistryError", "Registered", "ListedBot", "register", "list_registered", "recorded_version",
+HIDDEN = "bundled, hidden by the workspace's"  # a bundled bot whose name a workspace's own takes
+
+
+def listed_with_bundled(folder: Path, with_bundled: bool) -> list[tuple[ListedBot, str]]:
+    """`arena bot list`'s bots: those of `folder`, each with "" beside it; with `with_bundled`, the
+    workspace's ("workspace"), then the bundled ones ("bundled", or HIDDEN: a name in both means
+    the workspace's)."""
+    bots = [(b, "") for b in list_registered(folder)] if folder.is_dir() else []
+    if not with_bundled:
+        return bots
+    mine = {b.name for b, _ in bots}
+    return [(b, "workspace") for b, _ in bots] + [(b, HIDDEN if b.name in mine else "bundled")
+                                                  for b in list_registered(BUNDLED_BOTS_DIR, remember=False)]
+
+
+__all__ = ["CHECK_FILE", "VERSIONS_FILE", "HIDDEN", "RegistryError", "Registered", "ListedBot", "register", "list_registered",
+           "listed_with_bundled", "recorded_version",
            "save_check", "keep_check", "load_kept_check", "kept_check_path", "load_check", "load_versions", "note_version", "set_version"]
