@@ -60,7 +60,7 @@ def registration_refusal(failed: list[str], force: bool) -> str | None:
         return None
     unplayable = [name for name in failed if name in UNFORCEABLE_ROWS]
     if not force:
-        return "fix the failing checks first, or add --force to register it all the same (it then loses by its faults)"
+        return "fix the failing checks first, or add --force to register it all the same (each fault is then charged to it)"
     if unplayable:
         return (f"--force registers a bot that plays badly, not one whose {' and '.join(unplayable)} failed: a "
                 "tournament could not start it")

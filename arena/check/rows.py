@@ -90,7 +90,10 @@ def legal_moves_row(p: Played) -> CheckResult:
         return CheckResult(name, False, "no answer was a well-formed move, so no move could be checked",
                            p.evidence(p.first(FaultKind.MALFORMED, FaultKind.OVERLONG)))
     if f is None:
-        return CheckResult(name, True, "every move was one of the legal moves")
+        malformed = p.kinds[FaultKind.MALFORMED]
+        # A teacher's trial read a PASS here beside 208 malformed replies as "my moves were fine".
+        return CheckResult(name, True, "every well-formed move was one of the legal moves" + (
+            f" ({malformed} malformed replies are not moves: see well-formed lines)" if malformed else ""))
     return CheckResult(name, False, f"{f.kind.value}: {f.detail}", p.evidence(f))
 
 

@@ -190,7 +190,7 @@ def add(
         failed = ", ".join(r.name for r in report.results if not r.passed)
         console.print(escape(f"note: registered with --force although its check failed ({failed}); a tournament "
                              f"takes it only where its config says [grant.{reg.name}] unchecked = true (or with "
-                             "--unchecked), and it then loses by its faults"), highlight=False)
+                             "--unchecked), and each fault there is charged to it (fault_policy says who moves for it then)"), highlight=False)
 
 
 @bot_app.command("list")

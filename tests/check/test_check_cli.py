@@ -236,6 +236,23 @@ def test_check_does_not_pass_legal_moves_when_no_answer_was_a_move(tmp_path):
     assert failed(report)["well-formed lines"].startswith("malformed: ")
 
 
+def test_legal_moves_passed_beside_malformed_replies_says_they_were_not_moves(tmp_path):
+    # A teacher's trial read "PASS legal moves" beside 208 malformed replies as "my moves were fine".
+    folder = python_bot(tmp_path, "halfway", (
+        "import sys\n"
+        "for n, line in enumerate(sys.stdin):\n"
+        "    t = line.split()\n"
+        "    if t[0] == 'hello': print('hello name=halfway', flush=True)\n"
+        "    elif t[0] == 'request': print(f'move {t[1]} Zz' if n % 2 else f'move {t[1]} {t[3]}', flush=True)\n"
+        "    elif t[0] == 'quit': break\n"
+    ))
+    report = check_bot(folder, **{**FAST, "games": 1})
+    legal = next(r for r in report.results if r.name == "legal moves")
+    assert legal.passed and legal.detail.startswith("every well-formed move was one of the legal moves ("), legal.detail
+    assert "malformed replies are not moves: see well-formed lines" in legal.detail
+    assert failed(report)["well-formed lines"].startswith("malformed: ")
+
+
 def test_a_bot_that_flushes_its_hello_but_not_its_moves_is_asked_about_flushing(tmp_path):
     """The likeliest C mistake (an author's trial): the hello arrives, no move ever does. The
     rows about answers were passed ("every move was one of the legal moves") for a bot that
