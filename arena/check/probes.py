@@ -18,10 +18,10 @@ from arena.play.records import FaultKind
 from arena.play.seat import QUIT_GRACE_S, Seat, close_transport, send_lines
 from arena.play.startup import BotSettings, open_transport
 from arena.submission.manifest import BotManifest
-from arena.transport.base import StartedProcess, Transport, TransportError, describe_returncode
+from arena.transport.base import Transport, TransportError, TransportWrapper, describe_returncode
 
 
-class FutureLines:
+class FutureLines(TransportWrapper):
     """The bot's transport, with what a later protocol version may add: a message type before
     each game line and a field at the end of each request. Bots must ignore both (protocol.md
     section 2); a bot that chokes on them would break at the first change of the protocol."""
@@ -30,7 +30,7 @@ class FutureLines:
     UNKNOWN_FIELD = " x_unknown=1"
 
     def __init__(self, inner: Transport) -> None:
-        self.inner = inner
+        super().__init__(inner)
 
     def _widen(self, lines: list[str]) -> list[str]:
         out = []
@@ -51,17 +51,6 @@ class FutureLines:
 
     def close(self, grace_s: float = QUIT_GRACE_S) -> None:
         close_transport(self.inner, grace_s)
-
-    @property
-    def no_hello_hint(self) -> str:
-        return self.inner.no_hello_hint
-
-    @property
-    def process(self) -> StartedProcess | None:
-        return self.inner.process
-
-    def stderr_tail(self, n_bytes: int = 2000) -> str:
-        return self.inner.stderr_tail(n_bytes)
 
 
 LATER_LABEL = "later"  # the log label's start of the later protocol's game, beside seat0-... of the check's own

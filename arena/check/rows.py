@@ -91,7 +91,7 @@ def legal_moves_row(p: Played) -> CheckResult:
                            p.evidence(p.first(FaultKind.MALFORMED, FaultKind.OVERLONG)))
     if f is None:
         malformed = p.kinds[FaultKind.MALFORMED]
-        # A teacher's trial read a PASS here beside 208 malformed replies as "my moves were fine".
+        # A PASS beside malformed replies reads as "my moves were fine": say they were no moves.
         return CheckResult(name, True, "every well-formed move was one of the legal moves" + (
             f" ({malformed} malformed replies are not moves: see well-formed lines)" if malformed else ""))
     return CheckResult(name, False, f"{f.kind.value}: {f.detail}", p.evidence(f))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from arena.errors import ArenaError
 
 from arena.play.seat import QUIT_GRACE_S, close_transport
-from arena.transport.base import StartedProcess, Transport, TransportError, lines_sender
+from arena.transport.base import Transport, TransportError, TransportWrapper, lines_sender
 from arena.transport.bot_process import open_log_for_append
 
 if TYPE_CHECKING:
@@ -39,11 +39,11 @@ def usable_log_folder(log: Path) -> Path:
     return log
 
 
-class LoggedTransport:
+class LoggedTransport(TransportWrapper):
     """Wraps a transport and writes every line with a direction marker (`>` to bot, `<` from bot)."""
 
     def __init__(self, inner: Transport, path: Path, from_bot_cap_bytes: int = LOG_FROM_BOT_CAP_BYTES) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._send_lines = lines_sender(inner)  # once: send_many runs on every move
         self._log = open_log_for_append(path, "a", encoding="utf-8", buffering=1)
         self._from_bot_cap = from_bot_cap_bytes
@@ -90,23 +90,6 @@ class LoggedTransport:
         close_transport(self.inner, grace_s)
         with contextlib.suppress(OSError):
             self._log.close()
-
-    @property
-    def no_hello_hint(self) -> str:
-        return self.inner.no_hello_hint
-
-    @property
-    def process(self) -> StartedProcess | None:
-        return self.inner.process
-
-    @property
-    def returncode(self) -> int | None:
-        """The bot's exit status once it ended; None while it runs (or for a service)."""
-        process = self.inner.process
-        return process.returncode if process is not None else None
-
-    def stderr_tail(self, n_bytes: int = 2000) -> str:
-        return self.inner.stderr_tail(n_bytes)
 
     @property
     def guard(self) -> BotGuard | None:

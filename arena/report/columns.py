@@ -42,7 +42,7 @@ GROUP = Column("group", lambda b: str(b.rating_group) if b.rating_group else "-"
 
 # The leaderboard: one row per bot in the standings.
 # Faults right after the points: on a phone (400 px) the columns past the fifth or so are scrolled
-# out of sight, and an organiser's trial missed them there.
+# out of sight.
 STANDINGS_COLUMNS: tuple[Column, ...] = (RANK, BOT, VERSION, GAMES, POINTS, FAULTS, PER_GAME, RATING, GROUP, WINS,
                                          SKITGUBBE)
 # The leaderboard of an 80-column terminal (the live board's, mostly): the same figures under short

@@ -115,8 +115,8 @@ def migrate(db: sqlite3.Connection, path: Path) -> None:
         db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
 
 
-# Tables earlier arenas kept that this one drops on upgrade: the ratings checkpoint (issue 34),
-# made dead by ratings fitted from counts (arena/results/ratings.py).
+# Tables earlier arenas kept that this one drops on upgrade: the ratings checkpoint, made dead by
+# ratings fitted from counts (arena/results/ratings.py).
 _DROPPED_TABLES = ("rating_checkpoint", "rating_snapshots")
 
 

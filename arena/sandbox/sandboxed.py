@@ -6,37 +6,20 @@ from __future__ import annotations
 import logging
 
 from arena.sandbox.guard import BotGuard
-from arena.transport.base import BotExited, StartedProcess, Transport, TransportError, lines_sender
+from arena.transport.base import BotExited, Transport, TransportError, TransportWrapper, lines_sender
 
 log = logging.getLogger(__name__)
 
 
-class SandboxedTransport:
+class SandboxedTransport(TransportWrapper):
     """Wraps a started transport: closes the guard with it, and names a sandbox kill on the error
     the referee sees (its `sandbox_reason`, which its message ends with), so that the fault detail
     says why the bot exited. The error is the transport's own, raised as it is."""
 
     def __init__(self, inner: Transport, guard: BotGuard) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.guard = guard
         self._send_lines = lines_sender(inner)  # once: send_many runs on every move
-
-    @property
-    def no_hello_hint(self) -> str:
-        return self.inner.no_hello_hint
-
-    @property
-    def process(self) -> StartedProcess | None:
-        return self.inner.process
-
-    @property
-    def returncode(self) -> int | None:
-        """The bot's exit status once it ended; None while it runs (or for a service)."""
-        process = self.inner.process
-        return process.returncode if process is not None else None
-
-    def stderr_tail(self, n_bytes: int = 2000) -> str:
-        return self.inner.stderr_tail(n_bytes)
 
     def _explain(self, exc: TransportError) -> None:
         """Name the sandbox's kill on `exc`, if the guard saw one."""

@@ -145,6 +145,41 @@ class Transport(Protocol):
         ...
 
 
+class TransportWrapper:
+    """A transport that wraps another (a log, a sandbox's guard, a check's extra lines): what the
+    Transport Protocol reads of the bot, passed through from `inner`; the wrapper overrides the
+    line-moving methods it changes."""
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner = inner
+
+    @property
+    def no_hello_hint(self) -> str:
+        return self.inner.no_hello_hint
+
+    @property
+    def process(self) -> StartedProcess | None:
+        return self.inner.process
+
+    @property
+    def returncode(self) -> int | None:
+        """The bot's exit status once it ended; None while it runs (or for a service)."""
+        process = self.inner.process
+        return process.returncode if process is not None else None
+
+    def stderr_tail(self, n_bytes: int = 2000) -> str:
+        return self.inner.stderr_tail(n_bytes)
+
+    def send(self, line: str) -> None:
+        self.inner.send(line)
+
+    def receive(self, timeout_s: float) -> str:
+        return self.inner.receive(timeout_s)
+
+    def close(self, grace_s: float = 1.0) -> None:
+        self.inner.close(grace_s)
+
+
 def lines_sender(transport: Transport) -> Callable[[list[str]], None]:
     """What sends several lines in one go where the transport can (`send_many`: one write for a
     pipe), else one by one. Looked up once, not once per move: the referee does it per game, a
