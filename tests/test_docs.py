@@ -100,6 +100,7 @@ PROBES = [
     {"bots": BOTS, "schedule": "gauntlet"},
     {"bots": BOTS, "schedule": "gauntlet", "stop": "sprt", "sprt_delta1": 0.1, "deals": 20},
     {"bots": BOTS, "schedule": "balanced", "tables": 5},
+    {"bots": BOTS, "schedule": "league"},
 ]
 
 

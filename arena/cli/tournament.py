@@ -4,18 +4,20 @@
 from __future__ import annotations
 
 import inspect
+import time
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal, Optional
 
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (command, console, fail, ignore_interrupts, note, seconds_within,
+from arena.cli.common import (command, console, duration_s, fail, ignore_interrupts, note, seconds_within,
                                stop_on_sigterm)
 from arena.tournament.config_keys import KEYS, MAX_TOURNAMENT_GAMES, ConfigKey, Seconds, Whole, Words
 from arena.wording import count, visible_lines
 
-tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced or gauntlet.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Create and run tournaments: round robin, balanced, gauntlet or league.",
+                             no_args_is_help=True)
 
 def register(app: typer.Typer) -> None:
     app.add_typer(tournament_app, name="tournament")
@@ -91,37 +93,75 @@ def run(
     unchecked: Annotated[bool, typer.Option(
         "--unchecked", help="Let every bot play this run even if its version has not passed `arena bot check` on "
                             "this machine (one bot, every run: [grant.NAME] unchecked = true in the config).")] = False,
+    until: Annotated[Optional[str], typer.Option(
+        "--until", metavar="DURATION", help="A league: stop choosing tables after this long (2h, 90m, 1h30m, 45s, "
+                                            "3d); the tables under way are finished. Default: until Ctrl-C.")] = None,
+    games: Annotated[Optional[int], typer.Option(
+        "--games", min=1, max=MAX_TOURNAMENT_GAMES, help="A league: stop choosing tables once this many games were "
+                                                         "handed out by this run (whole tables).")] = None,
 ) -> None:
-    """Run (or resume) a tournament: plays only the games not yet stored."""
-    from arena.report.live import LiveBoard
-    from arena.report.live_page import LivePage
-    from arena.tournament.session import RunOptions, TournamentSession, start_failure_words, void_words
+    """Run (or resume) a tournament: plays only the games not yet stored. A league plays until stopped."""
+    from arena.tournament.session import RunOptions
 
     kinds = tuple(dict.fromkeys(kind.strip() for given in replay_faults or () for kind in given.split(",") if kind.strip()))
     if replay_faults is not None and not kinds:
         fail("--replay-faults needs a fault kind, e.g. --replay-faults no_hello")
     options = RunOptions(workers=workers, log_dir=log, update=update, cluster=cluster, html_page=html_page,
-                         replay_faults=kinds, unchecked=unchecked)
+                         replay_faults=kinds, unchecked=unchecked, until_s=duration_s(until), games=games)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
+    started = time.monotonic()
+    outcome, session, page = _play(config_path, options)
+    while outcome.reopen:  # a league took a change (a bot added, a version, the freeze): it goes on with it
+        _say(f"{outcome.league}; the league goes on")
+        options = _left_after(options, outcome.summary, time.monotonic() - started)
+        outcome, session, page = _play(config_path, options)
+    _summary(outcome, session, page, config_path, html_page)
+
+
+def _left_after(options: Any, summary: Any, spent_s: float) -> Any:
+    """The options for the league's next part: --games less what was played, --until less the time
+    spent (both count from the command's start), --replay-faults carried out already."""
+    import dataclasses
+
+    games = None if options.games is None else max(1, options.games - summary.played)
+    until = None if options.until_s is None else max(1.0, options.until_s - spent_s)
+    return dataclasses.replace(options, games=games, until_s=until, replay_faults=())
+
+
+def _play(config_path: Path, options: Any) -> tuple[Any, Any, Any]:
+    """One session of the run, its live board (and page) drawn: the outcome, the session, the page."""
+    from arena.report.live import LiveBoard
+    from arena.report.live_page import LivePage
+    from arena.tournament.session import TournamentSession, start_failure_words
+
     session = TournamentSession(config_path, options, say=_say, note=note)
     try:
         with session:
             results = session.results()
-            page = LivePage(html_page, results, note) if html_page is not None else None
+            page = LivePage(options.html_page, results, note) if options.html_page is not None else None
             try:
                 with LiveBoard(results, console, on_refresh=page) as board:
                     outcome = session.play(board.update)
                     ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
             finally:
                 console.print()  # past the live board's last line
-            failed_starts = start_failure_words(session.start_failures(), session)
+            session.failed_starts = start_failure_words(session.start_failures(), session)
     except (KeyboardInterrupt, SystemExit) as exc:
         ignore_interrupts()  # a second Ctrl-C cut the message on how to resume
         console.print(f"[yellow]stopped[/yellow]: {session.kept_words()}; every bot was stopped.")
         console.print(f"resume with: {escape(session.resume_command())}", highlight=False)
         raise SystemExit(130 if isinstance(exc, KeyboardInterrupt) else exc.code) from None
+    return outcome, session, page
+
+
+def _summary(outcome: Any, session: Any, page: Any, config_path: Path, html_page: Path | None) -> None:
+    """The run's last lines, and its exit code when games are void or bots never started."""
+    from arena.tournament.session import void_words
+
     summary = outcome.summary
-    if outcome.test is not None:
+    if outcome.league:
+        _say(outcome.league)
+    elif outcome.test is not None:
         _say(f"Early stopping (SPRT): {outcome.test.sentence()}")
     elif summary.played == 0 and not summary.void:
         _say(f"nothing to play: all {count(summary.total, 'game')} {'is' if summary.total == 1 else 'are'} "
@@ -130,7 +170,7 @@ def run(
     report = (f"the page {html_page} is the final report" if page is not None and not page.broken
               else f"Report: {command('arena', 'standings', config_path, '-o', 'standings.html')}")
     _say(f"done: {count(summary.already_done + summary.played, 'game')} stored ({summary.played} played now). {report}")
-    problems = [words for words in (void_words(summary, session), failed_starts) if words]
+    problems = [words for words in (void_words(summary, session), session.failed_starts) if words]
     if problems:
         fail("\n".join(problems), code=1)
 

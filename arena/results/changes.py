@@ -9,7 +9,7 @@ import ast
 import json
 from dataclasses import dataclass
 
-from arena.schedule.kinds import label_words
+from arena.schedule.kinds import League, label_words
 from arena.schedule.numbers import BY_DEAL, PAIRED
 
 _GROWABLE = (PAIRED, BY_DEAL)  # layouts whose game numbers stay when deals are added (schedule.numbers.GameNumbers)
@@ -69,7 +69,7 @@ def compare(old: dict, new: dict, deals_played: int | None = None,
       (schedule.numbers.GameNumbers); fewer are accepted while no stored game is of a dropped deal
       (`deals_played`: the deals with a stored game, if known), so that a raise stopped before
       its first new game can be taken back. Results numbered table by table take neither.
-    - `bots` of a round robin or a gauntlet laid out PAIRED: bots added at the end of the list
+    - `bots` of a league, or of a round robin or a gauntlet laid out PAIRED: bots added at the end of the list
       only add tables after the stored ones (schedule.round_robin, schedule.gauntlet: they join a
       gauntlet's field); the last ones may be taken out again while none of them has a stored
       game (`bots_played`: the bots with a stored game, if known).
@@ -98,6 +98,9 @@ def _deals_refusal(old: dict, new: dict, deals_played: int | None) -> str | None
     before, after = old.get("deals"), new.get("deals")
     if not (isinstance(before, int) and isinstance(after, int)):
         return ""
+    if _is_league(old):
+        return (" (a league numbers its games table by table, and its tables hold the same number of deals from "
+                "its first: start a new league, with another results file, for another number)")
     if old.get("game_numbers") not in _GROWABLE or new.get("game_numbers") != old.get("game_numbers"):
         return (" (these results come from an arena that numbered games table by table, which another "
                 "number of deals would renumber: play them into a new results file)")
@@ -115,10 +118,12 @@ def _bots_refusal(old: dict, new: dict, bots_played: set[str] | None) -> str | N
     schedule = old.get("schedule")
     if schedule != new.get("schedule"):
         return ""  # the schedule's own change is named, with its reason
-    if not (schedule == "round_robin:" or str(schedule).startswith("gauntlet:")):
+    if _is_league(old):
+        pass  # a league's tables are chosen as it plays, each numbered as chosen: no bot changes another's
+    elif not (schedule == "round_robin:" or str(schedule).startswith("gauntlet:")):
         return (" (a balanced schedule is laid out for its bots: another bot would change every table; "
                 "play them into a new results file)")
-    if old.get("game_numbers") != PAIRED or new.get("game_numbers") != PAIRED:
+    elif old.get("game_numbers") != PAIRED or new.get("game_numbers") != PAIRED:
         return (" (these results come from an arena that laid tables out in an order that another bot "
                 "would change: play them into a new results file)")
     before_list, after_list = before.split(","), after.split(",")
@@ -136,6 +141,10 @@ def _bots_refusal(old: dict, new: dict, bots_played: set[str] | None) -> str | N
     return (" (new bots go at the end of the list and the others keep their order: a bot put before others, "
             "moved or renamed would change the tables of the stored games; a bot taken out is withdrawn "
             "with --update, and put back anywhere in the list it rejoins)")
+
+
+def _is_league(fingerprint: dict) -> bool:
+    return fingerprint.get("schedule") == League().label(None, 1)
 
 
 def _schedule_words(label: object) -> str:

@@ -1,4 +1,4 @@
-"""The three schedules a tournament may have, one class each, chosen by name in one place
+"""The four schedules a tournament may have, one class each, chosen by name in one place
 (`schedule_kind`): what its tables are, how many, what a config must and must not give for it,
 how it ranks, how its results are labelled in a fingerprint, and how a run describes it.
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Sequence
 
 from arena.schedule.games import SEEDS_BY_BOTS, SEEDS_BY_FIELD, TableSpec
-from arena.schedule.numbers import PAIRED
+from arena.schedule.numbers import BY_TABLE, PAIRED
 from arena.schedule.tables import balanced_schedule, gauntlet, gauntlet_table_count, pair_meetings, round_robin
 from arena.wording import count
 
@@ -41,6 +41,10 @@ class ScheduleKind:
     takes_challengers: ClassVar[bool] = False  # the config's `challengers`
     why_no_tables: ClassVar[str] = ""  # a config that gives `tables` to a kind that takes none: why, and what to do
     new_seeds: ClassVar[str] = SEEDS_BY_BOTS  # how a new tournament of this kind seeds its deals (schedule.games)
+    new_layout: ClassVar[str] = PAIRED  # how a new tournament of this kind numbers its games (schedule.numbers)
+    # A league's tables are chosen as it plays (arena/tournament/league_run.py): `tables` lays out none,
+    # and a run goes on until it is stopped.
+    open_ended: ClassVar[bool] = False
 
     def tables(self, layout: Layout) -> list[TableSpec]:
         raise NotImplementedError
@@ -154,7 +158,39 @@ class Gauntlet(ScheduleKind):
         return f"gauntlet: {text}"
 
 
-KINDS: dict[str, ScheduleKind] = {kind.name: kind for kind in (RoundRobin(), Balanced(), Gauntlet())}
+class League(ScheduleKind):
+    """Tables chosen one after another by the league's matchmaking (schedule/matchmaking.py) from
+    the ratings of the games stored so far; none is laid out ahead. Its games are numbered table by
+    table (BY_TABLE), so game numbers grow with the league, never with a pairing's squares."""
+
+    name = "league"
+    words = "a league"
+    why_no_tables = "(a league chooses its tables as it plays, until it is stopped); drop it"
+    new_layout = BY_TABLE
+    open_ended = True
+    # Game numbers take table indices up to this; a league of 1,000 tables a day runs for 27 centuries.
+    TABLES_CEILING: ClassVar[int] = 1_000_000_000
+
+    def tables(self, layout: Layout) -> list[TableSpec]:
+        return []
+
+    def table_count(self, entries: int, table_size: int, tables: int | None, challengers: int) -> int:
+        return 0
+
+    def label(self, tables: int | None, challengers: int) -> str:
+        return "league:"
+
+    def tables_in_play(self, layout: Layout, withdrawn: Sequence[str]) -> int:
+        return 0
+
+    def describe(self, tables: Sequence[TableSpec], entries: Sequence[str], withdrawn: Sequence[str],
+                 challengers: int, table_size: int) -> str | None:
+        playing = [name for name in entries if name not in withdrawn]
+        return (f"league: {count(len(playing), 'bot')}; each table is chosen from the ratings of the games stored so "
+                "far (arena games CONFIG --queue shows the next tables and why); it plays until stopped")
+
+
+KINDS: dict[str, ScheduleKind] = {kind.name: kind for kind in (RoundRobin(), Balanced(), Gauntlet(), League())}
 NAMES = tuple(KINDS)
 DEFAULT = RoundRobin.name
 
@@ -180,6 +216,8 @@ def label_words(label: object) -> str | None:
     name, _, number = str(label).partition(":")
     if name == RoundRobin.name:
         return RoundRobin.words
+    if name == League.name:
+        return League.words
     if name == Gauntlet.name and number.isdigit():
         return f"{Gauntlet.words} with challengers = {number}"
     if name == "balanced2" and number.isdigit():
@@ -189,5 +227,5 @@ def label_words(label: object) -> str | None:
     return None
 
 
-__all__ = ["Layout", "ScheduleKind", "RoundRobin", "Balanced", "Gauntlet", "KINDS", "NAMES", "DEFAULT",
+__all__ = ["Layout", "ScheduleKind", "RoundRobin", "Balanced", "Gauntlet", "League", "KINDS", "NAMES", "DEFAULT",
            "schedule_kind", "kind_for_options", "tables_per_entry", "label_words"]

@@ -12,7 +12,9 @@
     workers = 2               # default: the number of cores
     schedule = "round_robin"  # or "balanced" with `tables = N`, or "gauntlet": the first
                               # `challengers = N` bots (default 1) each meet every combination
-                              # of the others
+                              # of the others, or "league": tables chosen from the ratings as it
+                              # plays, until stopped (`focus_ranks = 10`; `frozen = true` is
+                              # written by `arena tournament freeze`)
     database = "demo.sqlite"  # default: beside the config, named after it
 
     [rules]                   # any other rule option of the rules page
@@ -57,7 +59,7 @@ from arena.tournament.config_keys import (CLUSTER_ADDRESS, KEYS, LIMIT_KEYS, MAX
                                           SCORINGS, FAULT_POLICIES, SEED_RANGE, TOP_KEYS, ConfigError, KeyWords,
                                           parse_key)
 from arena.tournament.stop_config import stop_settings
-from arena.schedule.kinds import DEFAULT, KINDS, Balanced, Gauntlet, Layout, ScheduleKind, schedule_kind
+from arena.schedule.kinds import DEFAULT, KINDS, Balanced, Gauntlet, Layout, League, ScheduleKind, schedule_kind
 from arena.schedule.numbers import PAIRED, GameNumbers
 from arena.submission.lookup import load_manifest
 from arena.submission.manifest import BotManifest, ManifestError, toml_text
@@ -81,6 +83,8 @@ class TournamentConfig:
     schedule: str = DEFAULT  # a kind's name (arena/schedule/kinds.py); `kind` is the kind itself
     tables: int | None = None  # balanced only
     challengers: int | None = None  # gauntlet only: the first `challengers` bots
+    focus_ranks: int = 10  # league only: the ranks its matchmaking settles first (schedule/matchmaking.py)
+    frozen: bool = False  # league only: no new versions or bots; the final round robin is played
     database: Path = Path()
     move_timeout_s: float = 2.0
     startup_timeout_s: float = 10.0
@@ -142,7 +146,9 @@ class TournamentConfig:
         return self.tables_in_play() * self.deals * math.factorial(self.table_size)
 
     def game_numbers(self) -> GameNumbers:
-        return GameNumbers(self.table_count(), self.deals, math.factorial(self.table_size), self.layout)
+        # A league's tables are numbered as they are chosen: its numbers go as far as its tables may.
+        tables = League.TABLES_CEILING if self.kind.open_ended else self.table_count()
+        return GameNumbers(tables, self.deals, math.factorial(self.table_size), self.layout)
 
 
 def default_workers() -> int:
@@ -207,7 +213,8 @@ def config_from_dict(data: dict[str, Any], path: Path, words: KeyWords | None = 
         name=given["name"] or path.stem, path=path, seed=given["seed"], bots=given["bots"],
         table_size=given["table_size"], deals=given["deals"], rules=_rules(data, given, words),
         workers=given["workers"] or default_workers(), schedule=given["schedule"], tables=given["tables"],
-        challengers=given["challengers"], database=database if database.is_absolute() else path.parent / database,
+        challengers=given["challengers"], focus_ranks=given["focus_ranks"] if given["focus_ranks"] is not None else 10,
+        frozen=bool(given["frozen"]), database=database if database.is_absolute() else path.parent / database,
         sandbox=sandbox, grants=grants, isolation=given["isolation"], on_change=given["on_change"],
         cluster=given["cluster"], sprt=stop_settings(data, given, words), raw=data, **_limits(given["limits"], words))
 
@@ -227,6 +234,10 @@ def _check_schedule(given: dict[str, Any], kind: ScheduleKind, words: KeyWords) 
             raise words.error("challengers", f"{count(challengers, 'challenger')} of {count(len(bots), 'bot')} "
                               f"{'leaves' if challengers == 1 else 'leave'} {max(field_size, 0)} to fill the other "
                               f"{seats} of a table of {table_size} ({words.name('table_size')})")
+    for key in ("focus_ranks", "frozen"):
+        if not kind.open_ended and given[key] is not None:
+            raise words.error(key, f"only the {League.name} schedule takes it; add {words.setting('schedule', League.name)} "
+                              "or drop the key")
     if kind.takes_tables and tables is None:
         raise words.error("tables", f"the {kind.name} schedule needs the number of tables")
     if not kind.takes_tables and tables is not None:

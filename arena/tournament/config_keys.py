@@ -109,6 +109,12 @@ def _bots(value: Any) -> tuple[str, ...]:
     return tuple(b.strip() for b in value)
 
 
+def _yes_no(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise Refused("")
+    return value
+
+
 def _address(value: Any) -> str:
     if not isinstance(value, str) or (value and not CLUSTER_ADDRESS.match(value)):
         raise Refused("")
@@ -153,8 +159,8 @@ class ConfigKey:
 
 
 _SCHEDULE_HELP = ("round_robin (every combination of bots), balanced (--tables N tables in which every pair meets "
-                  "equally often) or gauntlet (the first --challengers N bots each meet every combination of the "
-                  "others). Default: balanced if --tables is given, gauntlet if --challengers is, else round_robin.")
+                  "equally often), gauntlet (the first --challengers N bots each meet every combination of the "
+                  "others) or league (tables chosen from the ratings as it plays, until stopped). Default: balanced if --tables is given, gauntlet if --challengers is, else round_robin.")
 _ISOLATION_HELP = ("required (the default: other people's bots each see only their own folder, and the run is "
                    "refused without bubblewrap), auto (isolated where bubblewrap works, else not) or off. "
                    "See arena docs sandbox.")
@@ -203,6 +209,13 @@ KEYS: tuple[ConfigKey, ...] = (
                "how many of the first bots challenge the others"),
               option=CliOption(("--challengers",), "How many of the first --bot entries challenge the others "
                                "(gauntlet; default 1).")),
+    ConfigKey("focus_ranks", "whole number", "a whole number of at least 0 (league schedule): the ranks whose order "
+              "the matchmaking settles first", Whole(0, 10_000),
+              ("`10` (league)", "0 (every rank alike) or more; league only", "the ranks a league's matchmaking settles "
+               "first ([leagues](#leagues))")),
+    ConfigKey("frozen", "yes or no", "true or false (league schedule): whether the league is frozen", _yes_no,
+              ("`false` (league)", "`true`, `false`; league only", "written by `arena tournament freeze`: no new "
+               "versions or bots, and the final round robin is played ([leagues](#leagues))")),
     ConfigKey("database", "text", "a path to the SQLite results file", _text,
               ("the config's name with `.sqlite`, beside the config", "a path, relative to the config's folder",
                "the SQLite results file"),

@@ -51,6 +51,17 @@ class TableFeed:
         self._untried: list[tuple[GameSpec, VoidGame]] = []
         self._retried: set[str] = set()  # bots whose retry window of this run is spent
 
+    def add(self, tables: Iterable[TableSpec]) -> None:
+        """More tables to hand out, after those ready (a league's, chosen as it plays)."""
+        for table in tables:
+            self._entries[table.index] = table.entries
+            self._ready.append(table)
+
+    @property
+    def ready(self) -> int:
+        """Tables ready to hand out now."""
+        return len(self._ready)
+
     # ---- the pool's side ----------------------------------------------------------------------
 
     def next(self) -> TableSpec | _Wait | None:

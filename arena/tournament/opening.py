@@ -89,7 +89,7 @@ def open_results(config: TournamentConfig, manifests: dict[str, BotManifest], ve
             store.upgrade()  # the totals of a file an earlier arena wrote
         stored = store.fingerprint()
         # Older results keep their table order and game numbers (schedule.numbers.GameNumbers).
-        config = replace(config, layout=_stored_layout(stored), seeds=_stored_seeds(stored))
+        config = replace(config, layout=_stored_layout(stored, config.kind.new_layout), seeds=_stored_seeds(stored))
         changes = None
         if stored is not None:
             changes = plan(stored, config.bots, versions, store.bots_played())
@@ -222,14 +222,15 @@ def bot_versions(manifests: dict[str, BotManifest]) -> dict[str, str]:
     return {name: content_hash(m) for name, m in manifests.items()}
 
 
-def _stored_layout(stored: dict | None) -> str:
-    """The layout of stored results: new results are PAIRED; a fingerprint without the key is from
+def _stored_layout(stored: dict | None, new: str) -> str:
+    """The layout of stored results: new results are their kind's (`new`: PAIRED, a league's
+    BY_TABLE); a fingerprint without the key is from
     the first arenas (BY_TABLE). A value this arena does not know stays PAIRED, so that the
     fingerprint check names it as a change rather than guessing its numbers."""
     from arena.schedule.numbers import BY_TABLE, LAYOUTS, PAIRED
 
     if stored is None:
-        return PAIRED
+        return new
     layout = stored.get("game_numbers", BY_TABLE)
     return layout if layout in LAYOUTS else PAIRED
 

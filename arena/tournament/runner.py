@@ -145,7 +145,7 @@ def run_tournament(plan: RunPlan, store: ResultStore, *, pool: Pool | None = Non
     tables = list(plan.tables)
     total = sum(len(t.games) for t in tables)
     todo = pending_tables(tables, store.done_keys())
-    run = _Run(plan, store, total - sum(len(t.games) for t in todo), total, on_progress, on_note)
+    run = RunTally(plan, store, total - sum(len(t.games) for t in todo), total, on_progress, on_note)
     run.progress()
     if not todo:
         return RunSummary(total, run.already, 0, False)
@@ -164,8 +164,8 @@ def run_tournament(plan: RunPlan, store: ResultStore, *, pool: Pool | None = Non
                       given_up=tuple(sorted(feed.given_up.items())))
 
 
-class _Run:
-    """The runner's count of one call: what it stored, what is void, and the progress it reports."""
+class RunTally:
+    """The runner's count of one call (a league's too: arena/tournament/league_run.py): what it stored, what is void, and the progress it reports."""
 
     def __init__(self, plan: RunPlan, store: ResultStore, already: int, total: int,
                  on_progress: Callable[[Progress], None] | None, on_note: Callable[[str], None] | None) -> None:
@@ -174,6 +174,10 @@ class _Run:
         self.started = time.monotonic()
         self.played = 0
         self.voided: set[str] = set()  # keys void in this run and not played since
+
+    def grow(self, games: int) -> None:
+        """More games to play: a league's, as it chooses tables."""
+        self.total += games
 
     def progress(self, last: GameRecord | None = None) -> None:
         if self.on_progress:
@@ -214,4 +218,4 @@ class _Run:
 
 
 __all__ = ["Progress", "RunSummary", "build_schedule", "builds_changed", "describe_schedule", "fingerprint",
-           "limits_changed", "pending_tables", "play_order", "run_record", "run_tournament"]
+           "limits_changed", "pending_tables", "play_order", "run_record", "run_tournament", "RunTally"]

@@ -52,12 +52,16 @@ class RunOptions:
     html_page: Path | None = None  # a live standings page
     replay_faults: tuple[str, ...] = ()  # --replay-faults: stored games with these fault kinds are voided, played again
     unchecked: bool = False  # --unchecked: versions that have not passed their check here play all the same
+    until_s: float | None = None  # a league: stop choosing tables after this long (--until)
+    games: int | None = None  # a league: stop choosing tables once this many games were handed out (--games)
 
 
 @dataclass(frozen=True)
 class RunOutcome:
     summary: RunSummary
     test: SprtState | None  # an SPRT run's decision
+    league: str = ""  # a league run: why it stopped choosing tables
+    reopen: bool = False  # a league run that stopped for a change it takes: open it again and go on
 
 
 class RunStopped(ArenaError):
@@ -84,6 +88,7 @@ class TournamentSession:
         self.plan: RunPlan  # the run as open() decided it, handed to the runner and the pools
         self.address = ""  # a Dask scheduler's, when the tables are played on a cluster
         self._stored_when_closed: int | None = None
+        self.failed_starts: str | None = None  # start_failure_words, once played
 
     # ---------------------------------------------------------------- opening
 
@@ -185,6 +190,11 @@ class TournamentSession:
         from arena.play.records import FaultKind, NOT_COUNTED_FAULTS
 
         config, options = self.config, self.options
+        if not config.kind.open_ended:
+            given = "--until" if options.until_s is not None else "--games" if options.games is not None else None
+            if given:
+                raise ArenaError(f"{given}: only a league (schedule = \"league\") plays until stopped; "
+                                 f"{config.path} is {config.kind.words}, which ends with its last game")
         allowed = [kind.value for kind in FaultKind if kind.value not in NOT_COUNTED_FAULTS]
         unknown = [kind for kind in options.replay_faults if kind not in allowed]
         if unknown:  # before the run's first line: a refused option says so alone
@@ -294,6 +304,8 @@ class TournamentSession:
         assert self.store is not None
         test = None
         try:
+            if self.config.kind.open_ended:
+                return self._play_league(on_progress)
             if self.config.sprt:
                 from arena.tournament.early_stop import run_until_decided
 
@@ -305,6 +317,19 @@ class TournamentSession:
             raise RunStopped(f"{exc}. Stopped with {self.kept_words(short=True)}; every bot was stopped. "
                              f"Resume with: {self.resume_command()}") from None
         return RunOutcome(summary, test)
+
+    def _play_league(self, on_progress: Callable[[Progress], None] | None) -> RunOutcome:
+        """A league's run (tournament/league_run.py), watching for bots, versions and a freeze to take."""
+        from arena.tournament.league_run import LeagueLimits, run_league
+        from arena.tournament.league_watch import LeagueWatch
+
+        assert self.store is not None
+        options = self.options
+        watch = LeagueWatch(self.config, self.plan.versions, update=options.update, unchecked=options.unchecked,
+                            note=self.note)
+        summary, why = run_league(self.plan, self.store, pool=self.pool, limits=LeagueLimits(options.until_s, options.games),
+                                  watch=watch, on_progress=on_progress, on_note=self.note)
+        return RunOutcome(summary, None, league=why, reopen=watch.taken is not None)
 
     def start_failures(self) -> list[tuple[str, int, str]]:
         """(bot, games, why) of the bots that never played in some games of the tournament."""

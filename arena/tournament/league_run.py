@@ -1,0 +1,206 @@
+"""Running a league (schedule = "league", issue 43): tables chosen as the run goes, until stopped.
+
+The pool asks the feed for a table whenever a worker is free; a league's feed, when it has none
+ready, fits the ratings of the games stored so far (the reader keeps its counts: a refit costs the
+games stored since the last one), asks the matchmaking (schedule/matchmaking.py) for enough tables
+to keep one ready per worker, keeps them in the results as queued (results/league_queue.py,
+committed before any is handed out), and hands them out. A table is marked played when its last
+game is stored.
+
+A run plays the tables an earlier run left queued first (their games not yet stored), then chooses
+on. It stops choosing at `--until` or once it has handed out `--games` games (whole tables: a
+table is a duplicate set of deals), or when `watch` says the config or a bot changed (the session
+then opens the league again with the change); the tables under way are finished, and the queued
+ones wait for the next run. A Ctrl-C stops at once: what is stored is kept and the queue with it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from arena.results.league_queue import DROPPED, PLAYED, QUEUED, LeagueTable, end_table, games_by_bot, league_tables
+from arena.results.league_queue import queue_tables
+from arena.results.ratings_read import RatingsReader
+from arena.results.store import ResultStore
+from arena.schedule.games import GameSpec, TableSpec, table_games
+from arena.schedule.matchmaking import choose_tables
+from arena.tournament.feed import TableFeed, WAIT, _Wait
+from arena.tournament.league_state import games_per_table, league_state, matchmaking_of
+from arena.tournament.pool import Pool
+from arena.tournament.run_plan import RunPlan
+from arena.tournament.runner import Progress, RunSummary, RunTally
+from arena.wording import count
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueLimits:
+    """When a league run stops choosing tables (None: not for that reason)."""
+
+    until_s: float | None = None  # seconds from the run's start (--until)
+    games: int | None = None  # games handed out by this run (--games)
+
+
+def league_table_spec(plan: RunPlan, table: LeagueTable) -> TableSpec:
+    """A league table's games: its deals in every seating, seeded by its bots and its number (each
+    table of the same bots gets cards of its own), keyed by its number."""
+    config = plan.config
+    return TableSpec(table.number, table.bots, table_games(table.number, table.bots, config.deals, config.seed,
+                                                           copy=table.number + 1))
+
+
+class LeagueFeed(TableFeed):
+    """A run's tables: the queued ones first, then as many as the matchmaking chooses while the
+    run goes on (see the module docstring)."""
+
+    def __init__(self, plan: RunPlan, store: ResultStore, limits: LeagueLimits,
+                 watch: Callable[[], str | None] = lambda: None, on_note: Callable[[str], None] | None = None,
+                 on_chosen: Callable[[int], None] = lambda games: None) -> None:
+        self.plan, self.store, self.limits, self.watch = plan, store, limits, watch
+        self.on_note, self.on_chosen = on_note, on_chosen
+        self.started = time.monotonic()
+        self.handed_games = 0
+        self.stopped_by: str | None = None  # why it stopped choosing, once it has
+        self._ratings = RatingsReader()
+        self._left: dict[int, int] = {}  # table number -> its games not yet stored
+        super().__init__(self._resumed())
+
+    # ---- the queue an earlier run left --------------------------------------------------------
+
+    def _resumed(self) -> list[TableSpec]:
+        """The queued tables with games still to store; those whose games are all stored are marked
+        played, those with a bot out of the league dropped."""
+        from arena.results.voids import pending_void_keys
+
+        done, playing = self.store.done_keys(), set(self.plan.config.playing)
+        tables = []
+        for queued in league_tables(self.store, QUEUED):
+            if not set(queued.bots) <= playing:
+                end_table(self.store, queued.number, DROPPED)
+                self._say(f"league table {queued.number} dropped: {', '.join(sorted(set(queued.bots) - playing))} "
+                          "left the league")
+                continue
+            spec = league_table_spec(self.plan, queued)
+            missing = tuple(game for game in spec.games if game.key not in done)
+            if not missing:
+                end_table(self.store, queued.number, PLAYED)
+                continue
+            tables.append(TableSpec(spec.index, spec.entries, missing))
+            self._left[spec.index] = len(missing)
+        void = pending_void_keys(self.store)
+        return sorted(tables, key=lambda t: (not any(g.key in void for g in t.games), t.index))
+
+    def pending(self) -> list[TableSpec]:
+        """The tables ready now: at the start, those an earlier run left queued."""
+        return list(self._ready)
+
+    # ---- the pool's side ----------------------------------------------------------------------
+
+    def next(self) -> TableSpec | _Wait | None:
+        if not self.ready and self._choosing():
+            self.add(self._choose())
+        table = super().next()
+        if isinstance(table, TableSpec):
+            self.handed_games += len(table.games)
+        return table
+
+    @property
+    def finished(self) -> bool:
+        return super().finished and not self._choosing()
+
+    def _choosing(self) -> bool:
+        """Whether more tables are to be chosen: not once a limit is reached or the league changed."""
+        if self.stopped_by is not None:
+            return False
+        limits = self.limits
+        if limits.until_s is not None and time.monotonic() - self.started >= limits.until_s:
+            self.stopped_by = "until"
+        elif limits.games is not None and self.handed_games >= limits.games:
+            self.stopped_by = "games"
+        else:
+            changed = self.watch()
+            if changed is not None:
+                self.stopped_by = changed
+        return self.stopped_by is None
+
+    def _choose(self) -> list[TableSpec]:
+        """Enough tables to keep one ready per worker, chosen from a fresh fit, queued, then handed on."""
+        config = self.plan.config
+        names = [name for name in config.playing if name not in self.paused and name not in self.given_up]
+        if len(names) < config.table_size:
+            return []
+        known = league_tables(self.store)
+        state = league_state(config, names, self._ratings.read(self.store), games_by_bot(self.store), known)
+        wanted = max(1, self.plan.worker_count(10**6) - self._running)
+        first = known[-1].number + 1 if known else 0
+        choices, _ = choose_tables(state, matchmaking_of(config), config.seed, first, wanted, games_per_table(config))
+        chosen = [LeagueTable(first + i, choice.bots, choice.reason, choice.why) for i, choice in enumerate(choices)]
+        queue_tables(self.store, chosen)
+        specs = [league_table_spec(self.plan, table) for table in chosen]
+        for spec in specs:
+            self._left[spec.index] = len(spec.games)
+        self.on_chosen(sum(len(spec.games) for spec in specs))
+        return specs
+
+    # ---- the runner's side --------------------------------------------------------------------
+
+    def played(self, spec: GameSpec) -> None:
+        super().played(spec)
+        left = self._left.get(spec.table)
+        if left is None:
+            return
+        if left <= 1:
+            del self._left[spec.table]
+            end_table(self.store, spec.table, PLAYED)
+        else:
+            self._left[spec.table] = left - 1
+
+    def _say(self, line: str) -> None:
+        if self.on_note is not None:
+            self.on_note(line)
+
+
+def stop_words(feed: LeagueFeed) -> str:
+    """Why a league run ended, in a line (after its last table under way)."""
+    queued = len(league_tables(feed.store, QUEUED))
+    left = f"; {count(queued, 'table')} queued for the next run" if queued else ""
+    if feed.stopped_by == "until":
+        return f"league: --until reached after {count(feed.handed_games, 'game')} handed out{left}"
+    if feed.stopped_by == "games":
+        return f"league: {count(feed.handed_games, 'game')} played, as --games asked{left}"
+    if feed.stopped_by:
+        return f"league: {feed.stopped_by}{left}"
+    return f"league: no table to choose (fewer playing bots than a table seats){left}"
+
+
+
+
+def run_league(plan: RunPlan, store: ResultStore, *, pool: Pool | None = None, limits: LeagueLimits = LeagueLimits(),
+               watch: Callable[[], str | None] = lambda: None,
+               on_progress: Callable[[Progress], None] | None = None,
+               on_note: Callable[[str], None] | None = None) -> tuple[RunSummary, str]:
+    """Play the league's queued tables, then tables chosen as it goes, until a limit, a change
+    `watch` reports, or a Ctrl-C (KeyboardInterrupt, after every worker and bot is stopped).
+    Returns the run's summary and a line on why it stopped."""
+    from arena.tournament.local_pool import WorkerPool
+
+    already = store.game_count()
+    tally = RunTally(plan, store, already, already, on_progress, on_note)
+    feed = LeagueFeed(plan, store, limits, watch, on_note, on_chosen=tally.grow)
+    tally.grow(sum(len(table.games) for table in feed.pending()))
+    pool = WorkerPool(plan, plan.worker_count(10**6)) if pool is None else pool
+    finished = False
+    try:
+        pool.start()
+        for spec, item in pool.games(feed, on_note=on_note):
+            tally.keep(spec, item, pool.where.get(spec.key), feed)
+        tally.keep_untried(feed.untried())
+        finished = True
+    finally:
+        pool.stop(wait_s=5.0 if finished else 0.0)
+    summary = RunSummary(tally.total, already, tally.played, False, void=len(tally.voided),
+                         given_up=tuple(sorted(feed.given_up.items())))
+    return summary, stop_words(feed)
+
+
+__all__ = ["LeagueFeed", "LeagueLimits", "league_table_spec", "run_league", "stop_words", "WAIT"]

@@ -1,0 +1,109 @@
+"""What a running league notices between tables (issue 43): bots added at the end of the config's
+`bots`, new versions of its bots (`arena bot add --replace`), bots taken out, and the freeze
+(`arena tournament freeze`). A change the run may take ends its choosing; the session opens the
+league again with it, without the organiser starting anything (arena/cli/tournament.py).
+
+What the run may take is what `arena tournament run` would take on a new start: an added bot
+always; a new version or a bot taken out with `--update` (or on_change = "replay"); after the
+freeze, no new bot or version. A version that has not passed `arena bot check` here is not taken
+unless the organiser granted it; a config that does not load is not taken. Each of those is said
+once, and the league goes on as it was."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Callable, Mapping
+
+from arena.errors import ArenaError
+from arena.tournament.config import TournamentConfig
+
+CHECK_EVERY_S = 5.0  # a look costs a parse and a hash of every bot's files: not at every table
+
+
+class LeagueWatch:
+    """Called by the league's feed before it chooses tables: a line saying what changed when the
+    run should open the league again, else None."""
+
+    def __init__(self, config: TournamentConfig, versions: Mapping[str, str], *, update: bool, unchecked: bool,
+                 note: Callable[[str], None], every_s: float = CHECK_EVERY_S) -> None:
+        self.config, self.versions, self.update, self.unchecked = config, dict(versions), update, unchecked
+        self.note, self.every_s = note, every_s
+        self._looked = time.monotonic()
+        self._said: set[str] = set()  # what was said once already
+        self.taken: str | None = None  # the change the run stopped for, once it has
+
+    def __call__(self) -> str | None:
+        if time.monotonic() - self._looked < self.every_s:
+            return None
+        self._looked = time.monotonic()
+        digest = _digest(self.config.path)
+        try:
+            self.taken = self._look(digest)
+            return self.taken
+        except ArenaError as exc:
+            self._once(f"{digest}:load", f"{exc}; the league goes on as it was until the config loads")
+            return None
+
+    def _look(self, digest: str) -> str | None:
+        from arena.tournament.opening import bot_versions, load_tournament
+
+        config, manifests = load_tournament(self.config.path)
+        versions = bot_versions(manifests)
+        added = [name for name in config.bots if name not in self.config.bots]
+        taken_out = [name for name in self.config.playing if name not in config.bots]
+        changed = [name for name in config.bots if name in self.versions and versions[name] != self.versions[name]]
+        if config.frozen and not self.config.frozen:
+            return "frozen: the league takes no new bot or version, and plays its final round robin"
+        if config.frozen:
+            if added or changed:
+                self._once(f"{digest}:frozen:{','.join(added + changed)}:{_joined(versions)}",
+                           f"the league is frozen: {', '.join(added + changed)} not taken (new bots and versions "
+                           "wait for the next league)")
+            return None
+        word = self.update or config.on_change == "replay"
+        if (changed or taken_out) and not word:
+            self._once(f"{digest}:word:{_joined(versions)}",
+                       f"{', '.join(changed + taken_out)} changed ({'resubmitted' if changed else 'taken out'}): a "
+                       "league takes new versions and withdrawals when run with --update; it goes on as it was")
+            changed, taken_out = [], []
+        refused = [name for name in added + changed if not self._admitted(config, name, versions[name], manifests)]
+        if refused:
+            self._once(f"{digest}:check:{_joined(versions)}",
+                       f"{', '.join(refused)}: this version has not passed `arena bot check` on this machine (or a "
+                       f"grant [grant.NAME] unchecked = true in {config.path}); the league goes on without it")
+        taken = [name for name in added + changed if name not in refused] + taken_out
+        if not taken:
+            return None
+        words = [f"{name} {'added' if name in added else 'resubmitted' if name in changed else 'withdrawn'}"
+                 for name in taken]
+        return f"{'; '.join(words)}: the league takes {'it' if len(words) == 1 else 'them'} now"
+
+    def _admitted(self, config: TournamentConfig, name: str, version: str, manifests: Mapping) -> bool:
+        from arena.submission.registry import load_kept_check
+        from arena.submission.workspace import is_bundled
+
+        if self.unchecked or (config.grants.get(name) or {}).get("unchecked") or is_bundled(manifests[name].directory):
+            return True
+        kept = load_kept_check(name, version)
+        return bool(kept and kept.get("passed"))
+
+    def _once(self, key: str, line: str) -> None:
+        if key not in self._said:
+            self._said.add(key)
+            self.note(line)
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return ""
+
+
+def _joined(versions: Mapping[str, str]) -> str:
+    return ",".join(f"{name}={version}" for name, version in sorted(versions.items()))
+
+
+__all__ = ["CHECK_EVERY_S", "LeagueWatch"]
