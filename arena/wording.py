@@ -5,6 +5,7 @@ Every layer may use it; it imports nothing of the project."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shlex
 
 
@@ -67,3 +68,20 @@ def when_text(timestamp: float | None) -> str:
     if timestamp is None:
         return ""
     return dt.datetime.fromtimestamp(timestamp, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+_DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$")
+MAX_DURATION_S = 366 * 86400  # a league of a year at most per run: beyond it a typo, not a plan
+
+
+def duration_s(text: str) -> float:
+    """A duration as people write it (2h, 90m, 1h30m, 45s, 3d, or seconds) in seconds; ValueError
+    saying what was expected."""
+    found = _DURATION.match(text.strip().lower())
+    if found is None or not any(found.groups()):
+        raise ValueError(f"{text!r}: expected a duration such as 2h, 90m, 1h30m, 45s or 3d")
+    days, hours, minutes, seconds = (int(part or 0) for part in found.groups())
+    total = days * 86400 + hours * 3600 + minutes * 60 + seconds
+    if not 1 <= total <= MAX_DURATION_S:
+        raise ValueError(f"{text!r}: expected a duration from 1s to 366d")
+    return float(total)

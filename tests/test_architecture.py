@@ -217,7 +217,8 @@ def test_every_module_says_what_it_owns_and_stays_small():
 
 
 MAX_FUNCTION_LINES = 80  # from `def` to its last line, docstring included (issue 41's review)
-MAX_CLI_LINES = 1_100  # the CLI words what the layers below decide: its modules together
+MAX_CLI_LINES = 1_200  # the CLI words what the layers below decide: its modules together (1,100 until the
+# league's commands: freeze, run --until/--games, games --queue, whose decisions live below it)
 
 
 def test_every_function_stays_short_and_the_cli_small():

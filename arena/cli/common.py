@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import functools
 import os
 import signal
@@ -109,24 +107,6 @@ def seconds_within(bounds_s: tuple[float, float]):
             raise typer.BadParameter(problem)
         return value
     return check
-
-
-_DURATION = re.compile(r"^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$")
-MAX_DURATION_S = 366 * 86400  # a league of a year at most per run: beyond it a typo, not a plan
-
-
-def duration_s(text: str | None) -> float | None:
-    """`--until`'s value: 2h, 90m, 1h30m, 45s, 3d or plain seconds, as seconds (BadParameter: why not)."""
-    if text is None:
-        return None
-    found = _DURATION.match(text.strip().lower())
-    if not text.strip() or found is None or not any(found.groups()):
-        raise typer.BadParameter(f"{text!r}: expected a duration such as 2h, 90m, 1h30m, 45s or 3d")
-    days, hours, minutes, seconds = (int(part or 0) for part in found.groups())
-    total = days * 86400 + hours * 3600 + minutes * 60 + seconds
-    if not 1 <= total <= MAX_DURATION_S:
-        raise typer.BadParameter(f"{text!r}: expected a duration from 1s to 366d")
-    return float(total)
 
 
 RuleOption = Annotated[

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Callable, Literal, Optional
 import typer
 from rich.markup import escape
 
-from arena.cli.common import (command, console, duration_s, fail, ignore_interrupts, note, seconds_within,
+from arena.cli.common import (command, console, fail, ignore_interrupts, note, seconds_within,
                                stop_on_sigterm)
 from arena.tournament.config_keys import KEYS, MAX_TOURNAMENT_GAMES, ConfigKey, Seconds, Whole, Words
 from arena.wording import count, visible_lines
@@ -71,6 +71,22 @@ def new(
     console.print(f"wrote {escape(str(path))}; run it with: {escape(command('arena', 'tournament', 'run', path))}", highlight=False)
 
 
+@tournament_app.command("freeze")
+def freeze(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The league's config (TOML).")],
+    undo: Annotated[bool, typer.Option("--undo", help="Unfreeze: the league takes bots and versions again and "
+                                                       "chooses its tables (the final round robin's games stay).")] = False,
+) -> None:
+    """A league's deadline: no bot enters and no new version is taken; the final round robin is played."""
+    from arena.tournament.config_write import set_frozen
+    from arena.tournament.league_final import freeze_words
+    from arena.tournament.opening import config_file, load_tournament
+
+    path = config_file(config_path)
+    changed = set_frozen(path, not undo)
+    _say(freeze_words(path, load_tournament(path)[0], changed, frozen=not undo))
+
+
 @tournament_app.command("run")
 def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
@@ -107,32 +123,24 @@ def run(
     if replay_faults is not None and not kinds:
         fail("--replay-faults needs a fault kind, e.g. --replay-faults no_hello")
     options = RunOptions(workers=workers, log_dir=log, update=update, cluster=cluster, html_page=html_page,
-                         replay_faults=kinds, unchecked=unchecked, until_s=duration_s(until), games=games)
+                         replay_faults=kinds, unchecked=unchecked, until_s=_duration_s(until), games=games)
     stop_on_sigterm()  # before the builds: a SIGTERM during one still ends it and what it started
-    started = time.monotonic()
+    started, played = time.monotonic(), 0
     outcome, session, page = _play(config_path, options)
     while outcome.reopen:  # a league took a change (a bot added, a version, the freeze): it goes on with it
         _say(f"{outcome.league}; the league goes on")
-        options = _left_after(options, outcome.summary, time.monotonic() - started)
+        played += outcome.summary.played
+        options = options.next_part(played, time.monotonic() - started)
         outcome, session, page = _play(config_path, options)
-    _summary(outcome, session, page, config_path, html_page)
-
-
-def _left_after(options: Any, summary: Any, spent_s: float) -> Any:
-    """The options for the league's next part: --games less what was played, --until less the time
-    spent (both count from the command's start), --replay-faults carried out already."""
-    import dataclasses
-
-    games = None if options.games is None else max(1, options.games - summary.played)
-    until = None if options.until_s is None else max(1.0, options.until_s - spent_s)
-    return dataclasses.replace(options, games=games, until_s=until, replay_faults=())
+    _summary(outcome, session, page, config_path, played)
 
 
 def _play(config_path: Path, options: Any) -> tuple[Any, Any, Any]:
     """One session of the run, its live board (and page) drawn: the outcome, the session, the page."""
     from arena.report.live import LiveBoard
     from arena.report.live_page import LivePage
-    from arena.tournament.session import TournamentSession, start_failure_words
+    from arena.tournament.run_words import start_failure_words
+    from arena.tournament.session import TournamentSession
 
     session = TournamentSession(config_path, options, say=_say, note=note)
     try:
@@ -154,25 +162,26 @@ def _play(config_path: Path, options: Any) -> tuple[Any, Any, Any]:
     return outcome, session, page
 
 
-def _summary(outcome: Any, session: Any, page: Any, config_path: Path, html_page: Path | None) -> None:
+def _summary(outcome: Any, session: Any, page: Any, config_path: Path, played_before: int) -> None:
     """The run's last lines, and its exit code when games are void or bots never started."""
-    from arena.tournament.session import void_words
+    from arena.tournament.run_words import end_words
 
-    summary = outcome.summary
-    if outcome.league:
-        _say(outcome.league)
-    elif outcome.test is not None:
-        _say(f"Early stopping (SPRT): {outcome.test.sentence()}")
-    elif summary.played == 0 and not summary.void:
-        _say(f"nothing to play: all {count(summary.total, 'game')} {'is' if summary.total == 1 else 'are'} "
-             "already stored")
     # With --html the page was just written: a command that writes it again was one line too many.
-    report = (f"the page {html_page} is the final report" if page is not None and not page.broken
-              else f"Report: {command('arena', 'standings', config_path, '-o', 'standings.html')}")
-    _say(f"done: {count(summary.already_done + summary.played, 'game')} stored ({summary.played} played now). {report}")
-    problems = [words for words in (void_words(summary, session), session.failed_starts) if words]
+    lines, problems = end_words(outcome, session, config_path, page.path if page is not None and not page.broken
+                                else None, played_before)
+    for line in lines:
+        _say(line)
     if problems:
         fail("\n".join(problems), code=1)
+
+
+def _duration_s(text: str | None) -> float | None:
+    from arena.wording import duration_s
+
+    try:
+        return None if text is None else duration_s(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--until'") from None
 
 
 def _say(line: str) -> None:

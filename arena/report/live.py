@@ -193,7 +193,9 @@ class LiveBoard:
     def _refresh_board(self) -> None:
         started = time.monotonic()
         # The run's own count (the file's may be a game behind its progress), once it has one.
-        done = Completeness(self._done, self._total, self._void) if self._total else None
+        # A league's is the results' own: it is never complete while it goes on.
+        league = self.results.config.kind.open_ended
+        done = Completeness(self._done, self._total, self._void) if self._total and not league else None
         standings = self.results.standings(head_to_head=False, completeness=done)
         self._test = standings.test
         self.standings = standings

@@ -86,6 +86,17 @@ def league_tables(store: ResultStore, status: str | None = None) -> list[LeagueT
             for number, bots, reason, why, chosen_at, state, ended_at in rows]
 
 
+def queued_games_left(store: ResultStore, games_per_table: int) -> int:
+    """The games of the queued tables not stored yet."""
+    with store._read() as db:
+        if not _exists(db):
+            return 0
+        tables, stored = db.execute(
+            "SELECT COUNT(*), (SELECT COUNT(*) FROM games g JOIN league_tables l ON g.table_no = l.number "
+            "WHERE l.status = ?) FROM league_tables WHERE status = ?", (QUEUED, QUEUED)).fetchone()
+    return max(0, tables * games_per_table - stored)
+
+
 def games_by_bot(store: ResultStore) -> dict[str, int]:
     """Each bot's games in the standings (superseded ones not), from the kept totals."""
     with store._read() as db:
@@ -93,4 +104,5 @@ def games_by_bot(store: ResultStore) -> dict[str, int]:
             "SELECT b.name, SUM(p.games) FROM totals_places p JOIN bots b ON b.id = p.bot GROUP BY b.name")}
 
 
-__all__ = ["QUEUED", "PLAYED", "DROPPED", "LeagueTable", "queue_tables", "end_table", "league_tables", "games_by_bot"]
+__all__ = ["QUEUED", "PLAYED", "DROPPED", "LeagueTable", "queue_tables", "end_table", "league_tables", "games_by_bot",
+           "queued_games_left"]

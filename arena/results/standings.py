@@ -140,16 +140,22 @@ class Completeness:
     scheduled: int  # every game of the schedule (at most: an SPRT run stops when its test decides)
     void: int  # void games (arena/results/voids.py) not played since
     decided: bool = False  # an SPRT run whose test decided: complete at what it played
+    ongoing: bool = False  # a league not frozen: never complete; `scheduled` is what it has queued
+    counted: str = ""  # which games the standings count, where not all stored ("the final round robin")
 
     @property
     def complete(self) -> bool:
-        return self.decided or (self.played >= self.scheduled and not self.void)
+        return not self.ongoing and (self.decided or (self.played >= self.scheduled and not self.void))
 
     def words(self) -> str:
-        """'1392 games', or '1392 of 1800 games played, 12 void'."""
+        """'1392 games', or '1392 of 1800 games played, 12 void'; a league's '1392 games so far', a
+        frozen one's '24 games of the final round robin'."""
+        of = f" of {self.counted}" if self.counted else ""
+        if self.ongoing:
+            return f"{self.played} game{'' if self.played == 1 else 's'} so far" + (f", {self.void} void" if self.void else "")
         if self.complete:
-            return f"{self.played} game{'' if self.played == 1 else 's'}"
-        return f"{self.played} of {self.scheduled} games played" + (f", {self.void} void" if self.void else "")
+            return f"{self.played} game{'' if self.played == 1 else 's'}{of}"
+        return f"{self.played} of {self.scheduled} games{of} played" + (f", {self.void} void" if self.void else "")
 
 
 @dataclass

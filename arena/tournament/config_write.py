@@ -137,3 +137,38 @@ def _rules(options: dict[str, str], table_size: int, words: OptionWords) -> dict
         raise words.error("rules", str(exc)) from None
     rules.pop("num_players", None)
     return rules
+
+
+def set_frozen(path: Path, frozen: bool = True) -> bool:
+    """Write `frozen = true` (or false) into a league's config, its other lines and comments kept:
+    the key's line replaced, else a line added before the first table. Returns False when it says
+    so already. ConfigError unless the file is a league's config that still loads after the edit."""
+    import re
+
+    from arena.tournament.config import load_config
+
+    config = load_config(path)
+    if not config.kind.open_ended:
+        raise ConfigError(f"{path}: only a league (schedule = \"league\") can be frozen; this is {config.kind.words}, "
+                          "which ends with its last game")
+    if config.frozen == frozen:
+        return False
+    text = path.read_text(encoding="utf-8")
+    line = f"frozen = {'true' if frozen else 'false'}"
+    key_line = re.compile(r"^frozen\s*=.*$", re.M)
+    first_table = re.search(r"^\s*\[", text, re.M)
+    if key_line.search(text[:first_table.start()] if first_table else text):
+        edited = key_line.sub(line, text, count=1)
+    elif first_table:
+        edited = text[:first_table.start()] + line + "\n\n" + text[first_table.start():]
+    else:
+        edited = text + ("" if text.endswith("\n") or not text else "\n") + line + "\n"
+    import tomllib
+
+    try:
+        if bool(tomllib.loads(edited).get("frozen")) != frozen:
+            raise ValueError("the edit did not take")
+    except ValueError as exc:  # never leave the organiser's file worse than it was
+        raise ConfigError(f"{path}: could not write {line} into it ({exc}); add the line yourself") from None
+    write_output(path, edited, "the config")
+    return True

@@ -97,6 +97,8 @@ class LeagueFeed(TableFeed):
     # ---- the pool's side ----------------------------------------------------------------------
 
     def next(self) -> TableSpec | _Wait | None:
+        if self._limit_reached():
+            return None  # what is ready stays queued in the results, for the next run
         if not self.ready and self._choosing():
             self.add(self._choose())
         table = super().next()
@@ -106,21 +108,28 @@ class LeagueFeed(TableFeed):
 
     @property
     def finished(self) -> bool:
+        if self._limit_reached():
+            return self._running == 0
         return super().finished and not self._choosing()
 
-    def _choosing(self) -> bool:
-        """Whether more tables are to be chosen: not once a limit is reached or the league changed."""
-        if self.stopped_by is not None:
-            return False
+    def _limit_reached(self) -> bool:
+        """Whether --until or --games says to hand out no more tables (those under way finish)."""
+        if self.stopped_by in ("until", "games"):
+            return True
         limits = self.limits
         if limits.until_s is not None and time.monotonic() - self.started >= limits.until_s:
             self.stopped_by = "until"
         elif limits.games is not None and self.handed_games >= limits.games:
             self.stopped_by = "games"
-        else:
-            changed = self.watch()
-            if changed is not None:
-                self.stopped_by = changed
+        return self.stopped_by in ("until", "games")
+
+    def _choosing(self) -> bool:
+        """Whether more tables are to be chosen: not in a frozen league (its final round robin is
+        queued), not past a limit, not once the league changed."""
+        if self.stopped_by is None and self.plan.config.frozen:
+            self.stopped_by = "frozen"
+        if self.stopped_by is None and not self._limit_reached():
+            self.stopped_by = self.watch()
         return self.stopped_by is None
 
     def _choose(self) -> list[TableSpec]:
@@ -164,6 +173,10 @@ def stop_words(feed: LeagueFeed) -> str:
     """Why a league run ended, in a line (after its last table under way)."""
     queued = len(league_tables(feed.store, QUEUED))
     left = f"; {count(queued, 'table')} queued for the next run" if queued else ""
+    if feed.stopped_by == "frozen":
+        if not queued:
+            return "league: frozen, and its final round robin is complete: the standings are final"
+        return f"league: frozen; {count(queued, 'table')} of its final round robin left: run again to play them"
     if feed.stopped_by == "until":
         return f"league: --until reached after {count(feed.handed_games, 'game')} handed out{left}"
     if feed.stopped_by == "games":

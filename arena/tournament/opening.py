@@ -88,6 +88,10 @@ def open_results(config: TournamentConfig, manifests: dict[str, BotManifest], ve
             store.check_whole()  # before anything is written: a damaged file is left as it is
             store.upgrade()  # the totals of a file an earlier arena wrote
         stored = store.fingerprint()
+        if create:
+            from arena.tournament.league_final import refuse_after_freeze
+
+            refuse_after_freeze(config, stored, versions)  # a frozen league takes no new bot or version
         # Older results keep their table order and game numbers (schedule.numbers.GameNumbers).
         config = replace(config, layout=_stored_layout(stored, config.kind.new_layout), seeds=_stored_seeds(stored))
         changes = None

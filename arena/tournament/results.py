@@ -141,6 +141,15 @@ class TournamentResults:
         return self._completeness(self.store.game_count(), len(pending_void_keys(self.store)), self.test())
 
     def _completeness(self, games: int, void: int, test: SprtState | None) -> Completeness:
+        if self.config.kind.open_ended:  # a league: complete once frozen and its final round robin played
+            from arena.results.league_queue import queued_games_left
+            from arena.tournament.league_final import final_complete
+            from arena.tournament.league_state import games_per_table
+
+            left = queued_games_left(self.store, games_per_table(self.config))
+            final = final_complete(self.store) is not None
+            return Completeness(games, games + left, void, ongoing=not final,
+                                counted="the final round robin" if final else "")
         return Completeness(games, self.config.games_scheduled(), void, test is not None and test.decided)
 
     def versions(self) -> dict[str, str]:

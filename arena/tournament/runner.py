@@ -47,6 +47,9 @@ class RunSummary:
 
 def describe_schedule(config: TournamentConfig, tables: Sequence[TableSpec]) -> str | None:
     """The run's line on its schedule (a balanced one's evenness, a gauntlet's challengers), or None."""
+    if config.frozen:
+        return (f"league: frozen; its final round robin of {len(config.playing)} bots is played, and the standings "
+                "count those games alone")
     return config.kind.describe(tables, config.bots, config.withdrawn, config.challenger_count, config.table_size)
 
 

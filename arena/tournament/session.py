@@ -55,6 +55,14 @@ class RunOptions:
     until_s: float | None = None  # a league: stop choosing tables after this long (--until)
     games: int | None = None  # a league: stop choosing tables once this many games were handed out (--games)
 
+    def next_part(self, played: int, spent_s: float) -> RunOptions:
+        """The options for a league's next part, once it took a change: --games less what was played,
+        --until less the time spent (both count from the command's start), --replay-faults done."""
+        from dataclasses import replace
+
+        return replace(self, replay_faults=(), games=None if self.games is None else max(1, self.games - played),
+                       until_s=None if self.until_s is None else max(1.0, self.until_s - spent_s))
+
 
 @dataclass(frozen=True)
 class RunOutcome:
@@ -153,6 +161,10 @@ class TournamentSession:
         self.store, self.config = open_results(self.config, manifests, versions, create=True,
                                                update=self.options.update, note=self.note,
                                                files={name: bot.files for name, bot in self.prepared.items()})
+        if self.config.kind.open_ended:
+            from arena.tournament.league_final import begin_final
+
+            begin_final(self.store, self.config, self.say)  # a frozen league's final round robin, laid out once
         record = run_record(self.config, manifests, versions, self.isolation, builds)
         self._note_changes(self.store.last_extra(), record)
         if self.options.replay_faults:
@@ -381,28 +393,4 @@ class TournamentSession:
             self.store = None
 
 
-def start_failure_words(failures: Sequence[tuple[str, int, str]], session: TournamentSession) -> str | None:
-    """Bots that never played: the results stand (each such game is a recorded fault), but a setup
-    problem a script must be able to see, as with `arena play`."""
-    if not failures:
-        return None
-    return "\n".join([*(f"{bot} could not start in {count(games, 'game')} ({reason.removeprefix('out of this game: ')}), "
-                       f"so its moves there were the referee's. Check it with: {session.check_command(bot)}"
-                       for bot, games, reason in failures),
-                       "If that was not the bot's doing (your own network down while a service seemed out of reach, "
-                       "say), you may play those games again: "
-                       f"{session.resume_command()} --replay-faults no_hello"])
-
-
-def void_words(summary: RunSummary, session: TournamentSession) -> str | None:
-    """A run that ended with games it could not play: how many, why, and that the next run plays
-    them (first); None when every game was played."""
-    if not summary.void:
-        return None
-    why = "; ".join(f"{bot} ({reason})" for bot, reason in summary.given_up)
-    return (f"{count(summary.void, 'game')} void, to be played: run again ({session.resume_command()}), and the "
-            f"next run plays them first" + (f". Could not be started or reached: {why}" if why else "")
-            + f". They are listed by {command('arena', 'games', session.config_path, '--void')}")
-
-
-__all__ = ["RunOptions", "RunOutcome", "RunStopped", "TournamentSession", "start_failure_words", "void_words"]
+__all__ = ["RunOptions", "RunOutcome", "RunStopped", "TournamentSession"]
