@@ -16,9 +16,11 @@ Plackett-Luce draw from the true strengths (the Gumbel trick), so the simulation
 duplicate cards cancel and models only the order's luck. Every scheduler plays tables in batches
 of --every tables (default 10, 60 games): after each batch the ratings are refitted with the
 arena's own fit (arena/results/plackett_luce.py `fit`, warm-started from the last fit) and the
-top 10 checked. The league chooses each batch from the last fit (`choose_tables`, its default
-`Matchmaking` settings; --focus 0 weighs every rank alike), the refit cost being one fit per
-batch. Random: each table three distinct bots uniformly at random.
+top 10 checked. The league chooses each batch from the last fit as a league run does: the state
+made by the arena's converter (arena/tournament/league_state.py, from the fit as Ratings, each
+bot's games and the tables played), then `choose_tables` with the default `Matchmaking` settings
+(--focus 0 weighs every rank alike); a run refits more often (whenever a worker is free), so a
+batch of 10 is the coarser case. Random: each table three distinct bots uniformly at random.
 Round robin: the arena's balanced schedule (arena/schedule/tables.py `balanced_schedule`) of 145
 tables a round (every bot at 14 or 15 tables, every pair meeting about once), laid out once (its
 search takes seconds) and played round after round, each round's bots relabelled by a new random
@@ -51,7 +53,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.results.plackett_luce import fit  # noqa: E402
 from arena.results.ratings import Z95  # noqa: E402
-from arena.schedule.matchmaking import LeagueBot, LeagueState, Matchmaking, choose_tables  # noqa: E402
+from arena.results.league_queue import PLAYED, LeagueTable  # noqa: E402
+from arena.results.ratings import NO_RATINGS, ratings_of  # noqa: E402
+from arena.schedule.matchmaking import Matchmaking, choose_tables  # noqa: E402
+from arena.tournament.league_state import league_state  # noqa: E402
 from arena.schedule.tables import balanced_schedule  # noqa: E402
 
 BOTS, TOP, TABLE_SIZE = 30, 10, 3
@@ -123,39 +128,29 @@ def play_table(bots: tuple[int, ...], truth: np.ndarray, rng: np.random.Generato
 
 
 class League:
-    """The league's matchmaking, fed each fit."""
+    """The league's matchmaking as a league run uses it (arena/tournament/league_run.py): after each
+    fit, its state made by the arena's own converter (`league_state`: the fit as Ratings, each bot's
+    games, the tables played so far), then `choose_tables`."""
 
     def __init__(self, seed: int, settings: Matchmaking) -> None:
-        self.seed, self.settings, self.number = seed, settings, 0
-        self.state = LeagueState(tuple(LeagueBot(name) for name in NAMES))
+        self.seed, self.settings = seed, settings
+        self.played: list[LeagueTable] = []
 
-    def tables(self, result, count: int) -> list[tuple[int, ...]]:
-        if result is not None:
-            self.state = _refitted(self.state, result)
-        choices, self.state = choose_tables(self.state, self.settings, self.seed, self.number, count, GAMES_PER_TABLE)
-        self.number += count
+    def tables(self, result, count: int, games: np.ndarray) -> list[tuple[int, ...]]:
+        ratings = ratings_of(NAMES, result) if result is not None else NO_RATINGS
+        state = league_state(NAMES, ratings, {name: int(games[i]) for i, name in enumerate(NAMES)}, self.played,
+                             GAMES_PER_TABLE)
+        choices, _ = choose_tables(state, self.settings, self.seed, len(self.played), count, GAMES_PER_TABLE)
+        self.played += [LeagueTable(len(self.played) + i, choice.bots, choice.reason, choice.why, status=PLAYED)
+                        for i, choice in enumerate(choices)]
         return [tuple(NAMES.index(name) for name in choice.bots) for choice in choices]
-
-
-def _refitted(state: LeagueState, result) -> LeagueState:
-    """The state's counts with the fit's thetas, variances and covariances (unrated bots: the prior's)."""
-    index = {int(bot): i for i, bot in enumerate(np.flatnonzero(result.rated))}
-    cov = result.covariance
-    bots = []
-    for bot in state.bots:
-        i = index.get(NAMES.index(bot.name))
-        bots.append(bot if i is None else LeagueBot(bot.name, float(result.theta[NAMES.index(bot.name)]),
-                                                    float(cov[i, i]), bot.games, bot.tables, bot.waited))
-    covariances = {(NAMES[a], NAMES[b]): float(cov[index[a], index[b]])
-                   for a in index for b in index if a < b}
-    return LeagueState(tuple(bots), covariances, state.meetings)
 
 
 class RandomTables:
     def __init__(self, seed: int) -> None:
         self.rng = np.random.default_rng([seed, 7])
 
-    def tables(self, result, count: int) -> list[tuple[int, ...]]:
+    def tables(self, result, count: int, games: np.ndarray) -> list[tuple[int, ...]]:
         return [tuple(int(x) for x in self.rng.choice(BOTS, TABLE_SIZE, replace=False)) for _ in range(count)]
 
 
@@ -177,7 +172,7 @@ class RoundRobin:
     def __init__(self, seed: int) -> None:
         self.rng, self.queue = np.random.default_rng([seed, 13]), []
 
-    def tables(self, result, count: int) -> list[tuple[int, ...]]:
+    def tables(self, result, count: int, games: np.ndarray) -> list[tuple[int, ...]]:
         while len(self.queue) < count:
             relabel = self.rng.permutation(BOTS)
             layout = [tuple(int(relabel[x]) for x in table) for table in balanced_round()]
@@ -191,7 +186,7 @@ def run(scheduler, truth: np.ndarray, seed: int, every: int, cap: int) -> tuple[
     rng = np.random.default_rng([seed, 11])
     counts, games, result = Counts(), np.zeros(BOTS, dtype=np.int64), None
     while games.sum() // TABLE_SIZE < cap:
-        for bots in scheduler.tables(result, every):
+        for bots in scheduler.tables(result, every, games):
             play_table(bots, truth, rng, counts, games)
         result = counts.fit()
         if settled(result):

@@ -25,7 +25,9 @@ from arena.wording import count
 from arena.wording import shell_command as command
 
 FINAL = "final"  # the reason of a final round robin's table
-BEFORE_FREEZE = "played in the league before the freeze: the standings count the final round robin"
+# The reason kept with each game of the league moved out of the standings at the freeze (a bot's
+# name has no blank, so no resubmission's reason, "NAME: version ...", reads as this one).
+BEFORE_FREEZE = "played before the league's freeze"
 
 
 def final_size(config: TournamentConfig) -> tuple[int, int]:

@@ -139,7 +139,8 @@ class LeagueFeed(TableFeed):
         if len(names) < config.table_size:
             return []
         known = league_tables(self.store)
-        state = league_state(config, names, self._ratings.read(self.store), games_by_bot(self.store), known)
+        state = league_state(names, self._ratings.read(self.store), games_by_bot(self.store), known,
+                             games_per_table(config))
         wanted = max(1, self.plan.worker_count(10**6) - self._running)
         first = known[-1].number + 1 if known else 0
         choices, _ = choose_tables(state, matchmaking_of(config), config.seed, first, wanted, games_per_table(config))

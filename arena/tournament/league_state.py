@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from arena.results.league_queue import DROPPED, QUEUED, LeagueTable
 from arena.results.ratings import Ratings
@@ -30,9 +30,10 @@ def games_per_table(config: TournamentConfig) -> int:
     return config.deals * math.factorial(config.table_size)
 
 
-def league_state(config: TournamentConfig, names: Sequence[str], ratings: Ratings, games: dict[str, int],
-                 tables: Iterable[LeagueTable]) -> LeagueState:
-    """The league as the matchmaking sees it, over the bots `names` (those that may be seated now)."""
+def league_state(names: Sequence[str], ratings: Ratings, games: Mapping[str, int], tables: Iterable[LeagueTable],
+                 table_games: int) -> LeagueState:
+    """The league as the matchmaking sees it, over the bots `names` (those that may be seated now);
+    `table_games`: the games of a table, by which a queued table counts as played."""
     counted = [table for table in tables if table.status != DROPPED]
     done = [table for table in counted if table.status != QUEUED]
     seen, last = Counter[str](), {}
@@ -51,7 +52,7 @@ def league_state(config: TournamentConfig, names: Sequence[str], ratings: Rating
     present = set(names)
     for table in counted:
         if table.status == QUEUED and set(table.bots) <= present:
-            state = played(state, table.bots, games_per_table(config))
+            state = played(state, table.bots, table_games)
     return state
 
 

@@ -36,6 +36,7 @@ from arena.results.store import ResultStore
 from arena.results.voids import VoidRow, pending_void_keys, void_rows
 from arena.tournament.config import TournamentConfig
 from arena.tournament.facts import tournament_facts
+from arena.tournament.league_final import BEFORE_FREEZE
 from arena.tournament.opening import bot_versions, load_tournament, open_results
 from arena.tournament.resubmission import stored_versions
 from arena.wording import shell_command as command
@@ -218,6 +219,9 @@ class TournamentResults:
         if game.isascii() and game.isdigit() and len(game) < 19:
             numbers = self.config.game_numbers()
             key = numbers.key_of(int(game))
+            if key is None and self.config.kind.open_ended:
+                raise ArenaError(f"no game {game}: a league numbers its games as it chooses its tables, and has not "
+                                 f"come near that one (arena games {command(self.config_path)} lists its games)")
             if key is None:
                 gaps = " (with gaps: the numbers stay when deals or bots are added)" if numbers.highest > numbers.total else ""
                 raise ArenaError(f"no game {game}: the games of {self.config.path} have numbers from 1 to "
@@ -277,6 +281,10 @@ class TournamentResults:
             earlier = self.store.superseded(key=key)
         except StoreError:  # the file found damaged: the first error says it
             earlier = []
+        if earlier and earlier[-1].why == BEFORE_FREEZE:
+            return (f"{named} was played in the league before its freeze, and the standings count the final round "
+                    f"robin alone; the game is kept. See it with: "
+                    f"{command('arena', 'replay', self.config_path, game, '--superseded')}")
         if earlier:
             why = earlier[-1].why  # "a: withdrawn" or "a: version 1a2b3c4d5e6f, now 6f5e4d3c2b1a" (results/archive.py)
             bot, _, change = why.partition(": ")

@@ -80,6 +80,10 @@ def test_a_frozen_league_plays_its_final_round_robin_and_its_standings_count_tho
     assert len(superseded) == before.played  # the league's games, kept whole
     assert tables_by(tmp_path / "league.sqlite")[("final", "played")] == 4
 
+    first = invoke("replay", str(path), "1")  # game 1 was the league's: kept, out of the standings
+    assert first.exit_code == 2 and "played in the league before its freeze" in " ".join(first.output.split())
+    assert invoke("replay", str(path), "1", "--superseded").exit_code == 0
+
     nothing = invoke("tournament", "run", str(path))  # complete: nothing to play, said so
     assert nothing.exit_code == 0 and "final round robin is complete" in " ".join(nothing.output.split())
 
