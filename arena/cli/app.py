@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.cli import bot, docs, games, init, play, reports, tournament
+from arena.cli import author, bot, docs, games, init, play, reports, serve, tournament
 from arena.cli.common import UsageError, console, fail, word_every_command
 from arena.logs import show_logs
 
@@ -55,6 +55,8 @@ games.register(app)
 reports.register_replay(app)
 bot.register(app)
 docs.register(app)
+serve.register(app)
+author.register(app)
 word_every_command(app)  # every command's ArenaError ends it in its sentence (cli/common.py)
 
 

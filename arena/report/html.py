@@ -368,3 +368,16 @@ def _tables_part(standings: Standings) -> list[str]:
 
 
 __all__ = ["to_html", "bot_colours", "PALETTE", "nice_ticks", "interval_chart", "rating_chart"]
+
+
+STYLE = _CSS  # the reports' style, which the league server's pages share (arena/server/)
+
+
+def standings_fragment(standings: Standings) -> str:
+    """The standings part of the page (how far, the table, its notes), then the charts: what the
+    league server's leaderboard shows and sends to its live readers, without the page around it."""
+    colours = bot_colours((b.bot for b in standings.bots), roster=standings.roster or standings.facts.get("bots", ()))
+    out = _standings_part(standings, colours)
+    out += ["<h2>Ratings as the games came in</h2>", _both(rating_chart, standings, colours),
+            _legend([b.bot for b in standings.bots if b.games], colours)]
+    return "\n".join(out)

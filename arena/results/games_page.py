@@ -95,6 +95,17 @@ def games_query(layout: str, wanted: GameFilter, *, by_number: bool = True, afte
     return f"SELECT {columns} FROM games g{where} ORDER BY {order_by}{limit}", [*params, *more]
 
 
+def newest_lines(store: ResultStore, numbers: GameNumbers, wanted: GameFilter, limit: int) -> list[GameLine]:
+    """The lines of the `limit` current games stored last that pass `wanted`, newest first (a live
+    page's latest games): one query down the games' ids."""
+    where, params = _where(_page_terms(wanted))
+    with store._read() as db:
+        rows = db.execute(f"SELECT {_SELECT_GAME} FROM games g{where} ORDER BY g.id DESC LIMIT ?",
+                          [*params, max(1, limit)]).fetchall()
+    return list(game_lines((store._decoded(row[:_ROW_WIDTH]) for row in rows), numbers.of, bots=wanted.bots,
+                           faults_only=wanted.faults_only, skitgubbe=wanted.skitgubbe))
+
+
 def count_current(store: ResultStore, wanted: GameFilter) -> int:
     """How many current games pass `wanted` (what `current_games` yields in all). All of them: the
     store's count (a kept total where the file has one). With a bot to find: counted from its

@@ -172,3 +172,48 @@ def set_frozen(path: Path, frozen: bool = True) -> bool:
         raise ConfigError(f"{path}: could not write {line} into it ({exc}); add the line yourself") from None
     write_output(path, edited, "the config")
     return True
+
+
+def _checked_edit(path: Path, edited: str, wanted: Any, what: str) -> None:
+    """Write `edited` over the config at `path` if it parses and `wanted(data)` holds, else refuse."""
+    import tomllib
+
+    try:
+        if not wanted(tomllib.loads(edited)):
+            raise ValueError("the edit did not take")
+    except ValueError as exc:  # never leave the organiser's file worse than it was
+        raise ConfigError(f"{path}: could not write {what} into it ({exc}); add it yourself") from None
+    write_output(path, edited, "the config")
+
+
+def add_bot_entry(path: Path, entry: str) -> bool:
+    """Append `entry` to the config's `bots` (the league server entering a bot), the file's other
+    lines and comments kept. Returns False when it is there already."""
+    import re
+    import tomllib
+
+    text = path.read_text(encoding="utf-8")
+    bots = list(tomllib.loads(text).get("bots") or [])
+    if entry in bots:
+        return False
+    found = re.search(r"^bots\s*=\s*\[.*?\]", text, re.M | re.S)
+    if found is None:
+        raise ConfigError(f"{path}: no `bots = [...]` line to add {entry} to")
+    line = "bots = [" + ", ".join(f'"{name}"' for name in [*bots, entry]) + "]"
+    _checked_edit(path, text[:found.start()] + line + text[found.end():],
+                  lambda data: list(data.get("bots") or []) == [*bots, entry], f"the bot {entry}")
+    return True
+
+
+def grant_unchecked(path: Path, name: str) -> None:
+    """`[grant.NAME] unchecked = true` in the config: the organiser lets a bot in whose check failed."""
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    header = re.search(rf"^\[grant\.{re.escape(name)}\]\s*$", text, re.M)
+    if header is not None:
+        edited = text[:header.end()] + "\nunchecked = true" + text[header.end():]
+    else:
+        edited = text + ("" if text.endswith("\n") else "\n") + f"\n[grant.{name}]\nunchecked = true\n"
+    _checked_edit(path, edited, lambda data: (data.get("grant") or {}).get(name, {}).get("unchecked") is True,
+                  f"[grant.{name}] unchecked = true")

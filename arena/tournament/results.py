@@ -183,6 +183,13 @@ class TournamentResults:
         found = itertools.chain(current, self._superseded_lines(query))
         return itertools.islice(found, query.limit or None)
 
+    def newest_games(self, bots: tuple[str, ...] = (), limit: int = 20) -> list[GameLine]:
+        """The games stored last (at `bots`' tables, when given), newest first: a live page's latest."""
+        from arena.results.games_page import newest_lines
+
+        self._check_bots(GameQuery(bots=bots))
+        return newest_lines(self.store, self.config.game_numbers(), GameFilter(bots), limit)
+
     def count_games(self, query: GameQuery) -> int:
         """How many games `query` selects, without its limit."""
         current = 0 if query.superseded == "only" else count_current(

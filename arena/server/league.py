@@ -1,0 +1,131 @@
+"""The league the server plays while it serves: `arena tournament run CONFIG --update` as a child
+process (arena/server/children.py), so that the league is played exactly as from the command line
+(its pools, isolation, void games and resume), and takes each bot the server enters (the config's
+`bots` grows) and each new version (its folder replaced) between tables, as a running league does
+(arena/tournament/league_watch.py). If the run ends (the config cannot be read, a worker died) it
+is started again after a pause that grows; a frozen league whose final round robin is complete is
+left ended. A server killed mid-league kills its run with it, and the next server's run resumes it.
+
+And the live hub: every POLL_S the board is read (arena/server/reader.py: one query when nothing
+changed) and each listener (a server-sent-events client) is told when a game was stored."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.server.children import start_child, stop_child, tail
+from arena.server.paths import ServerPaths
+from arena.server.reader import Board, LeagueReader
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.5  # a stored game reaches the live pages within this and a refit: under the 2 s asked
+RESTART_S = (2.0, 5.0, 15.0, 60.0)  # pauses before starting an ended run again, growing
+
+
+@dataclass(frozen=True)
+class LeagueStatus:
+    running: bool
+    pid: int | None
+    restarts: int
+    last_exit: int | None
+    log_tail: str
+
+
+class LeagueRunner:
+    """Keeps the league's run going (see the module docstring)."""
+
+    def __init__(self, paths: ServerPaths, play: bool = True) -> None:
+        self.paths, self.play = paths, play
+        self.child: subprocess.Popen | None = None
+        self.restarts = 0
+        self.last_exit: int | None = None
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        if self.play:
+            self._task = asyncio.get_running_loop().create_task(self._keep_running())
+
+    async def _keep_running(self) -> None:
+        failures = 0
+        while True:
+            child = self.child = start_child(["arena", "tournament", "run", str(self.paths.config), "--update"],
+                                             self.paths.league_log)
+            started = time.monotonic()
+            while child.poll() is None:
+                await asyncio.sleep(0.5)
+            self.last_exit = child.returncode
+            if self.last_exit == 0 and _final_complete(self.paths.config):
+                log.info("the league's final round robin is complete: its run is not started again")
+                return
+            failures = 0 if time.monotonic() - started > 120 else failures + 1
+            self.restarts += 1
+            await asyncio.sleep(RESTART_S[min(failures, len(RESTART_S) - 1)])
+
+    def status(self) -> LeagueStatus:
+        child = self.child
+        running = child is not None and child.poll() is None
+        return LeagueStatus(running, child.pid if running and child is not None else None, self.restarts,
+                            self.last_exit, tail(self.paths.league_log))
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        await asyncio.get_running_loop().run_in_executor(None, stop_child, self.child)
+
+
+def _final_complete(config: Path) -> bool:
+    from arena.tournament.config import load_config
+
+    try:
+        return load_config(config).frozen
+    except Exception:  # noqa: BLE001 - a config that cannot be read: the run is tried again, which says why
+        return False
+
+
+class LiveHub:
+    """Tells each listener when the board changed (a game stored)."""
+
+    def __init__(self, reader: LeagueReader) -> None:
+        self.reader = reader
+        self.board = Board(-1, note="no game yet")
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            try:
+                board = await self.reader.run(self.reader.board)
+            except Exception:  # noqa: BLE001 - a read that failed is logged and tried again
+                log.exception("reading the league's board")
+                board = self.board
+            if board.last_game_id != self.board.last_game_id:
+                self.board = board
+                changed, self._changed = self._changed, asyncio.Event()
+                changed.set()
+            await asyncio.sleep(POLL_S)
+
+    async def next_board(self, seen: int, timeout_s: float) -> Board | None:
+        """The board once it is newer than `seen`, or None after `timeout_s` (a keep-alive)."""
+        if self.board.last_game_id != seen:
+            return self.board
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout_s)
+        except asyncio.TimeoutError:
+            return None
+        return self.board
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
+__all__ = ["LeagueRunner", "LeagueStatus", "LiveHub", "POLL_S"]

@@ -1,0 +1,131 @@
+"""What the league server reads of the league's results, through the one results object every view
+reads (arena/tournament/results.py), on one thread of its own: SQLite connections stay with the
+thread that opened them, and the pages' event loop never waits on a query.
+
+The board (standings, queue, latest games) is worked out once per stored game and shared by every
+reader and every live client: a hundred readers cost one query per game, not a hundred. The results
+are opened again when the config changes (a bot entered) or the results file appears (the league's
+first game)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from arena.errors import ArenaError
+from arena.results.rows import StoreError
+from arena.tournament.results import TournamentResults
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+RECENT_GAMES = 20
+
+
+@dataclass(frozen=True)
+class Board:
+    """The leaderboard as every reader sees it at one moment."""
+
+    last_game_id: int
+    standings: dict[str, Any] = field(default_factory=dict)  # `arena standings --format json`'s
+    html: str = ""  # the standings fragment (arena/report/html.py)
+    queue: tuple[dict[str, Any], ...] = ()  # the league's next tables, each with why
+    recent: tuple[dict[str, Any], ...] = ()  # the latest games, newest first
+    csv: str = ""
+    note: str = ""  # why there is no board yet ("no game yet"), else ""
+
+
+class LeagueReader:
+    """The league's results, read on one thread (see the module docstring)."""
+
+    def __init__(self, config_path: Path) -> None:
+        self.config_path = config_path
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-results")
+        self._results: TournamentResults | None = None
+        self._opened_for: tuple[float, float] | None = None
+        self._board = Board(-1, note="no game yet")
+
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        """`work(*args)` on the results' thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, work, *args)
+
+    def close(self) -> None:
+        def shut() -> None:
+            if self._results is not None:
+                self._results.close()
+                self._results = None
+        self._pool.submit(shut).result()
+        self._pool.shutdown(wait=True)
+
+    # ---- on the results' thread ---------------------------------------------------------------
+
+    def results(self) -> TournamentResults | None:
+        """The results as they stand (None before the league's first game is stored)."""
+        stamp = (_mtime(self.config_path), _mtime(self._database()))
+        if self._results is not None and stamp == self._opened_for:
+            return self._results
+        if self._results is not None:
+            self._results.close()
+            self._results = None
+        try:
+            self._results = TournamentResults.open(self.config_path)
+        except (ArenaError, StoreError) as exc:
+            log.debug("results of %s not open: %s", self.config_path, exc)
+            self._opened_for = None
+            return None
+        self._opened_for = stamp
+        return self._results
+
+    def _database(self) -> Path:
+        from arena.tournament.config import load_config
+
+        try:
+            return load_config(self.config_path).database
+        except ArenaError:
+            return self.config_path.with_suffix(".sqlite")
+
+    def board(self) -> Board:
+        """The board, worked out again only when a game was stored since."""
+        results = self.results()
+        if results is None:
+            return self._board
+        try:
+            last = results.last_game_id()
+            if last == self._board.last_game_id:
+                return self._board
+            self._board = _board(results, last)
+        except StoreError as exc:  # the file replaced under us: open it again next time
+            log.warning("reading the league's results: %s", exc)
+            self._opened_for = None
+        return self._board
+
+
+def _board(results: TournamentResults, last: int) -> Board:
+    from arena.report import html
+    from arena.report.export import to_csv, to_dict
+
+    standings = results.standings(with_history=False)
+    recent = tuple(line.as_dict() for line in results.newest_games(limit=RECENT_GAMES))
+    return Board(last, to_dict(standings), html.standings_fragment(standings), _queue(results), recent,
+                 to_csv(standings))
+
+
+def _queue(results: TournamentResults) -> tuple[dict[str, Any], ...]:
+    from arena.results.league_queue import QUEUED, league_tables
+
+    return tuple({"table": t.number, "bots": list(t.bots), "reason": t.reason, "why": t.why}
+                 for t in league_tables(results.store, QUEUED))
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return math.nan
+
+
+__all__ = ["Board", "LeagueReader", "RECENT_GAMES"]

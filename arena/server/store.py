@@ -1,0 +1,209 @@
+"""The league server's own file (`class.server.sqlite` beside `class.toml`): its key, the authors, the
+uploads and the failed sign-ins. SQLite in WAL mode with synchronous=FULL, one transaction per
+change, so that a server killed at any moment (kill -9 included) leaves it whole, each change in it
+or not. Secrets are never stored: passwords as argon2 hashes, tokens and sign-up codes as SHA-256
+hashes of random values (arena/server/accounts.py).
+
+Schema (version 1):
+* meta(key, value): schema_version, secret_key (signs session cookies: arena/server/auth.py).
+* authors(name PRIMARY KEY, role, password_hash, token_hash, signup_hash, signup_expires,
+  created_at, removed_at): an author removed keeps its row (its uploads name it), and nothing it
+  held works.
+* uploads(id, author, bot, state, reason, version, check_json, build_log, folder, archive,
+  created_at, updated_at): state checking, entered, refused or forced.
+* signin_failures(name, client, at): what the sign-in limit counts."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import secrets
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from arena.errors import ArenaError
+
+SCHEMA_VERSION = "1"
+BUILD_LOG_CHARS = 20_000
+STATES = ("checking", "entered", "refused", "forced")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS authors (
+    name TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash TEXT, token_hash TEXT,
+    signup_hash TEXT, signup_expires REAL, created_at REAL NOT NULL, removed_at REAL);
+CREATE INDEX IF NOT EXISTS authors_token ON authors (token_hash);
+CREATE INDEX IF NOT EXISTS authors_signup ON authors (signup_hash);
+CREATE TABLE IF NOT EXISTS uploads (
+    id INTEGER PRIMARY KEY, author TEXT NOT NULL, bot TEXT NOT NULL, state TEXT NOT NULL, reason TEXT,
+    version TEXT, check_json TEXT, build_log TEXT, folder TEXT NOT NULL, archive TEXT NOT NULL,
+    created_at REAL NOT NULL, updated_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS uploads_bot ON uploads (bot, id);
+CREATE TABLE IF NOT EXISTS signin_failures (name TEXT NOT NULL, client TEXT NOT NULL, at REAL NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class Upload:
+    id: int
+    author: str
+    bot: str
+    state: str
+    reason: str | None
+    version: str | None
+    check: dict[str, Any] | None
+    build_log: str | None
+    folder: str
+    archive: str
+    created_at: float
+    updated_at: float
+
+    def as_dict(self, with_logs: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "bot": self.bot, "author": self.author, "state": self.state,
+                               "reason": self.reason, "version": self.version, "when": when(self.created_at)}
+        if with_logs:
+            out.update(build_log=self.build_log, check=self.check, check_text=check_text(self.check))
+        return out
+
+
+def when(at: float) -> str:
+    return dt.datetime.fromtimestamp(at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def check_text(check: dict[str, Any] | None) -> str:
+    """A check's rows, a line each: PASS name: detail."""
+    if not check:
+        return ""
+    return "\n".join(f"{'PASS' if row.get('passed') else 'FAIL'} {row.get('name')}: {row.get('detail') or ''}"
+                     for row in check.get("checks") or [] if isinstance(row, dict))
+
+
+class ServerStore:
+    """The server's file (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        from arena.tournament.output_files import refuse_unwritable
+
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        refuse_unwritable(self.path, "the server file")
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = FULL")
+            with self._write():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                found = self.db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                if found is None:
+                    self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+                    self.db.execute("INSERT INTO meta VALUES ('secret_key', ?)", (secrets.token_urlsafe(32),))
+                elif found[0] != SCHEMA_VERSION:
+                    raise ArenaError(f"{self.path}: a server file of schema {found[0]}, which this arena does not know")
+        except sqlite3.Error as exc:
+            raise ArenaError(f"{self.path}: cannot use the server file: {exc}") from None
+
+    # ---- transactions --------------------------------------------------------------------------
+
+    class _Transaction:
+        def __init__(self, db: sqlite3.Connection, lock: threading.RLock) -> None:
+            self.db, self.lock = db, lock
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.lock.acquire()
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                self.lock.release()
+                raise
+            return self.db
+
+        def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
+            try:
+                self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+            finally:
+                self.lock.release()
+
+    def _write(self) -> ServerStore._Transaction:
+        """One transaction; the pages' loop and the results' thread share the connection, one at a time."""
+        return ServerStore._Transaction(self.db, self._lock)
+
+    def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self._lock:
+            return self.db.execute(sql, args).fetchall()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def secret_key(self) -> str:
+        return self.rows("SELECT value FROM meta WHERE key = 'secret_key'")[0][0]
+
+    # ---- uploads ---------------------------------------------------------------------------------
+
+    def add_upload(self, author: str, bot: str, folder: str, archive: Path) -> Upload:
+        """Record an upload as checking; its archive is moved beside the others first (a crash
+        between the two leaves a stray file, never an upload without its archive)."""
+        archives = self.path.with_name(f"{self.path.name.removesuffix('.server.sqlite')}.uploads") / "archives"
+        archives.mkdir(parents=True, exist_ok=True)
+        kept = archives / f"{secrets.token_hex(8)}.archive"
+        os.replace(archive, kept)
+        now = time.time()
+        with self._write() as db:
+            cursor = db.execute("INSERT INTO uploads (author, bot, state, folder, archive, created_at, updated_at) "
+                                "VALUES (?, ?, 'checking', ?, ?, ?, ?)", (author, bot, folder, str(kept), now, now))
+            upload_id = int(cursor.lastrowid or 0)
+        found = self.upload(upload_id)
+        assert found is not None
+        return found
+
+    def set_upload(self, upload_id: int, state: str, *, reason: str | None = None, version: str | None = None,
+                   check: dict[str, Any] | None = None, build_log: str | None = None) -> None:
+        if state not in STATES:
+            raise ValueError(f"no upload state {state!r}")
+        with self._write() as db:
+            db.execute("UPDATE uploads SET state = ?, reason = COALESCE(?, reason), version = COALESCE(?, version), "
+                       "check_json = COALESCE(?, check_json), build_log = COALESCE(?, build_log), updated_at = ? "
+                       "WHERE id = ?", (state, reason, version, None if check is None else json.dumps(check),
+                                        None if build_log is None else build_log[:BUILD_LOG_CHARS], time.time(),
+                                        upload_id))
+
+    _COLUMNS = ("id, author, bot, state, reason, version, check_json, build_log, folder, archive, created_at, "
+                "updated_at")
+
+    def _uploads(self, where: str = "", args: tuple = (), order: str = "id DESC") -> Iterator[Upload]:
+        for row in self.rows(f"SELECT {self._COLUMNS} FROM uploads {where} ORDER BY {order}", args):
+            check = json.loads(row[6]) if row[6] else None
+            yield Upload(row[0], row[1], row[2], row[3], row[4], row[5], check, row[7], row[8], row[9], row[10], row[11])
+
+    def upload(self, upload_id: int) -> Upload | None:
+        return next(self._uploads("WHERE id = ?", (upload_id,)), None)
+
+    def uploads(self, bot: str | None = None, author: str | None = None) -> list[Upload]:
+        """Newest first; of one bot or one author when given."""
+        terms = [(f"{column} = ?", value) for column, value in (("bot", bot), ("author", author)) if value is not None]
+        where = ("WHERE " + " AND ".join(term for term, _ in terms)) if terms else ""
+        return list(self._uploads(where, tuple(value for _, value in terms)))
+
+    def latest_upload(self, bot: str) -> Upload | None:
+        return next(self._uploads("WHERE bot = ?", (bot,)), None)
+
+    def waiting_uploads(self) -> list[int]:
+        return [row[0] for row in self.rows("SELECT id FROM uploads WHERE state = 'checking' ORDER BY id")]
+
+    def recover_uploads(self) -> list[int]:
+        """The uploads a stopped server left checking: the server checks them again."""
+        return self.waiting_uploads()
+
+    def bot_owners(self) -> dict[str, str]:
+        """Each uploaded bot's author: who first uploaded a bot of that name."""
+        return {bot: author for bot, author in self.rows(
+            "SELECT bot, author FROM uploads u WHERE id = (SELECT MIN(id) FROM uploads WHERE bot = u.bot)")}
+
+
+__all__ = ["STATES", "ServerStore", "Upload", "check_text", "when"]

@@ -1,0 +1,178 @@
+"""Many readers never slow the league (issue 44): the league's games per minute with and without the
+server under load, and the leaderboard page's latency under that load.
+
+    .venv/bin/python benchmarks/server.py                  # 60 s windows
+    .venv/bin/python benchmarks/server.py --window 120 --sse 200 --readers 20 --uploads 10
+
+A league of the bundled bots (random_bot, heuristic_bot, shell_bot, c_bot, js_bot; tables of three,
+one deal: 6 games a table) on 2 workers, in a fresh folder:
+1. without the server: `arena tournament run CONFIG --until W`, its games counted from the results;
+2. with it: `arena serve CONFIG` plays the same league (resumed: the same bots and cards go on)
+   while, on loopback, --sse clients hold /api/events open (each reads every event), --readers
+   clients fetch the leaderboard page (/) one request after another, timing each, and --uploads
+   uploads of a copy of random_bot (renamed up_N, each its own author) go through /api/bots and
+   their checks (run niced, as the server runs them: the league's games come first); its games are
+   counted over the same window.
+The last lines read `server: leaderboard p99 X ms (goal < 200), league games per minute: alone A,
+served B (B/A = r, goal >= 0.9)`. The two windows run one after the other on the same machine:
+what else runs on it moves both (the load average is printed at the start and end)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+BOTS = ["random_bot", "heuristic_bot", "shell_bot", "c_bot", "js_bot"]
+
+
+def arena(*args: str, cwd: Path, timeout: float | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def games_stored(database: Path) -> int:
+    if not database.exists():
+        return 0
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+
+def write_league(folder: Path) -> Path:
+    config = folder / "league.toml"
+    config.write_text(f'name = "bench"\nseed = 5\nbots = {BOTS!r}\nschedule = "league"\nworkers = 2\n'
+                      'isolation = "auto"\n'.replace("'", '"'))
+    return config
+
+
+def upload_archive(folder: Path, name: str) -> bytes:
+    """A copy of random_bot named `name`, packed as an author would."""
+    source = folder / f"src-{name}"
+    shutil.copytree(REPO / "bots" / "random_bot", source)
+    manifest = source / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "random_bot"', f'name = "{name}"'))
+    archive = folder / f"{name}.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(source, arcname=name)
+    return archive.read_bytes()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def sse_client(url: str, stop: asyncio.Event, events: list[int]) -> None:
+    async with httpx.AsyncClient(timeout=None) as client:
+        async with client.stream("GET", url) as response:
+            async for line in response.aiter_lines():
+                if line.startswith("event: board"):
+                    events[0] += 1
+                if stop.is_set():
+                    return
+
+
+async def reader(url: str, stop: asyncio.Event, latencies: list[float], every_s: float) -> None:
+    async with httpx.AsyncClient(timeout=30) as client:
+        while not stop.is_set():
+            started = time.perf_counter()
+            response = await client.get(url)
+            latencies.append(time.perf_counter() - started)
+            if response.status_code != 200:
+                raise SystemExit(f"the leaderboard answered {response.status_code}")
+            await asyncio.sleep(max(0.0, every_s - (time.perf_counter() - started)))
+
+
+async def uploader(base: str, tokens: list[tuple[str, str]], archives: dict[str, bytes], done: list[str]) -> None:
+    async with httpx.AsyncClient(timeout=60) as client:
+        for name, token in tokens:
+            response = await client.post(f"{base}/api/bots", headers={"Authorization": f"Bearer {token}"},
+                                         files={"archive": (f"{name}.tar.gz", archives[name], "application/gzip")})
+            done.append(f"{name}: {response.status_code}")
+
+
+async def load(base: str, window_s: float, sse: int, readers: int, every_s: float, tokens: list[tuple[str, str]],
+               archives: dict[str, bytes]) -> tuple[list[float], int, list[str]]:
+    stop, latencies, events, uploads = asyncio.Event(), [], [0], []
+    tasks = [asyncio.create_task(sse_client(f"{base}/api/events", stop, events)) for _ in range(sse)]
+    tasks += [asyncio.create_task(reader(f"{base}/", stop, latencies, every_s)) for _ in range(readers)]
+    tasks.append(asyncio.create_task(uploader(base, tokens, archives, uploads)))
+    await asyncio.sleep(window_s)
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return latencies, events[0], uploads
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--window", type=float, default=60.0, help="seconds each way")
+    parser.add_argument("--sse", type=int, default=200)
+    parser.add_argument("--readers", type=int, default=20)
+    parser.add_argument("--uploads", type=int, default=10)
+    parser.add_argument("--every", type=float, default=1.0, help="seconds between one reader's pages")
+    args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} at the start; windows of {args.window:.0f} s", flush=True)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-server-") as tmp:
+        folder = Path(tmp)
+        env = {**os.environ, "XDG_CACHE_HOME": str(folder / "cache")}
+        config = write_league(folder)
+        database = folder / "league.sqlite"
+        arena("tournament", "run", str(config), "--games", "30", cwd=folder, env=env)  # builds, once, before timing
+        before = games_stored(database)
+        arena("tournament", "run", str(config), "--until", f"{int(args.window)}s", cwd=folder, env=env)
+        alone = (games_stored(database) - before) * 60 / args.window
+        print(f"alone: {alone:.0f} games per minute", flush=True)
+
+        tokens = []
+        for i in range(args.uploads):
+            said = arena("author", "add", str(config), f"author{i}", cwd=folder, env=env)
+            tokens.append((f"up_{i}", said.stdout.strip().splitlines()[-1].removeprefix("token: ")))
+        archives = {name: upload_archive(folder, name) for name, _ in tokens}
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(config), "--port", str(port), "--public"],
+                                  cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            for _ in range(100):
+                try:
+                    if httpx.get(f"{base}/api/standings", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.2)
+            time.sleep(5.0)  # the league's run starts and builds nothing new
+            start = games_stored(database)
+            latencies, events, uploads = asyncio.run(load(base, args.window, args.sse, args.readers, args.every, tokens,
+                                                         archives))
+            served = (games_stored(database) - start) * 60 / args.window
+        finally:
+            os.killpg(server.pid, 15)
+            server.wait(30)
+    latencies.sort()
+    p99 = latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else float("nan")
+    median = latencies[len(latencies) // 2] * 1000 if latencies else float("nan")
+    print(f"readers: {len(latencies)} leaderboard pages, median {median:.1f} ms, p99 {p99:.1f} ms; {events} events "
+          f"read by {args.sse} SSE clients; uploads: {', '.join(uploads) or 'none'}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    ratio = served / alone if alone else float("nan")
+    print(f"server: leaderboard p99 {p99:.0f} ms (goal < 200), league games per minute: alone {alone:.0f}, "
+          f"served {served:.0f} (B/A = {ratio:.2f}, goal >= 0.9)")
+
+
+if __name__ == "__main__":
+    main()
