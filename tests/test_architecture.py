@@ -21,6 +21,9 @@ STANDARD = set(sys.stdlib_module_names) | {"__future__"}
 MAX_MODULE_LINES = 400
 # SQL stays in the results layer: other layers get values from the store or arena/results/queries.py.
 RESULTS_LAYER = "arena/results/"
+# The league server's own file (its accounts and uploads, not a tournament's results) is SQLite of its
+# own, read and written by these two modules alone.
+SERVER_FILE_MODULES = ("arena/server/store.py", "arena/server/accounts.py")
 # A store's ways to raw SQL: its read transaction and connection, and the readers that once took SQL text.
 STORE_SQL_ACCESS = frozenset({"execute_read", "read_many", "reading", "_read", "_db"})
 
@@ -217,8 +220,8 @@ def test_every_module_says_what_it_owns_and_stays_small():
 
 
 MAX_FUNCTION_LINES = 80  # from `def` to its last line, docstring included (issue 41's review)
-MAX_CLI_LINES = 1_200  # the CLI words what the layers below decide: its modules together (1,100 until the
-# league's commands: freeze, run --until/--games, games --queue, whose decisions live below it)
+MAX_CLI_LINES = 1_300  # the CLI words what the layers below decide: its modules together (1,100 until the
+# league's commands: freeze, run --until/--games, games --queue; then the server's: serve, submit, author)
 
 
 def test_every_function_stays_short_and_the_cli_small():
@@ -238,7 +241,7 @@ def test_sql_stays_in_the_results_layer():
     leaks = []
     for name, path in MODULES.items():
         where = path.relative_to(REPO).as_posix()
-        if where.startswith(RESULTS_LAYER):
+        if where.startswith(RESULTS_LAYER) or where in SERVER_FILE_MODULES:
             continue
         source = path.read_text(encoding="utf-8")
         leaks += [f"{where}: {leak}" for leak in sql_reached(source, name, path.name == "__init__.py")]

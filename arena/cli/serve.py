@@ -26,10 +26,8 @@ def serve(
     no_play: Annotated[bool, typer.Option("--no-play", help="Serve the league's results without playing it.")] = False,
 ) -> None:
     """Serve a league: authors upload bots, the arena checks them and plays the league, everyone watches."""
-    import uvicorn
-
-    from arena.server.app import ServerSettings, build_app
-    from arena.server.serving import check_league
+    from arena.server.app import ServerSettings
+    from arena.server.serving import check_league, run_server
 
     config = check_league(config_path, host)
     for line in config.notes:
@@ -37,7 +35,7 @@ def serve(
     settings = ServerSettings(config.path, url or f"http://{host}:{port}", secure_cookies, public, not no_play)
     console.print(f"serving {config.path} at {settings.base_url} (Ctrl-C stops the server and the league's run; "
                   "the same command resumes both)", highlight=False)
-    uvicorn.run(build_app(settings), host=host, port=port, log_level="warning", timeout_graceful_shutdown=15)
+    run_server(settings, host, port)
 
 
 def submit(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ArenaError
 
@@ -30,4 +31,13 @@ def check_league(config_path: Path, host: str) -> Served:
     return Served(path.resolve(), notes)
 
 
-__all__ = ["Served", "check_league"]
+def run_server(settings: Any, host: str, port: int) -> None:
+    """Serve until Ctrl-C or SIGTERM (uvicorn's: the league's run and any check are stopped first)."""
+    import uvicorn
+
+    from arena.server.app import build_app
+
+    uvicorn.run(build_app(settings), host=host, port=port, log_level="warning", timeout_graceful_shutdown=15)
+
+
+__all__ = ["Served", "check_league", "run_server"]
