@@ -199,7 +199,7 @@ def _unzip(archive: Path, dest: Path, limits: IntakeLimits) -> tuple[int, int]:
                 mode = info.external_attr >> 16
                 if stat.S_ISLNK(mode):
                     raise ArchiveRefused(f"entry {info.filename}: a link; upload files and folders only")
-                if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):  # 0: a zip that gives no type
                     raise ArchiveRefused(f"entry {info.filename}: not a file or a folder")
                 path = _checked_path(info.filename, limits)
                 read += info.compress_size
