@@ -256,6 +256,20 @@ ROUTES = [
     Route("/organiser", organiser, methods=["GET"]),
     Route("/organiser/{action:path}", organiser, methods=["POST"]),
 ]
-EXCEPTION_HANDLERS = {HTTPException: not_found}
+async def failed(request: Request, exc: Exception) -> Response:
+    """A fault of the server's own: logged whole, said in a sentence (never a traceback to the reader)."""
+    import logging
+
+    logging.getLogger(__name__).error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    if request.url.path.startswith("/api/"):
+        from arena.server.api import error
+
+        return error(500, "the server could not answer this; the organiser finds why in its log")
+    return HTMLResponse("<!DOCTYPE html><title>Not answered</title><main><h1>Not answered</h1><p>The server could "
+                        "not show this page; the organiser finds why in its log. <a href=\"/\">The leaderboard</a></p>"
+                        "</main>", status_code=500)
+
+
+EXCEPTION_HANDLERS = {HTTPException: not_found, Exception: failed}
 
 __all__ = ["EXCEPTION_HANDLERS", "ROUTES"]
