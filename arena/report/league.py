@@ -122,13 +122,13 @@ def print_why_tables(lines: Sequence[GameLine], console: Console) -> None:
 
 
 def next_table_line(view: LeagueView) -> Text | None:
-    """The live board's line on the queue: the next table, its bots and reason, cut to one line."""
+    """The live board's line on the queue: each queued table (those under way among them: a table
+    stays queued until its last game is stored), its bots and reason, cut to one line."""
     if not view.queued:
         return None
-    first = view.queued[0].table
-    more = f" (+{len(view.queued) - 1} queued)" if len(view.queued) > 1 else ""
-    return Text(f"next: table {first.number} {', '.join(first.bots)}{more}: {first.why}", no_wrap=True,
-                overflow="ellipsis", style="dim")
+    tables = "; ".join(f"table {item.table.number} {', '.join(item.table.bots)} ({item.table.reason})"
+                       for item in view.queued)
+    return Text(f"queued: {tables}", no_wrap=True, overflow="ellipsis", style="dim")
 
 
 # ---- HTML: the standings page's and the live page's league part -------------------------------

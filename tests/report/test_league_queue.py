@@ -127,19 +127,23 @@ def test_the_standings_page_and_the_games_page_show_the_queue_and_each_tables_wh
     assert all(f'<a href="#table-{t.number}">{t.number}</a> {t.reason}' in listed for t in played)
 
 
-def test_the_live_board_names_the_next_table_in_one_line(league):
+def test_the_live_board_names_the_queued_tables_in_one_line(league):
     from arena.report.live import LiveBoard
     from arena.tournament.results import TournamentResults
 
     config, _, queued = league
-    with TournamentResults.open(config) as results:
-        console = Console(file=io.StringIO(), width=80, color_system=None)
-        board = LiveBoard(results, console)
-        lines = [line for line in console.render_lines(board.body(4), console.options, pad=False)]
-    texts = ["".join(segment.text for segment in line) for line in lines]
-    [next_line] = [text for text in texts if text.startswith("next: ")]
-    assert next_line.startswith(f"next: table {queued.number} random_bot, shell_bot, js_bot: information: ")
-    assert len(next_line) <= 80 and next_line.endswith("…")
+
+    def queue_lines(width: int) -> list[str]:
+        with TournamentResults.open(config) as results:
+            console = Console(file=io.StringIO(), width=width, color_system=None)
+            body = LiveBoard(results, console).body(4)
+            lines = console.render_lines(body, console.options, pad=False)
+        return [text for text in ("".join(segment.text for segment in line) for line in lines)
+                if text.startswith("queued: ")]
+
+    assert queue_lines(80) == [f"queued: table {queued.number} random_bot, shell_bot, js_bot (information)"]
+    [cut] = queue_lines(40)  # one line, cut
+    assert len(cut) == 40 and cut.startswith(f"queued: table {queued.number} random_bot") and cut.endswith("…")
 
 
 @pytest.fixture(scope="module")
