@@ -26,10 +26,12 @@ LEAGUE_CSV_FIELDS = ("number", "bots", "reason", "why", "chosen_at", "status", "
 
 
 def games_words(item: ChosenTable) -> str:
-    """ "2 of 6 games stored" (a queued table), "6 games" (one played whole)."""
+    """ "6 games" (a table played whole), "under way, 2 of 6 games stored" (a queued one with games
+    stored: a worker plays it, or a run stopped in its middle), "0 of 6 games stored"."""
     if item.table.status == "played" and item.stored == item.games:
         return count(item.games, "game")
-    return f"{item.stored} of {count(item.games, 'game')} stored"
+    under_way = "under way, " if item.table.status == "queued" and item.stored else ""
+    return f"{under_way}{item.stored} of {count(item.games, 'game')} stored"
 
 
 def tables_title(name: str, shown: int, queued_only: bool, filters: str) -> str:
@@ -159,8 +161,8 @@ def league_part(view: LeagueView | None, colours: dict[str, str]) -> list[str]:
         return []
     out = ['<h2 id="league-queue">Next tables</h2>',
            f'<p class="note">A league: each table is chosen from the ratings of the games stored so far, for what '
-           f'its result would teach them, with shares for the bots owed games and for exploration; '
-           f'{count(view.chosen, "table")} chosen so far.</p>']
+           f'its result would teach them, with shares for the bots owed games and for exploration, and stays queued '
+           f'until its last game is stored; {count(view.chosen, "table")} chosen so far.</p>']
     if view.queued:
         out.append('<ul class="league queue">' + "".join(
             _table_item(item.table, games_words(item), colours) for item in view.queued) + "</ul>")

@@ -71,8 +71,12 @@ class Replay:
     choice: LeagueTable | None = None  # a league's game: its table, and why it was chosen
 
     def lines(self, seat: int | None = None) -> list[str]:
-        """The game move by move, as the referee (or `seat`) saw it (results/replay.py)."""
-        return replay_lines(self.row, seat, self.number)
+        """The game move by move, as the referee (or `seat`) saw it (results/replay.py); a league's
+        game says under its first line why its table was chosen."""
+        lines = replay_lines(self.row, seat, self.number)
+        if self.choice is not None:
+            lines.insert(1, f"why this table (league table {self.choice.number}): {self.choice.why}")
+        return lines
 
     def data(self, tournament: str = "") -> dict[str, Any]:
         """The game as one JSON object, the data of its replay page (results/replay_json.py)."""

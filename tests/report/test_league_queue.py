@@ -83,6 +83,8 @@ def test_every_game_of_a_league_says_why_its_table_was_chosen_in_the_list_its_js
     assert "why each table was chosen:" in listed
     for number, why in whys.items():
         assert f"table {number}: {' '.join(why.split())}" in listed
+    text = invoke("replay", str(config), str(games[-1]["number"])).output.splitlines()
+    assert text[1] == f"why this table (league table {games[-1]['table']}): {whys[games[-1]['table']]}"
     replay = json.loads(invoke("replay", str(config), str(games[-1]["number"]), "--format", "json").output)
     assert replay["game"]["table_choice"] == {"number": games[-1]["table"], "reason": games[-1]["table_choice"]["reason"],
                                               "why": whys[games[-1]["table"]],
@@ -240,3 +242,15 @@ def test_the_live_page_shows_the_queue_and_a_replay_page_why_its_table_was_chose
     [line] = why["found"]
     assert line["text"] == f"Why this table (league table {queued.number}): {queued.why}"
     assert line["right"] <= why["width"]
+
+
+def test_a_queued_table_with_games_stored_is_said_to_be_under_way():
+    from arena.report.league import games_words
+    from arena.results.league_view import ChosenTable
+
+    table = LeagueTable(4, ("a", "b", "c"), "fairness", "fairness: a has the fewest games")
+    assert games_words(ChosenTable(table, 0, 6)) == "0 of 6 games stored"
+    assert games_words(ChosenTable(table, 2, 6)) == "under way, 2 of 6 games stored"
+    played = LeagueTable(4, ("a", "b", "c"), "fairness", "", status="played")
+    assert games_words(ChosenTable(played, 6, 6)) == "6 games"
+    assert games_words(ChosenTable(played, 4, 6)) == "4 of 6 games stored"  # two superseded since (a resubmission)
