@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.common import LIST_LIMIT_MAX, command, console, fail, note, refuse_own_file
-from arena.report.formats import GamesFormat, GamesSort, games_format
+from arena.cli.common import LIST_LIMIT_MAX, console, note, refuse_own_file
+from arena.report.formats import GamesFormat, GamesSort, games_format, refuse_games_options
 from arena.results.choices import Superseded
 from arena.tournament.output_files import refuse_unwritable
 from arena.wording import count
@@ -41,57 +41,41 @@ def games(
     void: Annotated[bool, typer.Option(
         "--void", help="Instead: the void games, which the arena could not play (a bot that could not be started "
                        "or reached for a reason outside its code): when, why, and whether played since.")] = False,
+    queue: Annotated[bool, typer.Option(
+        "--queue", help="Instead: a league's queue of next tables, next first: their bots, games stored, when and "
+                        "why each was chosen.")] = False,
+    tables: Annotated[bool, typer.Option(
+        "--tables", help="Instead: every table a league chose, the latest first: queued, played or dropped, and "
+                         "why.")] = False,
 ) -> None:
     """List the stored games, by game number, with the numbers `arena replay` takes.
 
-    For each game: who sat where, who finished first, the points, the faults and the bots' versions."""
-    from arena.report.games import filters_text, print_game_lines
+    For each game: who sat where, who finished first, the points, the faults and the bots' versions;
+    in a league, its table and why that table was chosen."""
+    from arena.report.games import filters_text, print_game_lines, print_games, print_void_games
+    from arena.report.league import print_league_tables
     from arena.tournament.results import GameQuery, TournamentResults
 
     format = format or games_format(output)
-    _refuse_together(format, output, void, faults, skitgubbe, superseded)
+    refuse_games_options(format, output, {"--void": void, "--queue": queue, "--tables": tables}, faults, skitgubbe,
+                         superseded)
     wanted = tuple(dict.fromkeys(bot or ()))
     limit = (TABLE_LIMIT if format == "table" else 0) if limit is None else limit
     query = GameQuery(wanted, faults, skitgubbe, superseded, sort == "number", limit)
     filters = filters_text(wanted, faults, skitgubbe)
-    with TournamentResults.open(config_path, note, bots=wanted + ((skitgubbe,) if skitgubbe else ())) as results:
+    with TournamentResults.open(config_path, note, bots=wanted + ((skitgubbe,) if skitgubbe else ()),
+                                league=queue or tables) as results:
         if void:
-            return _void_games(results.void_games(wanted), results.config, filters, format, limit)
+            return print_void_games(results.void_games(wanted), results.config, filters, format, limit, console)
+        if queue or tables:
+            return print_league_tables(results, queue, wanted, filters, format, limit, console)
         if output is not None:  # html, checked above
             return _games_page(output, results, query, filters)
         if format != "table":
             return print_game_lines(results.games(query), format, console)  # streamed: read as printed
         shown = list(results.games(query))  # kept to print as one table; beyond the limit only counted
         more = max(0, results.count_games(query) - limit) if limit and len(shown) == limit else 0
-    _game_table(shown, more, results.config, filters, superseded)
-
-
-def _refuse_together(format: str, output: Path | None, void: bool, faults: bool, skitgubbe: str | None,
-                     superseded: str) -> None:
-    """Options that cannot go together, said before the results are opened."""
-    if (format == "html") != (output is not None):
-        fail("--format html writes a page and the game pages beside it: give -o FILE.html" if format == "html" else
-             f"-o writes the html page; the {format} list goes to the terminal (redirect it to a file)")
-    if void and format == "html":
-        fail("--void lists games that were never played: they have no pages; give --format table, csv or json")
-    if void and (faults or skitgubbe is not None or superseded != "exclude"):
-        given = "--faults" if faults else "--skitgubbe" if skitgubbe is not None else "--superseded"
-        fail(f"--void lists the games that could not be played, which have no faults or finish: drop {given}")
-
-
-def _game_table(shown: list, more: int, config, filters: str, superseded: str) -> None:
-    """The games as a terminal table, and how to replay one."""
-    from arena.report.games import games_title, render_game_table
-
-    title = games_title(config.name, len(shown) + more, filters, superseded)
-    if not shown:
-        return console.print(f"{title}: none", highlight=False, markup=False)
-    render_game_table(shown, console, title=title)
-    how = command('arena', 'replay', config.path, 'GAME')
-    if superseded != "exclude" and any(line.superseded for line in shown):
-        how += f" (a superseded one: {command('arena', 'replay', config.path, 'GAME', '--superseded')})"
-    first = f"... and {more} more (--limit 0 shows them all); replay" if more else "replay"
-    console.print(f"{first} one with: {how}", highlight=False, markup=False)
+    print_games(shown, more, results.config, filters, superseded, console)
 
 
 def _games_page(output: Path, results, query, filters: str) -> None:
@@ -104,24 +88,6 @@ def _games_page(output: Path, results, query, filters: str) -> None:
     written = write_games_page(output, results, results.games(query), f"{config.name}: games{filters}")
     console.print(f"wrote {output} and {count(written, 'game page')} in {pages_folder(output)}", highlight=False,
                   markup=False)
-
-
-def _void_games(found, config, filters: str, format: str, limit: int) -> None:
-    """`arena games --void`: every void attempt (game number, VoidRow) of the games that seat every --bot."""
-    from arena.report.games import print_void_lines, render_void_table, void_title
-
-    shown = found[:limit] if limit else found
-    if format != "table":
-        return print_void_lines(shown, format, console)
-    if not shown:
-        return console.print(f"{config.name}: no void game", highlight=False, markup=False)
-    title, pending = void_title(config.name, found, filters)
-    render_void_table(shown, console, title=title)
-    if len(found) > len(shown):
-        console.print(f"... and {len(found) - len(shown)} more (--limit 0 shows them all)", highlight=False, markup=False)
-    if pending:
-        console.print(f"the next {command('arena', 'tournament', 'run', config.path)} plays them first", highlight=False,
-                      markup=False)
 
 
 def register(app: typer.Typer) -> None:

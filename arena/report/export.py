@@ -10,6 +10,7 @@ import re
 
 from arena.report.columns import BOT, HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
 from arena.report.facts import fact_text, flat_facts, shown_facts
+from arena.results.league_view import view_dict
 from arena.results.ratings import NO_RATINGS, RATING_NOTE
 from arena.results.standings import Standings
 from arena.wording import count, spreadsheet_safe
@@ -177,6 +178,7 @@ def to_dict(standings: Standings) -> dict:
         "rating_history": [{"games": games, "ratings": points} for games, points in ratings.history],
         "history": [f.as_dict() for f in standings.history],
         "sprt": standings.test.as_dict() if standings.test is not None else None,
+        **({} if standings.league is None else {"league": view_dict(standings.league)}),  # its queue, and why
     }
 
 

@@ -13,6 +13,7 @@ page brings the whole folder up to date. The games come from the results object
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -126,7 +127,7 @@ def write_pages(folder: Path, games: Iterable[Replay], *, tournament: str,
     def to_write() -> Iterator[Replay]:
         for game in games:
             row, why = game.row, game.superseded
-            lines.append(game_line(row, game.number, why))
+            lines.append(dataclasses.replace(game_line(row, game.number, why), choice=game.choice))  # a league's why
             name, stamp = page_name(game.number, bool(why)), [row.id, row.key, row.finished_at, why]
             stamps[name] = stamp
             if kept.get(name) != stamp or not (folder / name).is_file():

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.wording import count, when_text
+from arena.wording import count, shell_command, when_text
 from arena.results.games_list import GameLine, csv_cells, csv_header, csv_row, json_line
 from arena.results.voids import VoidRow
 
@@ -28,11 +28,16 @@ def render_game_table(lines: Sequence[GameLine], console: Console, *, title: str
     superseded = any(line.superseded for line in lines)
     if superseded:
         table.add_column("superseded")
+    league = any(line.choice for line in lines)
+    if league:  # a league's: its table; why it was chosen, under the list (print_why_tables)
+        table.add_column("table", justify="right")
     for line in lines:
         result = " > ".join(line.order) + ("" if line.reason == "normal" else f" ({line.reason})")
         cells = [str(line.number), " ".join(line.bots), result, "/".join(map(str, line.points)), line.fault_text(),
                  "/".join(version[:7] or "-" for version in line.versions)]
-        table.add_row(*[escape(cell) for cell in cells], *([escape(line.superseded)] if superseded else []))
+        cells += [line.superseded] if superseded else []
+        cells += [str(line.table) if line.choice else ""] if league else []
+        table.add_row(*[escape(cell) for cell in cells])
     console.print(table)
 
 
@@ -108,3 +113,38 @@ def void_title(name: str, found: Sequence[tuple[int, VoidRow]], filters: str) ->
     counts = void_counts(row for _, row in found)
     return (f"{name}: {count(counts.games, 'void game')} ({counts.tried} tried and failed, {counts.never_tried} never "
             f"tried; {count(counts.attempts, 'attempt')}){filters}, {counts.pending} to be played", counts.pending)
+
+
+def print_games(shown: Sequence[GameLine], more: int, config, filters: str, superseded: str, console: Console) -> None:
+    """`arena games` in the terminal: the games as a table (`more`: how many beyond the limit), a
+    league's word on why each of their tables was chosen, and how to replay one."""
+    from arena.report.league import print_why_tables
+
+    title = games_title(config.name, len(shown) + more, filters, superseded)
+    if not shown:
+        return console.print(f"{title}: none", highlight=False, markup=False)
+    render_game_table(shown, console, title=title)
+    print_why_tables(shown, console)
+    how = shell_command("arena", "replay", config.path, "GAME")
+    if superseded != "exclude" and any(line.superseded for line in shown):
+        how += f" (a superseded one: {shell_command('arena', 'replay', config.path, 'GAME', '--superseded')})"
+    first = f"... and {more} more (--limit 0 shows them all); replay" if more else "replay"
+    console.print(f"{first} one with: {how}", highlight=False, markup=False)
+
+
+def print_void_games(found: Sequence[tuple[int, VoidRow]], config, filters: str, format: str, limit: int,
+                     console: Console) -> None:
+    """`arena games --void`: every void attempt (game number, VoidRow) of the games listed, as a
+    table (and whether the next run plays them first), or as CSV or JSON lines."""
+    shown = found[:limit] if limit else found
+    if format != "table":
+        return print_void_lines(shown, format, console)
+    if not shown:
+        return console.print(f"{config.name}: no void game", highlight=False, markup=False)
+    title, pending = void_title(config.name, found, filters)
+    render_void_table(shown, console, title=title)
+    if len(found) > len(shown):
+        console.print(f"... and {len(found) - len(shown)} more (--limit 0 shows them all)", highlight=False, markup=False)
+    if pending:
+        console.print(f"the next {shell_command('arena', 'tournament', 'run', config.path)} plays them first",
+                      highlight=False, markup=False)

@@ -1,7 +1,8 @@
 """The games list as an HTML page (`arena games --format html`, and the index of a report's game
 pages): every game with its number linked to its replay page, who sat where (in the bots' report
-colours), who finished where, the points and the faults. Like the standings page it has no script,
-loads nothing, and scrolls its wide table inside itself on a phone."""
+colours), who finished where, the points and the faults; a league's games their table, linked to
+why it was chosen (a list under the table, which wraps on a phone). Like the standings page it has
+no script, loads nothing, and scrolls its wide table inside itself on a phone."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from html import escape
 from typing import Callable, Iterable, Sequence
 
 from arena.report.colours import bot_colours
+from arena.report.league import LEAGUE_CSS, chosen_tables_of
 from arena.results.games_list import GameLine
 from arena.wording import count
 
@@ -25,7 +27,8 @@ td.num a { font-weight: 600; }
 td.fault { color: #b00000; }
 .note { color: #555; font-size: 0.9em; }
 .swatch { display: inline-block; width: 0.7em; height: 0.7em; margin-right: 0.25em; border-radius: 2px; }
-"""
+h2 { font-size: 1.15em; }
+""" + LEAGUE_CSS
 
 
 def games_list_page(lines: Iterable[GameLine], title: str, href_of: Callable[[GameLine], str | None], *,
@@ -34,9 +37,10 @@ def games_list_page(lines: Iterable[GameLine], title: str, href_of: Callable[[Ga
     to the standings."""
     shown = list(lines)
     colours = bot_colours({name for line in shown for name in line.bots}, roster=roster)
+    tables = chosen_tables_of(shown)
 
     def bot(name: str) -> str:
-        return f'<span class="swatch" style="background:{colours[name]}"></span>{escape(name)}'
+        return f'<span class="bot"><span class="swatch" style="background:{colours[name]}"></span>{escape(name)}</span>'
 
     rows = []
     for line in shown:
@@ -50,10 +54,15 @@ def games_list_page(lines: Iterable[GameLine], title: str, href_of: Callable[[Ga
                  f'<td class="num">{line.moves}</td>', f'<td class="fault">{faults}</td>' if faults else "<td></td>"]
         if any(other.superseded for other in shown):
             cells.append(f"<td>{escape(line.superseded)}</td>")
+        if tables:  # a league's: its table, linked to why it was chosen (under the list)
+            cells.append(f'<td><a href="#table-{line.table}">{line.table}</a> {escape(line.choice.reason)}</td>'
+                         if line.choice else "<td></td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     head = ["game", "seats", "finished (first out first)", "points", "moves", "faults"]
     if any(line.superseded for line in shown):
         head.append("superseded")
+    if tables:
+        head.append("table")
     parts = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
              """<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">""",
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -63,5 +72,10 @@ def games_list_page(lines: Iterable[GameLine], title: str, href_of: Callable[[Ga
     parts.append(f'<p class="note">{escape(count(len(shown), "game"))}; a game\'s number opens it, to step through move '
                  f"by move.{(' ' + escape(note)) if note else ''}</p>")
     parts.append('<div class="scroll"><table><thead><tr>' + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
-                 + "\n".join(rows) + "</tbody></table></div></body></html>")
+                 + "\n".join(rows) + "</tbody></table></div>")
+    if tables:
+        parts += ["<h2>Why each table was chosen</h2>", '<ul class="league">', *(
+            f'<li id="table-{t.number}"><strong>table {t.number}</strong>: {", ".join(bot(name) for name in t.bots)}'
+            f'<span class="why">{escape(t.why)}</span></li>' for t in tables), "</ul>"]
+    parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -24,6 +24,7 @@ from arena.report.columns import BOT, FAULTS, HISTORY_COLUMNS, STANDINGS_COLUMNS
 from arena.report.export import (CHALLENGER_MARK, HISTORY_NOTE, NOT_COMPLETE, PER_GAME_NOTE, _ci_text, _ranking_note,
                                  challengers, challengers_sentence, fault_matrix, place_name, rating_groups_sentence)
 from arena.report.facts import fact_text, shown_facts
+from arena.report.league import LEAGUE_CSS, league_part
 from arena.results.ratings import RATING_NOTE
 from arena.results.standings import Standings
 from arena.wording import count
@@ -276,7 +277,8 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
             '<meta name="viewport" content="width=device-width, initial-scale=1">']
     if refresh_s:
         head.append(f'<meta http-equiv="refresh" content="{int(refresh_s)}">')
-    out = head + [f"<title>{escape(title)}</title>", f"<style>{_CSS}</style></head><body>",
+    css = _CSS + (LEAGUE_CSS if standings.league is not None else "")
+    out = head + [f"<title>{escape(title)}</title>", f"<style>{css}</style></head><body>",
                   f"<h1>{_breakable(title)}</h1>"]
     if refresh_s:
         import datetime as dt
@@ -293,6 +295,7 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     out += _standings_part(standings, colours)
     if games_href is not None:
         out.append(_games_links(games_href, latest))
+    out += league_part(standings.league, colours)  # a league's queue of next tables, and why each was chosen
     out += _facts_part(standings.facts)
     out += ["<h2>Points per game</h2>", _both(interval_chart, standings, colours),
             "<h2>Ratings as the games came in</h2>", _both(rating_chart, standings, colours),

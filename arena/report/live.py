@@ -19,6 +19,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from arena.report.league import next_table_line
 from arena.report.standings import leaderboard_renderable
 from arena.results.sprt import SprtState
 from arena.results.standings import Completeness, Standings
@@ -132,6 +133,9 @@ class LiveBoard:
             # Wrapped at words, also on a soft-wrapping console (ours), whose live display crops a
             # long line: the test's standing was cut mid-sentence at 80 and 120 columns.
             parts.append(Text(test_line(self._test), style="bold", no_wrap=False, overflow="fold"))
+        queued = None if self.standings is None or self.standings.league is None else next_table_line(self.standings.league)
+        if queued is not None and not self.final:  # a league's next table, cut to one line
+            parts.append(queued)
         return Group(*parts)
 
     def progress_line(self) -> str:

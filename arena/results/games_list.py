@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
 from arena.play.records import NOT_COUNTED_FAULTS
+from arena.results.league_queue import LeagueTable
+from arena.results.league_view import choice_dict
 from arena.results.rows import GameRow
 from arena.wording import spreadsheet_safe
 
@@ -36,6 +38,8 @@ class GameLine:
     machine: str = ""  # where it was played: a cluster worker's host and address, else this machine's name
     isolation: str = ""  # what its bots could reach there: "bubblewrap 0.8.0 as uid 65534", "none (why)"
     builds: tuple[str, ...] = ()  # by seat: the digest of what ran (the bot's prepared copy), "" before it was recorded
+    table: int = 0  # the schedule's table index (a league's table number)
+    choice: LeagueTable | None = None  # a league's game: its table, and why it was chosen (results/league_view.py)
 
     def fault_text(self) -> str:
         """e.g. "seat 1 timeout x2, seat 2 illegal"; "" without faults."""
@@ -47,7 +51,8 @@ class GameLine:
                 "points": list(self.points), "reason": self.reason, "moves": self.moves,
                 "faults": [{"seat": seat, "kind": kind, "count": times} for seat, kind, times in self.faults],
                 "versions": list(self.versions), "superseded": self.superseded, "machine": self.machine,
-                "isolation": self.isolation, "builds": list(self.builds)}
+                "isolation": self.isolation, "builds": list(self.builds), "table": self.table,
+                "table_choice": None if self.choice is None else choice_dict(self.choice)}
 
 
 def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
@@ -62,6 +67,7 @@ def game_line(row: GameRow, number: int, superseded: str = "") -> GameLine:
         machine=str((row.extra or {}).get("machine", "")),
         isolation=isolation_text((row.extra or {}).get("isolation")),
         builds=tuple(str(builds.get(name, "")) for name in row.bots) if isinstance(builds, dict) else (),
+        table=row.table,
     )
 
 
@@ -94,9 +100,10 @@ def game_lines(rows: Iterable[GameRow | tuple[GameRow, str]], number_of: Callabl
         yield line
 
 
-# versions, superseded, machine, isolation and builds came last: readers that go by position keep working.
+# versions, superseded, machine, isolation, builds, then a league's table and why it was chosen came last:
+# readers that go by position keep working.
 CSV_FIELDS = ("number", "key", "bots", "order", "points", "reason", "moves", "faults", "versions", "superseded", "machine",
-              "isolation", "builds")
+              "isolation", "builds", "table", "table_reason", "table_why")
 
 
 def csv_header() -> str:
@@ -107,7 +114,8 @@ def csv_row(line: GameLine) -> str:
     """`bots`, `order`, `points` and `versions` as ";"-separated lists (by seat, except `order`)."""
     return _csv_row((line.number, line.key, ";".join(line.bots), ";".join(line.order),
                      ";".join(map(str, line.points)), line.reason, line.moves, line.fault_text(),
-                     ";".join(line.versions), line.superseded, line.machine, line.isolation, ";".join(line.builds)))
+                     ";".join(line.versions), line.superseded, line.machine, line.isolation, ";".join(line.builds),
+                     line.table, *((line.choice.reason, line.choice.why) if line.choice else ("", ""))))
 
 
 def json_line(line: GameLine) -> str:

@@ -32,6 +32,9 @@ CREATE TABLE IF NOT EXISTS league_tables (
     ended_at REAL                   -- when it was played or dropped
 )
 """
+# The queue, read by every refresh of a league's live board and page (results/league_view.py):
+# a handful of rows found without reading a long league's every table.
+QUEUE_INDEX = "CREATE INDEX IF NOT EXISTS league_tables_queued ON league_tables (number) WHERE status = 'queued'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,7 @@ def queue_tables(store: ResultStore, tables: Iterable[LeagueTable]) -> None:
     try:
         with store._write() as db:
             db.execute(SCHEMA)
+            db.execute(QUEUE_INDEX)
             db.executemany("INSERT INTO league_tables (number, bots, reason, why, chosen_at, status) "
                            "VALUES (?, ?, ?, ?, ?, ?)",
                            [(t.number, ",".join(t.bots), t.reason, t.why, now, QUEUED) for t in tables])

@@ -28,9 +28,11 @@ def _cards(cards) -> list[str]:
     return [format_card(c) for c in cards]
 
 
-def game_replay(row: GameRow, number: int | None = None, *, tournament: str = "", superseded: str = "") -> dict[str, Any]:
+def game_replay(row: GameRow, number: int | None = None, *, tournament: str = "", superseded: str = "",
+                table_choice: dict[str, Any] | None = None) -> dict[str, Any]:
     """The game of `row` (with its transcript) as a JSON-ready dict. `number`: its tournament game
-    number; `superseded`: why it is out of the standings, if it is."""
+    number; `superseded`: why it is out of the standings, if it is; `table_choice`: a league's game,
+    why its table was chosen (results/league_view.py's `choice_dict`), else null."""
     transcript = row.transcript
     rules = transcript.rules
     dealt = Game(rules, transcript.seed, transcript.dealer)
@@ -41,7 +43,8 @@ def game_replay(row: GameRow, number: int | None = None, *, tournament: str = ""
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "game": {"number": number, "key": row.key, "tournament": tournament, "table": row.table, "deal": row.deal,
-                 "seating": row.seating, "finished_at": row.finished_at, "superseded": superseded or None},
+                 "seating": row.seating, "finished_at": row.finished_at, "superseded": superseded or None,
+                 "table_choice": table_choice},
         "engine": {"arena": extra.get("arena"), "protocol": extra.get("protocol"), "written_by": __version__},
         "time_limits": extra.get("time_limits"),
         "rules": rules.to_options(),

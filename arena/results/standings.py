@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from arena.play.records import NOT_COUNTED_FAULTS
+from arena.results.league_view import LeagueView
 from arena.results.ratings import Ratings
 from arena.results.sprt import SprtState
 
@@ -113,6 +114,8 @@ class Standings:
     completeness: Completeness | None = None
     # The tournament's entries in config order, a withdrawn bot in its place (its colour stays with it).
     roster: tuple[str, ...] = ()
+    # A league's: its queue of next tables and its latest ones, each with why it was chosen.
+    league: LeagueView | None = None
 
     def games_words(self) -> str:
         """What the reports say of the games: '1392 games', or while any is missing or void,

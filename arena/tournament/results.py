@@ -17,12 +17,15 @@ import dataclasses
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from arena.errors import ArenaError
 from arena.results.games_list import GameLine, game_lines
 from arena.results.games_page import GameFilter, count_current, current_lines
 from arena.results.history import version_history
+from arena.results.league_queue import LeagueTable
+from arena.results.league_view import ChosenTable, LeagueView, choice_dict, chosen_tables, league_view, table_choices
+from arena.results.league_view import with_stored
 from arena.results.queries import games_summary
 from arena.results.ratings import with_ratings
 from arena.results.ratings_read import RatingsReader
@@ -37,6 +40,7 @@ from arena.results.voids import VoidRow, pending_void_keys, void_rows
 from arena.tournament.config import TournamentConfig
 from arena.tournament.facts import tournament_facts
 from arena.tournament.league_final import BEFORE_FREEZE
+from arena.tournament.league_state import games_per_table
 from arena.tournament.opening import bot_versions, load_tournament, open_results
 from arena.tournament.resubmission import stored_versions
 from arena.wording import shell_command as command
@@ -65,14 +69,24 @@ class Replay:
     number: int
     superseded: str = ""
     earlier_plays: int = 0
+    choice: LeagueTable | None = None  # a league's game: its table, and why it was chosen
 
     def lines(self, seat: int | None = None) -> list[str]:
-        """The game move by move, as the referee (or `seat`) saw it (results/replay.py)."""
-        return replay_lines(self.row, seat, self.number)
+        """The game move by move, as the referee (or `seat`) saw it (results/replay.py); a league's
+        game says under its first line why its table was chosen."""
+        lines = replay_lines(self.row, seat, self.number)
+        if self.choice is not None:
+            lines.insert(1, f"why this table (league table {self.choice.number}): {self.choice.why}")
+        return lines
 
     def data(self, tournament: str = "") -> dict[str, Any]:
         """The game as one JSON object, the data of its replay page (results/replay_json.py)."""
-        return game_replay(self.row, self.number, tournament=tournament, superseded=self.superseded)
+        return game_replay(self.row, self.number, tournament=tournament, superseded=self.superseded,
+                           table_choice=None if self.choice is None else choice_dict(self.choice))
+
+
+T = TypeVar("T", GameLine, Replay)
+CHOICES_CHUNK = 200  # games whose tables' choices are looked up at once
 
 
 class TournamentResults:
@@ -88,10 +102,13 @@ class TournamentResults:
 
     @classmethod
     def open(cls, config_path: Path, note: Callable[[str], None] = lambda line: None,
-             bots: tuple[str, ...] = ()) -> TournamentResults:
+             bots: tuple[str, ...] = (), league: bool = False) -> TournamentResults:
         """The stored results of the tournament at `config_path`, to read (ArenaError: why not);
-        `bots`: names the caller will ask about, refused first if the tournament has none such."""
+        `bots`: names the caller will ask about, refused first if the tournament has none such;
+        `league`: the caller will ask for a league's tables, refused first if it is no league."""
         config, manifests = load_tournament(config_path)
+        if league:
+            _check_league(config, config_path)
         _check_bots(config, bots)
         store, config = open_results(config, manifests, bot_versions(manifests), create=False, note=note)
         return cls(store, config, config_path)
@@ -134,7 +151,7 @@ class TournamentResults:
         facts = tournament_facts(config, games.first_finished_at, games.last_finished_at, versions, games.capped_games,
                                  games.games, void)
         return dataclasses.replace(standings, facts=facts, test=test, completeness=completeness, history=history,
-                                   roster=tuple(config.bots))
+                                   roster=tuple(config.bots), league=self.league())
 
     def completeness(self) -> Completeness:
         """How much of the tournament is played: games stored, scheduled, void (to be played again),
@@ -145,7 +162,6 @@ class TournamentResults:
         if self.config.kind.open_ended:  # a league: complete once frozen and its final round robin played
             from arena.results.league_queue import queued_games_left
             from arena.tournament.league_final import final_complete
-            from arena.tournament.league_state import games_per_table
 
             left = queued_games_left(self.store, games_per_table(self.config))
             final = final_complete(self.store) is not None
@@ -181,7 +197,7 @@ class TournamentResults:
         current: Iterator[GameLine] = iter(()) if query.superseded == "only" else current_lines(
             self.store, numbers, wanted, by_number=query.by_number, page=query.limit or 100)
         found = itertools.chain(current, self._superseded_lines(query))
-        return itertools.islice(found, query.limit or None)
+        return self._with_choices(itertools.islice(found, query.limit or None))
 
     def newest_games(self, bots: tuple[str, ...] = (), limit: int = 20) -> list[GameLine]:
         """The games stored last (at `bots`' tables, when given), newest first: a live page's latest."""
@@ -217,6 +233,40 @@ class TournamentResults:
                  if all(name in row.bots for name in bots)]
         return sorted(found, key=lambda pair: (pair[0], pair[1].voided_at))
 
+    # ---------------------------------------------------------------- a league's tables
+
+    @property
+    def is_league(self) -> bool:
+        """Whether its tables are chosen as it plays (schedule = "league"), kept with why."""
+        return self.config.kind.open_ended
+
+    def league(self) -> LeagueView | None:
+        """A league's queue (next first), its latest tables ended and how many it chose; None for
+        a tournament whose tables are laid out ahead."""
+        return league_view(self.store, games_per_table(self.config)) if self.is_league else None
+
+    def league_tables(self, *, queued_only: bool = False, bots: tuple[str, ...] = (), newest_first: bool = False,
+                      limit: int = 0) -> list[ChosenTable]:
+        """The tables the league chose (only those queued, next first, with `queued_only`), seating
+        every one of `bots`, by number (`newest_first`: the latest first), at most `limit` (0: all),
+        each with its games stored; an ArenaError for a tournament that chooses none."""
+        _check_league(self.config, self.config_path)
+        _check_bots(self.config, bots)
+        found = chosen_tables(self.store, queued_only=queued_only, bots=bots, newest_first=newest_first, limit=limit)
+        return with_stored(self.store, found, games_per_table(self.config))
+
+    def _with_choices(self, items: Iterator[T]) -> Iterator[T]:
+        """Each game (a line or a replay) with its league table's choice: why it was chosen (a
+        league's games only), looked up CHOICES_CHUNK games at a time."""
+        if not self.is_league:
+            yield from items
+            return
+        while chunk := list(itertools.islice(items, CHOICES_CHUNK)):
+            found = table_choices(self.store, {_table_of(item) for item in chunk})
+            for item in chunk:
+                choice = found.get(_table_of(item))
+                yield item if choice is None else dataclasses.replace(item, choice=choice)
+
     # ---------------------------------------------------------------- one game
 
     def game_key(self, game: str) -> str:
@@ -246,16 +296,19 @@ class TournamentResults:
             if not earlier:
                 raise ArenaError(f"game {game.strip()} ({key}) has no superseded play in {self.config.database}")
             last = earlier[-1]
-            return Replay(last.row, numbers.of(last.row), last.why, len(earlier) - 1)
+            return next(self._with_choices(iter([Replay(last.row, numbers.of(last.row), last.why, len(earlier) - 1)])))
         try:
             row = self.store.get_game(key)
         except StoreError as exc:
             raise ArenaError(self._not_stored_words(game.strip(), key, exc)) from None
-        return Replay(row, numbers.of(row))
+        return next(self._with_choices(iter([Replay(row, numbers.of(row))])))
 
     def replays(self, lines: Iterable[GameLine]) -> Iterator[Replay]:
         """The listed games (`games`' lines) to replay: a current one by its key, a superseded one
         as its last superseded play (as `replay(..., superseded=True)` shows it)."""
+        return self._with_choices(self._replays(lines))
+
+    def _replays(self, lines: Iterable[GameLine]) -> Iterator[Replay]:
         for line in lines:
             if not line.superseded:
                 yield Replay(self.store.get_game(line.key), line.number)
@@ -269,6 +322,9 @@ class TournamentResults:
     def stored_games(self, after_id: int = 0, superseded: bool = True) -> Iterator[Replay]:
         """Every stored game with its transcript: the current ones in the order stored (those past
         the game of id `after_id`: `last_game_id`), then, with `superseded`, the superseded plays."""
+        return self._with_choices(self._stored_games(after_id, superseded))
+
+    def _stored_games(self, after_id: int, superseded: bool) -> Iterator[Replay]:
         numbers = self.config.game_numbers()
         for row in self.store.rows(with_transcripts=True, after_id=after_id):
             yield Replay(row, numbers.of(row))
@@ -299,6 +355,16 @@ class TournamentResults:
             return (f"{named} is superseded: {because}; the game is kept, out of the standings. See it with: "
                     f"{command('arena', 'replay', self.config_path, game, '--superseded')}")
         return f"{named} is not stored yet in {self.config.database}" if key != game else str(exc)
+
+
+def _table_of(item: GameLine | Replay) -> int:
+    return item.table if isinstance(item, GameLine) else item.row.table
+
+
+def _check_league(config: TournamentConfig, path: Path) -> None:
+    if not config.kind.open_ended:
+        raise ArenaError(f"{path} is {config.kind.words}: its tables are laid out ahead, none is chosen as it "
+                         "plays; only a league (schedule = \"league\") keeps a queue of next tables, and why")
 
 
 def _check_bots(config: TournamentConfig, names: tuple[str, ...]) -> None:

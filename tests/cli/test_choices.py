@@ -14,7 +14,7 @@ CHOICES = [
     (("games", "t.toml"), "--superseded", "exclude|include|only"),
     (("standings", "t.toml"), "--format", "table|markdown|html|json|csv"),
     (("replay", "t.toml", "1"), "--format", "text|html|json"),
-    (("tournament", "new", "t.toml", "-b", "random_bot"), "--schedule", "round_robin|balanced|gauntlet"),
+    (("tournament", "new", "t.toml", "-b", "random_bot"), "--schedule", "round_robin|balanced|gauntlet|league"),
     (("tournament", "new", "t.toml", "-b", "random_bot"), "--isolation", "auto|required|off"),
     (("bot", "new", "x"), "--lang", "python|c|js|shell|java"),
 ]

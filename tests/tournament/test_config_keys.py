@@ -31,6 +31,8 @@ SAMPLES: dict[str, tuple[dict[str, Any], Callable[[Any], bool]]] = {
     "schedule": ({"schedule": "gauntlet"}, lambda c: c.schedule == "gauntlet" and c.challengers == 1),
     "tables": ({"tables": 2}, lambda c: c.schedule == "balanced" and c.tables == 2),
     "challengers": ({"challengers": 1}, lambda c: c.schedule == "gauntlet" and c.challengers == 1),
+    "focus_ranks": ({"schedule": "league", "focus_ranks": 3}, lambda c: c.focus_ranks == 3),
+    "frozen": ({"schedule": "league", "frozen": True}, lambda c: c.frozen is True and c.kind.open_ended),
     "database": ({"database": "/tmp/elsewhere/r.sqlite"}, lambda c: c.database == Path("/tmp/elsewhere/r.sqlite")),
     "rules": ({"rules": ["ace_high=true", "pickup=top_card"]},
               lambda c: c.rules.ace_high is True and c.rules.pickup.value == "top_card"),

@@ -110,6 +110,9 @@
   }
   head.appendChild(views);
   if (data.game.superseded) head.appendChild(el('p', 'warn', 'Out of the standings: ' + data.game.superseded));
+  const choice = data.game.table_choice;  // a league's game: why the matchmaking chose its table
+  if (choice) head.appendChild(el('p', 'why', [el('strong', null, 'Why this table'), ' (league table ' + choice.number +
+    '): ' + choice.why]));
   if (replayed.error) head.appendChild(el('p', 'warn', 'This page\u2019s rules part from the recorded moves at ' +
     replayed.error + '; it shows the steps up to there.'));
   if (page.back) {
