@@ -69,8 +69,11 @@ def add_author(store: ServerStore, name: str, organiser: bool = False) -> tuple[
         raise AccountError(f"{name!r}: an author's name is {NAME_RULE}")
     code, token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     with store._write() as db:
-        if db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone():
-            raise AccountError(f"{name} is an author already (arena author token gives a new token)")
+        taken = db.execute("SELECT name, removed_at FROM authors WHERE lower(name) = lower(?)", (name,)).fetchone()
+        if taken is not None and (taken[0] != name or taken[1] is None):
+            raise AccountError(f"{taken[0]} is an author already{' (arena author token gives a new token)' if taken[0] == name else ', a name too like it'}")
+        if taken is not None:  # removed before: back, with new credentials and nothing of the old ones
+            db.execute("DELETE FROM authors WHERE name = ?", (name,))
         db.execute("INSERT INTO authors (name, role, token_hash, signup_hash, signup_expires, created_at) "
                    "VALUES (?, ?, ?, ?, ?, ?)", (name, ORGANISER if organiser else AUTHOR, _digest(token), _digest(code),
                                                  time.time() + SIGNUP_DAYS * 86400, time.time()))
@@ -120,32 +123,41 @@ def redeem_signup(store: ServerStore, code: str, password: str) -> Author:
 
 
 def check_password(store: ServerStore, name: str, password: str, client: str) -> Author:
-    """The author, if the password is theirs; the limit on failures is checked first, before any
-    hash is computed, and a wrong name reads as a wrong password."""
-    now = time.time()
-    since = now - FAILURE_WINDOW_S
-    by_name = store.rows("SELECT COUNT(*), MIN(at) FROM signin_failures WHERE name = ? AND at > ?", (name, since))[0]
-    by_client = store.rows("SELECT COUNT(*), MIN(at) FROM signin_failures WHERE client = ? AND at > ?", (client, since))[0]
-    for (failures, first), ceiling in ((by_name, NAME_FAILURES), (by_client, CLIENT_FAILURES)):
-        if failures >= ceiling:
-            minutes = max(1, round((first + FAILURE_WINDOW_S - now) / 60))
-            raise AccountError(f"too many failed sign-ins: wait {minutes} minute{'s' if minutes > 1 else ''} and try again")
-    rows = store.rows("SELECT password_hash FROM authors WHERE name = ? AND removed_at IS NULL", (name[:128],))
-    hashed = rows[0][0] if rows else None
-    if hashed is not None and len(password) <= MAX_PASSWORD:
-        from argon2.exceptions import VerificationError
+    """The author, if the password is theirs. The attempt is counted as a failure, in the same
+    transaction that checks the limit, before any hash is computed (so that attempts sent together
+    cannot all pass the count), and forgotten if the password is right. A name that is no author's
+    is verified against a stand-in hash, so that it takes as long and reads the same."""
+    from argon2.exceptions import VerificationError
 
-        try:
-            _hasher().verify(hashed, password)
-            found = author_named(store, name)
-            if found is not None:
-                return found
-        except VerificationError:
-            pass
+    name, client, now = name[:64], client[:64], time.time()
     with store._write() as db:
-        db.execute("INSERT INTO signin_failures VALUES (?, ?, ?)", (name[:128], client[:64], now))
+        for column, value, ceiling in (("name", name, NAME_FAILURES), ("client", client, CLIENT_FAILURES)):
+            oldest = db.execute(f"SELECT at FROM signin_failures WHERE {column} = ? AND at > ? ORDER BY at DESC "
+                                "LIMIT 1 OFFSET ?", (value, now - FAILURE_WINDOW_S, ceiling - 1)).fetchone()
+            if oldest is not None:  # the ceiling-th newest failure is still in the window: wait until it leaves
+                minutes = max(1, -(-int(oldest[0] + FAILURE_WINDOW_S - now) // 60))
+                raise AccountError(f"too many failed sign-ins: wait {minutes} minute{'s' if minutes > 1 else ''} "
+                                   "and try again")
+        attempt = db.execute("INSERT INTO signin_failures VALUES (?, ?, ?)", (name, client, now)).lastrowid
         db.execute("DELETE FROM signin_failures WHERE at < ?", (now - 86400,))
-    raise AccountError("wrong name or password")
+    rows = store.rows("SELECT password_hash FROM authors WHERE name = ? AND removed_at IS NULL", (name,))
+    hashed = rows[0][0] if rows and rows[0][0] else _stand_in()
+    try:
+        _hasher().verify(hashed, password[:MAX_PASSWORD + 1])
+        found = author_named(store, name) if rows and rows[0][0] and len(password) <= MAX_PASSWORD else None
+    except VerificationError:
+        found = None
+    if found is None:
+        raise AccountError("wrong name or password")
+    with store._write() as db:
+        db.execute("DELETE FROM signin_failures WHERE rowid = ?", (attempt,))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _stand_in() -> str:
+    """The hash of a password nobody has: what a sign-in with no such author is verified against."""
+    return _hasher().hash(secrets.token_urlsafe(32))
 
 
 def list_authors(store: ServerStore) -> list[Author]:

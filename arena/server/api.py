@@ -251,7 +251,13 @@ def _take_upload(server: Any, viewer: Viewer, received: Path, ticket: str) -> tu
         received.unlink(missing_ok=True)
         whose = "one of the league's own bots" if house else "another author's bot"
         return 403, {"error": f"{name} is {whose}: name yours otherwise in its bot.toml"}
-    upload = server.store.add_upload(viewer.name, name, str(folder), received)
+    from arena.server.store import OwnerError
+
+    try:
+        upload = server.store.add_upload(viewer.name, name, str(folder), received, any_bot=viewer.organiser)
+    except OwnerError as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        return 403, {"error": str(exc)}
     server.checks.wake()
     return 202, {"upload": upload.id, "bot": name, "state": upload.state, "status": f"/api/bots/{name}",
                  "files": unpacked.files, "bytes": unpacked.bytes}

@@ -79,8 +79,21 @@ def check_text(check: dict[str, Any] | None) -> str:
     """A check's rows, a line each: PASS name: detail."""
     if not check:
         return ""
-    return "\n".join(f"{'PASS' if row.get('passed') else 'FAIL'} {row.get('name')}: {row.get('detail') or ''}"
+    def verdict(row: dict) -> str:
+        return "SKIP" if row.get("skipped") else "PASS" if row.get("passed") else "FAIL"
+    return "\n".join(f"{verdict(row)} {row.get('name')}: {row.get('detail') or ''}"
                      for row in check.get("checks") or [] if isinstance(row, dict))
+
+
+class OwnerError(ArenaError):
+    """An upload of a bot another author entered first."""
+
+
+def _tail(log: str) -> str:
+    """A build log within BUILD_LOG_CHARS, its end kept: a compiler's errors come last."""
+    if len(log) <= BUILD_LOG_CHARS:
+        return log
+    return f"[the first {len(log) - BUILD_LOG_CHARS:,} characters left out]\n" + log[-BUILD_LOG_CHARS:]
 
 
 class ServerStore:
@@ -146,15 +159,21 @@ class ServerStore:
 
     # ---- uploads ---------------------------------------------------------------------------------
 
-    def add_upload(self, author: str, bot: str, folder: str, archive: Path) -> Upload:
+    def add_upload(self, author: str, bot: str, folder: str, archive: Path, any_bot: bool = False) -> Upload:
         """Record an upload as checking; its archive is moved beside the others first (a crash
-        between the two leaves a stray file, never an upload without its archive)."""
+        between the two leaves a stray file, never an upload without its archive). A bot another
+        author uploaded first is refused (OwnerError) in the same transaction, unless `any_bot`
+        (the organiser): two authors sending one new name at once cannot both have it."""
         archives = self.path.with_name(f"{self.path.name.removesuffix('.server.sqlite')}.uploads") / "archives"
         archives.mkdir(parents=True, exist_ok=True)
         kept = archives / f"{secrets.token_hex(8)}.archive"
         os.replace(archive, kept)
         now = time.time()
         with self._write() as db:
+            owner = db.execute("SELECT author FROM uploads WHERE bot = ? ORDER BY id LIMIT 1", (bot,)).fetchone()
+            if owner is not None and owner[0] != author and not any_bot:
+                kept.unlink(missing_ok=True)
+                raise OwnerError(f"{bot} is another author's bot: name yours otherwise in its bot.toml")
             cursor = db.execute("INSERT INTO uploads (author, bot, state, folder, archive, created_at, updated_at) "
                                 "VALUES (?, ?, 'checking', ?, ?, ?, ?)", (author, bot, folder, str(kept), now, now))
             upload_id = int(cursor.lastrowid or 0)
@@ -170,7 +189,7 @@ class ServerStore:
             db.execute("UPDATE uploads SET state = ?, reason = COALESCE(?, reason), version = COALESCE(?, version), "
                        "check_json = COALESCE(?, check_json), build_log = COALESCE(?, build_log), updated_at = ? "
                        "WHERE id = ?", (state, reason, version, None if check is None else json.dumps(check),
-                                        None if build_log is None else build_log[:BUILD_LOG_CHARS], time.time(),
+                                        None if build_log is None else _tail(build_log), time.time(),
                                         upload_id))
 
     _COLUMNS = ("id, author, bot, state, reason, version, check_json, build_log, folder, archive, created_at, "
@@ -206,4 +225,4 @@ class ServerStore:
             "SELECT bot, author FROM uploads u WHERE id = (SELECT MIN(id) FROM uploads WHERE bot = u.bot)")}
 
 
-__all__ = ["STATES", "ServerStore", "Upload", "check_text", "when"]
+__all__ = ["STATES", "OwnerError", "ServerStore", "Upload", "check_text", "when"]

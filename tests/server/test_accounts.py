@@ -66,12 +66,16 @@ def test_signing_in_is_limited_before_any_hash_is_computed(store, monkeypatch):
     class Spy:
         def verify(self, *args: object) -> None:
             verified.append(args)
+
+        def hash(self, password: str) -> str:
+            return "stand-in"
     monkeypatch.setattr(accounts, "_hasher", Spy)
     with pytest.raises(accounts.AccountError, match="wait 15 minutes"):
         accounts.check_password(store, "alice", "correct horse battery", "10.0.0.2")
     assert verified == []  # refused before argon2 ran
     with pytest.raises(accounts.AccountError, match="wrong name or password"):
         accounts.check_password(store, "nobody", "x" * 12, "10.0.0.3")  # an unknown name reads the same
+    assert len(verified) == 1  # and is verified against a stand-in: it takes as long
 
 
 def test_a_new_token_or_a_removal_stops_the_old_token(store):
@@ -83,6 +87,51 @@ def test_a_new_token_or_a_removal_stops_the_old_token(store):
     assert accounts.author_by_token(store, fresh) is None and accounts.author_named(store, "alice") is None
     with pytest.raises(accounts.AccountError, match="no author alice"):
         accounts.new_token(store, "alice")
+
+
+def test_a_name_like_anothers_is_refused_and_a_removed_one_comes_back_afresh(store):
+    _, old = accounts.add_author(store, "Ann")
+    with pytest.raises(accounts.AccountError, match="a name too like it"):
+        accounts.add_author(store, "ann")
+    accounts.remove_author(store, "Ann")
+    _, fresh = accounts.add_author(store, "Ann")
+    assert accounts.author_by_token(store, old) is None and accounts.author_by_token(store, fresh).name == "Ann"
+
+
+def test_attempts_sent_together_cannot_pass_the_limit(store, monkeypatch):
+    """Each attempt is counted in the transaction that checks the limit, before its slow hash: of
+    eight sent at once, five are checked and three refused, however they interleave."""
+    import threading
+
+    from argon2.exceptions import VerifyMismatchError
+
+    code, _ = accounts.add_author(store, "alice")
+    accounts.redeem_signup(store, code, "correct horse battery")
+    checked = []
+
+    class Slow:
+        def verify(self, *args: object) -> None:
+            checked.append(args)
+            time.sleep(0.2)  # every attempt is in flight before the first hash ends
+            raise VerifyMismatchError()
+
+        def hash(self, password: str) -> str:
+            return "stand-in"
+    monkeypatch.setattr(accounts, "_hasher", Slow)
+    said: list[str] = []
+
+    def attempt() -> None:
+        try:
+            accounts.check_password(store, "alice", "guess", "10.0.0.9")
+        except accounts.AccountError as exc:
+            said.append(str(exc))
+    threads = [threading.Thread(target=attempt) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(checked) == accounts.NAME_FAILURES
+    assert sum("wait" in line for line in said) == 8 - accounts.NAME_FAILURES
 
 
 @pytest.mark.parametrize("name", ["", "../x", "a b", "<script>", ".hidden", "x" * 200])
