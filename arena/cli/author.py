@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
-from arena.cli.common import console, fail
+from arena.cli.common import console
 
 author_app = typer.Typer(help="The authors of a served league (arena serve): add, list, remove, new token.",
                          no_args_is_help=True)
@@ -31,13 +31,15 @@ def _store(config: Path):
 @author_app.command("add")
 def add(config: Config, name: Name,
         organiser: Annotated[bool, typer.Option("--organiser", help="May add authors, freeze the league and read every log.")] = False,
-        url: Annotated[str, typer.Option(help="The server's address as authors reach it.")] = "http://127.0.0.1:8000") -> None:
+        url: Annotated[Optional[str], typer.Option(help="The server's address as authors reach it (default: where it "
+                                                    "was last served, else http://127.0.0.1:8000).")] = None) -> None:
     """Add an author: prints their one-time sign-up link and their API token (last line: token: T)."""
     from arena.server.accounts import add_author
 
     store = _store(config)
     try:
         code, token = add_author(store, name, organiser)
+        url = url or store.base_url() or "http://127.0.0.1:8000"
     finally:
         store.close()
     console.print(f"{name} added{' as an organiser' if organiser else ''}; send them both lines below (neither is "

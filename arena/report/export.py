@@ -129,9 +129,18 @@ def place_name(place: int, n: int) -> str:
 NOT_COMPLETE = "The tournament is not complete: a run under way, or the next arena tournament run, plays the rest"
 
 
+LEAGUE_GOES_ON = ("A league goes on until it is frozen: these standings are as its games stand now (arena tournament "
+                  "freeze plays its final round robin)")
+
+
+def not_complete_words(done: object) -> str:
+    """What a report says of a tournament not complete: a league's, or one with games to play."""
+    return LEAGUE_GOES_ON if getattr(done, "ongoing", False) else NOT_COMPLETE
+
+
 def _not_complete(standings: Standings) -> str:
     done = standings.completeness
-    return "" if done is None or done.complete else f" **{NOT_COMPLETE}.**"
+    return "" if done is None or done.complete else f" **{not_complete_words(done)}.**"
 
 
 def rating_groups_sentence(standings: Standings) -> str:

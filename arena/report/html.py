@@ -21,7 +21,7 @@ from typing import Sequence
 
 from arena.report.colours import PALETTE, bot_colours
 from arena.report.columns import BOT, FAULTS, HISTORY_COLUMNS, STANDINGS_COLUMNS
-from arena.report.export import (CHALLENGER_MARK, HISTORY_NOTE, NOT_COMPLETE, PER_GAME_NOTE, _ci_text, _ranking_note,
+from arena.report.export import (CHALLENGER_MARK, HISTORY_NOTE, not_complete_words, PER_GAME_NOTE, _ci_text, _ranking_note,
                                  challengers, challengers_sentence, fault_matrix, place_name, rating_groups_sentence)
 from arena.report.facts import fact_text, shown_facts
 from arena.report.league import LEAGUE_CSS, league_part
@@ -309,7 +309,7 @@ def _standings_part(standings: Standings, colours: dict[str, str]) -> list[str]:
     """How far the tournament is, its warnings, the standings table and the notes under it."""
     out = [f"<p>{escape(standings.games_words())}{_ranking_note(standings)}.</p>"]
     if standings.completeness is not None and not standings.completeness.complete:
-        out.append(f'<p class="warn">{escape(NOT_COMPLETE)}.</p>')
+        out.append(f'<p class="warn">{escape(not_complete_words(standings.completeness))}.</p>')
     capped = standings.facts.get("capped_games", 0)
     if capped:
         out.append(f'<p class="warn">{count(capped, "game")} ended at the action cap (R51), without a real finish.</p>')

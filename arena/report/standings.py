@@ -13,7 +13,7 @@ from rich.text import Text
 
 from arena.report.columns import COMPACT_COLUMNS, COMPACT_KEY, HISTORY_COLUMNS, STANDINGS_COLUMNS, per_game_text
 from arena.report.columns import shown as shown_columns
-from arena.report.export import (HISTORY_NOTE, NOT_COMPLETE, challengers, challengers_sentence, fault_matrix, place_name,
+from arena.report.export import (HISTORY_NOTE, not_complete_words, challengers, challengers_sentence, fault_matrix, place_name,
                                  rating_groups_sentence)
 from arena.report.facts import fact_text, shown_facts
 from arena.results.ratings import RATING_NOTE, format_rating
@@ -154,7 +154,8 @@ def render_standings_table(standings: Standings, console: Console, title: str = 
     if marked:
         console.print(escape(challengers_sentence(marked) + "."), highlight=False)
     if standings.completeness is not None and not standings.completeness.complete:
-        console.print(f"[yellow]{escape(NOT_COMPLETE)}[/yellow]: {escape(standings.games_words())}.", highlight=False)
+        console.print(f"[yellow]{escape(not_complete_words(standings.completeness))}[/yellow]: "
+                      f"{escape(standings.games_words())}.", highlight=False)
     if standings.test is not None:
         console.print(escape(f"Early stopping (SPRT): {standings.test.sentence()}"), highlight=False)
     groups = rating_groups_sentence(standings)

@@ -56,6 +56,7 @@ class Server:
         self.paths.make()
         self.store = ServerStore(self.paths.server_file)
         self.sessions = Sessions(self.store.secret_key(), settings.secure_cookies)
+        self.store.set_base_url(settings.base_url)  # `arena author add` gives links that start with it
         self.reader = LeagueReader(settings.config)
         self.hub = LiveHub(self.reader)
         self.league = LeagueRunner(self.paths, play=settings.play)

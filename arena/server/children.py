@@ -40,20 +40,33 @@ def start_child(args: Sequence[str], log_path: Path, cwd: Path | None = None, ni
 
 
 def stop_child(child: subprocess.Popen | None, wait_s: float = 10.0) -> None:
-    """SIGTERM to the child's whole session (it stops its games and bots), SIGKILL after `wait_s`."""
+    """SIGTERM to the child (it stops its own workers, games and bots, and says what it kept), then
+    SIGKILL to its whole session after `wait_s`: nothing it started is left."""
     if child is None or child.poll() is not None:
+        _kill_session(child)
         return
     for sig, wait in ((signal.SIGTERM, wait_s), (signal.SIGKILL, 5.0)):
         try:
-            os.killpg(child.pid, sig)
+            os.kill(child.pid, sig) if sig == signal.SIGTERM else os.killpg(child.pid, sig)
         except ProcessLookupError:
             return
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if child.poll() is not None:
+                _kill_session(child)
                 return
             time.sleep(0.05)
     log.warning("child %s did not end after SIGKILL", child.pid)
+
+
+def _kill_session(child: subprocess.Popen | None) -> None:
+    """Whatever of the child's session outlived it (a bot's process that ignored the stop)."""
+    if child is None:
+        return
+    try:
+        os.killpg(child.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def tail(path: Path, limit: int = 4000) -> str:

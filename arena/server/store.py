@@ -157,6 +157,15 @@ class ServerStore:
     def secret_key(self) -> str:
         return self.rows("SELECT value FROM meta WHERE key = 'secret_key'")[0][0]
 
+    def base_url(self) -> str | None:
+        """The address the server was last served at (`arena serve --url`): sign-up links start with it."""
+        found = self.rows("SELECT value FROM meta WHERE key = 'base_url'")
+        return found[0][0] if found else None
+
+    def set_base_url(self, url: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('base_url', ?)", (url,))
+
     # ---- uploads ---------------------------------------------------------------------------------
 
     def add_upload(self, author: str, bot: str, folder: str, archive: Path, any_bot: bool = False) -> Upload:
