@@ -65,7 +65,7 @@ async def bots(request: Request) -> Response:
     server, _ = found
     rows = {row["bot"]: row for row in (server.hub.board.standings or {}).get("bots", [])}
     owners = server.store.bot_owners()
-    names = await server.reader.run(_league_bots, server)
+    names = server.hub.board.bots or await server.reader.run(_league_bots, server)
     return JSONResponse({"bots": [{"name": name, "author": owners.get(name), "state": _state(server, name),
                                    "standing": rows.get(name)} for name in names]})
 
@@ -190,9 +190,7 @@ async def events(request: Request) -> Response:
             if board is None:
                 continue  # sse-starlette sends its own pings
             seen = board.last_game_id
-            yield {"event": "board", "data": json.dumps({"last_game_id": board.last_game_id, "html": board.html,
-                                                         "recent": list(board.recent[:10]),
-                                                         "queue": list(board.queue)})}
+            yield {"event": "board", "data": server.hub.event}
     return EventSourceResponse(stream(), ping=int(KEEPALIVE_S))
 
 

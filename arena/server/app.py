@@ -86,12 +86,7 @@ class Server:
         return self.settings.public or viewer.signed_in
 
     def page(self, request: Request, template: str, viewer: Viewer, status: int = 200, **context: Any) -> Response:
-        from arena.tournament.config import load_config
-
-        try:
-            league = load_config(self.settings.config).name
-        except Exception:  # noqa: BLE001 - the page says the league by its file then
-            league = self.settings.config.stem
+        league = self.hub.board.league or self.settings.config.stem
         response = self.templates.TemplateResponse(request, template, {"viewer": viewer, "league": league, **context},
                                                    status_code=status)
         _secure_headers(response)

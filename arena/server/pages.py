@@ -43,7 +43,7 @@ async def board(request: Request) -> Response:
     server, viewer = found
     from arena.server.api import _league_bots
 
-    names = await server.reader.run(_league_bots, server)
+    names = server.hub.board.bots or await server.reader.run(_league_bots, server)
     return server.page(request, "board.html", viewer, board=server.hub.board, bots=names)
 
 

@@ -2,8 +2,9 @@
 reads (arena/tournament/results.py), on one thread of its own: SQLite connections stay with the
 thread that opened them, and the pages' event loop never waits on a query.
 
-The board (standings, queue, latest games) is worked out once per stored game and shared by every
-reader and every live client: a hundred readers cost one query per game, not a hundred. The results
+The board (standings, queue, latest games) is worked out at most once a poll of the live hub
+(arena/server/league.py), when a game was stored since, and shared by every reader and every live
+client: a hundred readers cost nothing more, and no page waits on the results' thread for it. The results
 are opened again when the config changes (a bot entered) or the results file appears (the league's
 first game)."""
 
@@ -37,6 +38,8 @@ class Board:
     recent: tuple[dict[str, Any], ...] = ()  # the latest games, newest first
     csv: str = ""
     note: str = ""  # why there is no board yet ("no game yet"), else ""
+    bots: tuple[str, ...] = ()  # the league's entries, as its results have them
+    league: str = ""  # its name
 
 
 class LeagueReader:
@@ -111,7 +114,7 @@ def _board(results: TournamentResults, last: int) -> Board:
     standings = results.standings(with_history=False)
     recent = tuple(line.as_dict() for line in results.newest_games(limit=RECENT_GAMES))
     return Board(last, to_dict(standings), html.standings_fragment(standings), _queue(results), recent,
-                 to_csv(standings))
+                 to_csv(standings), bots=tuple(results.config.bots), league=results.config.name)
 
 
 def _queue(results: TournamentResults) -> tuple[dict[str, Any], ...]:

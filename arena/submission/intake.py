@@ -1,227 +1,213 @@
-"""An uploaded archive made a bot folder (the league server's uploads: issue 44). The archive comes
-from a stranger: every entry is checked before anything of it is written, and the reading is
-bounded, so that no archive can write outside the folder made for it, plant a link, a device or a
-FIFO, or fill the disk.
+"""An uploaded bot archive unpacked into a new folder (issue 44, the league server's uploads): the
+author's .tar.gz or .zip of their bot's folder, with `bot.toml` at its top or inside its one top
+folder. The archive is hostile input (docs/sandbox.md, "Uploaded archives"): every entry's name is
+checked before anything is written (no absolute path, no `..`, no backslash, no control character,
+nothing but UTF-8, within depth and length), only files and folders are taken (no link of any
+kind, no device, FIFO or socket), no entry twice, and sizes, counts and the compression ratio are
+bounded while it is read (archive_reading.py). Each file is written by the arena itself, 0o644 or
+0o755, each folder 0o755; then the manifest is loaded as `arena bot add` loads it. A refusal is an
+`ArchiveRefused` whose `reason` names the entry, and leaves nothing behind.
 
-Taken: a .tar.gz, .tar or .zip (known by its first bytes, not its name) of a bot's folder, with
-bot.toml at its top or inside one top folder. Refused (ArchiveRefused, its reason naming the
-entry): anything else; an absolute path, a `..`, a backslash, a control character or a name that
-is not UTF-8; any link (symbolic or hard), device, FIFO or socket; an entry twice; more entries,
-depth, bytes in one file or in all than `IntakeLimits` allows, or a compression ratio past its
-ceiling (a bomb is stopped as it is read, not after it is written); a bot.toml that does not load
-as `arena bot add` loads one. Files are written 0644, or 0755 when the owner could run them in
-the archive; set-id and sticky bits are dropped. On any refusal the folder is removed whole."""
+    unpacked = unpack_archive(archive_path, dest)   # dest must not exist yet
+    unpacked.name, unpacked.folder, unpacked.files, unpacked.bytes
+"""
 
 from __future__ import annotations
 
+import logging
+import os
 import shutil
 import stat
-import tarfile
-import zipfile
+import unicodedata
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from typing import IO, Callable, Iterator
+from pathlib import Path
 
-from arena.submission.manifest import MANIFEST_NAME, ManifestError, read_manifest
+from arena.submission.archive_reading import (ArchiveRefused, Budget, IntakeLimits, Member, entry_words,
+                                              read_members, size_words)
+from arena.submission.folder import inside
+from arena.submission.manifest import MANIFEST_NAME, BotManifest, ManifestError, read_manifest
 
-CHUNK = 1 << 16
+log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class IntakeLimits:
-    archive_bytes: int = 20 * 1024 * 1024
-    total_bytes: int = 100 * 1024 * 1024  # unpacked
-    file_bytes: int = 50 * 1024 * 1024
-    entries: int = 2_000
-    depth: int = 20
-    name_bytes: int = 255  # one part of a path
-    ratio: int = 200  # unpacked bytes per archive byte read, past a first MB
+_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# What macOS adds beside a bot's folder (resource forks: Finder's __MACOSX/ folder in a zip, and
+# tar's "._NAME" files at the top): left out, not refused, so that one top folder stays one.
+_SKIPPED_TOP = ("__MACOSX",)
+_SKIPPED_TOP_PREFIX = "._"
+_CONTROL = ("Cc", "Cf")  # control and format characters (escape sequences, bidi overrides)
 
 
-@dataclass(frozen=True)
-class Unpacked:
-    name: str  # the bot's, from its bot.toml
-    folder: Path  # where bot.toml is
+@dataclass(frozen=True, slots=True)
+class UnpackedBot:
+    """A bot unpacked from an upload: its name (its manifest's), the folder holding its bot.toml
+    (dest, or the single top folder inside it), and what was written, for a log."""
+
+    name: str
+    folder: Path
     files: int
     bytes: int
+    manifest: BotManifest
 
 
-class ArchiveRefused(ValueError):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class _Entry:
-    path: PurePosixPath
-    kind: str  # file or dir
-    size: int
-    executable: bool
-
-
-def unpack_archive(archive: Path, dest: Path, limits: IntakeLimits = IntakeLimits()) -> Unpacked:
-    """Unpack `archive` into `dest` (made here; it must not exist) and load its bot.toml."""
-    size = archive.stat().st_size
-    if size > limits.archive_bytes:
-        raise ArchiveRefused(f"the archive is {size:,} bytes; at most {limits.archive_bytes:,}")
-    if dest.exists() or dest.is_symlink():
-        raise ArchiveRefused(f"{dest} exists already")  # the caller's mistake, never the author's
-    with open(archive, "rb") as raw:
-        head = raw.read(4)
-    dest.mkdir(parents=True)
+def unpack_archive(archive_path: Path, dest: Path, limits: IntakeLimits = IntakeLimits()) -> UnpackedBot:
+    """Unpack the uploaded archive at `archive_path` into `dest`, which this makes (its parent must
+    exist; FileExistsError if `dest` does). ArchiveRefused says why an upload is not taken; on it,
+    or on any other error (the server's disk full), `dest` is removed with all it held."""
+    dest = Path(dest)
+    dest.mkdir(mode=0o755)
     try:
-        if head.startswith(b"PK\x03\x04"):
-            files, written = _unzip(archive, dest, limits)
-        elif head.startswith(b"\x1f\x8b") or _is_tar(archive):
-            files, written = _untar(archive, dest, limits)
-        else:
-            raise ArchiveRefused("not a .tar.gz, .tar or .zip archive")
+        os.chmod(dest, 0o755)  # whatever the umask
+        with open(archive_path, "rb") as file:
+            tree = _Tree(dest, limits)
+            budget = Budget(limits)
+            for member in read_members(file, limits, budget):
+                tree.take(member, budget)
+        if tree.files == 0:
+            raise ArchiveRefused("the archive holds no files; send a .tar.gz or .zip of the bot's folder")
         folder = _bot_folder(dest)
-        try:
-            manifest = read_manifest(folder / MANIFEST_NAME)
-        except ManifestError as exc:
-            raise ArchiveRefused(f"its bot.toml: {exc}") from None
-        return Unpacked(manifest.name, folder, files, written)
+        manifest = _manifest(folder, dest)
     except BaseException:
-        shutil.rmtree(dest, ignore_errors=True)
+        _remove(dest)
         raise
+    return UnpackedBot(manifest.name, folder, tree.files, budget.written_bytes, manifest)
 
 
-def _is_tar(archive: Path) -> bool:
-    try:
-        return tarfile.is_tarfile(archive)
-    except OSError:
-        return False
-
-
-def _checked_path(name: str, limits: IntakeLimits) -> PurePosixPath:
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        raise ArchiveRefused(f"entry {name!r}: a control character in its name")
+def checked_parts(name: str, limits: IntakeLimits) -> tuple[str, ...]:
+    """The parts of an entry's path, each a name of one folder or file below the bot's top; () for
+    the top itself ("./") or what is left out. ArchiveRefused for a name that could lead out of
+    the folder or that a person could not read as written."""
+    where = entry_words(name)
+    if not name:
+        raise ArchiveRefused("an entry of the archive has no name")
+    if any("\ud800" <= ch <= "\udfff" for ch in name):
+        raise ArchiveRefused(f"{where}: its name is not UTF-8 text")
+    if any(unicodedata.category(ch) in _CONTROL for ch in name):
+        raise ArchiveRefused(f"{where}: its name holds a control character")
     if "\\" in name:
-        raise ArchiveRefused(f"entry {name!r}: a backslash in its name")
+        raise ArchiveRefused(f"{where}: a backslash in its name; names separate folders with '/'")
     if name.startswith("/"):
-        raise ArchiveRefused(f"entry {name!r}: an absolute path")
-    parts = [part for part in PurePosixPath(name).parts if part != "."]
+        raise ArchiveRefused(f"{where}: an absolute path; names must be relative to the bot's folder")
+    parts = tuple(part for part in name.split("/") if part not in ("", "."))
     if ".." in parts:
-        raise ArchiveRefused(f"entry {name!r}: a '..' in its path, out of the bot's folder")
-    if not parts:
-        return PurePosixPath(".")
-    if len(parts) > limits.depth:
-        raise ArchiveRefused(f"entry {name!r}: deeper than {limits.depth} folders")
-    if any(len(part.encode("utf-8", "surrogateescape")) > limits.name_bytes for part in parts):
-        raise ArchiveRefused(f"entry {name!r}: a name longer than {limits.name_bytes} bytes")
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ArchiveRefused(f"entry {name!r}: its name is not UTF-8") from None
-    return PurePosixPath(*parts)
+        raise ArchiveRefused(f"{where}: a '..' in its path would lead out of the bot's folder")
+    if parts and (parts[0] in _SKIPPED_TOP or (len(parts) == 1 and parts[0].startswith(_SKIPPED_TOP_PREFIX))):
+        return ()
+    if len(parts) > limits.max_depth:
+        raise ArchiveRefused(f"{where}: {len(parts)} levels deep; an upload may go at most {limits.max_depth} deep")
+    for part in parts:
+        if len(part.encode("utf-8")) > limits.max_name_part_bytes:
+            raise ArchiveRefused(f"{where}: a name of {len(part.encode('utf-8'))} bytes; each part of a path may "
+                                 f"have at most {limits.max_name_part_bytes}")
+    return parts
 
 
-class _Writer:
-    """Writes the checked entries under `dest`, counting against the limits."""
+class _Tree:
+    """The folder being filled: what each path written is ("file" or "dir"), which were entries
+    of the archive (a second entry of one path is refused), and the count of files."""
 
-    def __init__(self, dest: Path, limits: IntakeLimits, archive_bytes: int) -> None:
-        self.dest, self.limits, self.archive_bytes = dest, limits, archive_bytes
-        self.seen: set[PurePosixPath] = set()
-        self.files = self.total = 0
+    def __init__(self, dest: Path, limits: IntakeLimits) -> None:
+        self.dest, self.limits = dest, limits
+        self.kinds: dict[tuple[str, ...], str] = {}
+        self.entries: set[tuple[str, ...]] = set()
+        self.count = self.files = 0
 
-    def add(self, entry: _Entry, stream: IO[bytes] | None, read_so_far: Callable[[], int] = lambda: 0) -> None:
-        if entry.path in self.seen:
-            raise ArchiveRefused(f"entry {entry.path}: in the archive twice")
-        self.seen.add(entry.path)
-        if len(self.seen) > self.limits.entries:
-            raise ArchiveRefused(f"more than {self.limits.entries:,} entries")
-        target = self.dest.joinpath(*entry.path.parts) if entry.path.parts else self.dest
-        for parent in reversed(target.relative_to(self.dest).parents):  # no entry may pass through a file
-            place = self.dest / parent
-            if place.exists() and not place.is_dir() or place.is_symlink():
-                raise ArchiveRefused(f"entry {entry.path}: inside {parent}, which is not a folder")
-        if entry.kind == "dir":
-            if target.exists() and not target.is_dir():
-                raise ArchiveRefused(f"entry {entry.path}: a folder and a file of one name")
-            target.mkdir(parents=True, exist_ok=True, mode=0o755)
+    def take(self, member: Member, budget: Budget) -> None:
+        """Check one entry and write it: a folder, or a file read in chunks under the budget."""
+        self.count += 1
+        where = entry_words(member.name)
+        if self.count > self.limits.max_entries:
+            raise ArchiveRefused(f"{where}: more than {self.limits.max_entries:,} entries; an upload may hold "
+                                 "at most that many files and folders")
+        parts = checked_parts(member.name, self.limits)
+        if member.kind not in ("file", "dir"):
+            raise ArchiveRefused(f"{where}: {member.kind}; an upload may hold only plain files and folders")
+        if not parts:
             return
-        if entry.size > self.limits.file_bytes:
-            raise ArchiveRefused(f"entry {entry.path}: {entry.size:,} bytes; one file may have {self.limits.file_bytes:,}")
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        if parts in self.entries:
+            raise ArchiveRefused(f"{where}: the archive holds it twice")
+        self.entries.add(parts)
+        parent = self._folders(parts[:-1], where)
+        if member.kind == "dir":
+            self._folders(parts, where)
+            return
+        if parts in self.kinds:
+            raise ArchiveRefused(f"{where}: a file where the archive has a folder of the same path")
+        budget.entry = member.name
+        self._write(parent / parts[-1], member, budget, where)
+        budget.entry, budget.after = "", member.name
+        self.kinds[parts] = "file"
         self.files += 1
-        assert stream is not None
-        with open(target, "xb") as out:  # x: never over something already there
-            for chunk in iter(lambda: stream.read(CHUNK), b""):
-                self.total += len(chunk)
-                if self.total > self.limits.total_bytes:
-                    raise ArchiveRefused(f"entry {entry.path}: unpacked, the archive is over {self.limits.total_bytes:,} bytes")
-                if self.total > 1024 * 1024 + self.limits.ratio * max(1, read_so_far()):
-                    raise ArchiveRefused(f"entry {entry.path}: unpacks to over {self.limits.ratio} times the archive's "
-                                         "size (a compression bomb)")
+
+    def _folders(self, parts: tuple[str, ...], where: str) -> Path:
+        """The folder at `parts`, made (0o755) with those above it where missing."""
+        path = self.dest
+        for depth in range(1, len(parts) + 1):
+            path = path / parts[depth - 1]
+            kind = self.kinds.get(parts[:depth])
+            if kind == "file":
+                raise ArchiveRefused(f"{where}: '{'/'.join(parts[:depth])}' is a file of the archive, not a folder")
+            if kind is None:
+                path.mkdir(mode=0o755)
+                os.chmod(path, 0o755)
+                # Checked names and no link ever made keep every path inside; checked all the same,
+                # once per folder (a file is made in one of these, never through a link: O_NOFOLLOW).
+                if not inside(self.dest, path):
+                    raise ArchiveRefused(f"{where}: its path leads out of the bot's folder")
+                self.kinds[parts[:depth]] = "dir"
+        return path
+
+    def _write(self, target: Path, member: Member, budget: Budget, where: str) -> None:
+        """One file, by the arena: created new (never through a link), filled chunk by chunk
+        within the limits, then given 0o755 or 0o644 (no setuid, setgid or sticky bit)."""
+        limits = self.limits
+        if member.size > limits.max_file_bytes:
+            raise ArchiveRefused(f"{where}: {size_words(member.size)}; a file may be at most "
+                                 f"{size_words(limits.max_file_bytes)}")
+        if budget.written_bytes + member.size > limits.max_unpacked_bytes:
+            raise ArchiveRefused(f"{where}: the files would unpack to more than "
+                                 f"{size_words(limits.max_unpacked_bytes)}; an upload may hold at most that")
+        with os.fdopen(os.open(target, _FILE_FLAGS, 0o600), "wb") as out:
+            written = 0
+            for chunk in member.chunks():
+                written += len(chunk)
+                if written > limits.max_file_bytes:
+                    raise ArchiveRefused(f"{where}: more than {size_words(limits.max_file_bytes)} unpacked; a file "
+                                         "may be at most that")
+                budget.wrote(len(chunk))
                 out.write(chunk)
-        target.chmod(0o755 if entry.executable else 0o644)
-
-
-def _untar(archive: Path, dest: Path, limits: IntakeLimits) -> tuple[int, int]:
-    writer = _Writer(dest, limits, archive.stat().st_size)
-    with open(archive, "rb") as raw:
-        try:
-            with tarfile.open(fileobj=raw, mode="r|*") as tar:  # a stream: members in order, never all in memory
-                for member in _members(tar, limits):
-                    path = _checked_path(member.name, limits)
-                    kind = "dir" if member.isdir() else "file"
-                    stream = tar.extractfile(member) if kind == "file" else None
-                    writer.add(_Entry(path, kind, member.size, bool(member.mode & stat.S_IXUSR)), stream,
-                               lambda: raw.tell())
-        except (tarfile.TarError, EOFError, OSError, UnicodeDecodeError) as exc:
-            raise ArchiveRefused(f"not a whole archive: {exc}") from None
-    return writer.files, writer.total
-
-
-def _members(tar: tarfile.TarFile, limits: IntakeLimits) -> Iterator[tarfile.TarInfo]:
-    for count, member in enumerate(tar, start=1):
-        if count > limits.entries:
-            raise ArchiveRefused(f"more than {limits.entries:,} entries")
-        if member.issym() or member.islnk():
-            raise ArchiveRefused(f"entry {member.name}: a link (to {member.linkname!r}); upload files and folders only")
-        if not (member.isfile() or member.isdir()):
-            what = "a device" if member.ischr() or member.isblk() else "a FIFO" if member.isfifo() else "not a file"
-            raise ArchiveRefused(f"entry {member.name}: {what}; upload files and folders only")
-        yield member
-
-
-def _unzip(archive: Path, dest: Path, limits: IntakeLimits) -> tuple[int, int]:
-    writer = _Writer(dest, limits, archive.stat().st_size)
-    try:
-        with zipfile.ZipFile(archive) as zipped:
-            infos = zipped.infolist()
-            if len(infos) > limits.entries:
-                raise ArchiveRefused(f"more than {limits.entries:,} entries")
-            read = 0
-            for info in infos:
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    raise ArchiveRefused(f"entry {info.filename}: a link; upload files and folders only")
-                if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):  # 0: a zip that gives no type
-                    raise ArchiveRefused(f"entry {info.filename}: not a file or a folder")
-                path = _checked_path(info.filename, limits)
-                read += info.compress_size
-                if info.is_dir():
-                    writer.add(_Entry(path, "dir", 0, False), None)
-                    continue
-                with zipped.open(info) as stream:
-                    writer.add(_Entry(path, "file", info.file_size, bool(mode & stat.S_IXUSR)), stream,
-                               lambda: read)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError, RuntimeError) as exc:
-        raise ArchiveRefused(f"not a whole zip archive: {exc}") from None
-    return writer.files, writer.total
+            os.fchmod(out.fileno(), 0o755 if member.executable else 0o644)
 
 
 def _bot_folder(dest: Path) -> Path:
-    if (dest / MANIFEST_NAME).is_file():
+    """dest, when bot.toml is at the archive's top; else its one top folder, holding bot.toml."""
+    if os.path.lexists(dest / MANIFEST_NAME):
         return dest
-    tops = list(dest.iterdir())
-    if len(tops) == 1 and tops[0].is_dir() and (tops[0] / MANIFEST_NAME).is_file():
-        return tops[0]
-    raise ArchiveRefused(f"no {MANIFEST_NAME} at the archive's top, nor inside one top folder "
-                         f"(found: {', '.join(sorted(p.name for p in tops)[:5]) or 'nothing'})")
+    top = sorted(os.listdir(dest))
+    if len(top) == 1 and stat.S_ISDIR(os.lstat(dest / top[0]).st_mode) and os.path.lexists(dest / top[0] / MANIFEST_NAME):
+        return dest / top[0]
+    shown = ", ".join(name + ("/" if (dest / name).is_dir() else "") for name in top[:5])
+    more = f" and {len(top) - 5} more" if len(top) > 5 else ""
+    raise ArchiveRefused(f"the archive has no {MANIFEST_NAME} at its top nor inside one top folder (its top holds "
+                         f"{shown}{more}); archive the bot's folder, which holds its {MANIFEST_NAME}")
 
 
-__all__ = ["ArchiveRefused", "IntakeLimits", "Unpacked", "unpack_archive"]
+def _manifest(folder: Path, dest: Path) -> BotManifest:
+    """The bot's manifest, loaded and checked as `arena bot add` does (its name by NAME_RE); a
+    refusal names bot.toml by its path in the archive, not by where the server unpacked it."""
+    try:
+        return read_manifest(folder / MANIFEST_NAME)
+    except ManifestError as exc:
+        reason = str(exc)
+        for base in {str(dest.resolve()), str(dest)}:
+            reason = reason.replace(base + os.sep, "")
+        raise ArchiveRefused(reason) from None
+
+
+def _remove(dest: Path) -> None:
+    def note(_function: object, path: str, exc_info: object) -> None:
+        log.warning("could not remove %s of a refused upload: %s", path, exc_info)
+
+    shutil.rmtree(dest, onerror=note)
+
+
+__all__ = ["ArchiveRefused", "IntakeLimits", "UnpackedBot", "unpack_archive", "checked_parts"]
