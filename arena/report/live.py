@@ -49,14 +49,16 @@ def clock(seconds: float) -> str:
 
 
 def progress_text(done: int, total: int, played_now: int, elapsed_s: float, stops_early: bool = False,
-                  void: int = 0, ended: bool = False) -> str:
+                  void: int = 0, ended: bool = False, open_ended: bool = False) -> str:
     """ "1,234/6,000 games, 41 games/s, 1:02 elapsed, about 1:56 left" (the rate of this run's games),
     with ", 12 void" after the count while this run has games it could not play; no time left
-    once the run has `ended` (stopped, or ended with games void)."""
+    once the run has `ended` (stopped, or ended with games void). A league (`open_ended`) has no
+    total to reach: "1,234 games" counts what is stored, and no time is said to be left."""
     rate = played_now / elapsed_s if elapsed_s > 0 else 0.0
-    parts = [f"{done:,}/{total:,} games" + (f", {void:,} void" if void else ""),
+    counted = f"{done:,} games" if open_ended else f"{done:,}/{total:,} games"
+    parts = [counted + (f", {void:,} void" if void else ""),
              f"{rate:.0f} games/s" if rate >= 10 else f"{rate:.1f} games/s", f"{clock(elapsed_s)} elapsed"]
-    if done < total and rate > 0 and not ended:
+    if done < total and rate > 0 and not ended and not open_ended:
         left = clock((total - done) / rate)
         parts.append(f"at most {left} left" if stops_early else f"about {left} left")
     return ", ".join(parts)
@@ -142,7 +144,8 @@ class LiveBoard:
         if not self._total:
             return "starting..."
         return progress_text(self._done, self._total, self._played, time.monotonic() - self._started,
-                             stops_early=bool(self.config.sprt), void=self._void, ended=self.final)
+                             stops_early=bool(self.config.sprt), void=self._void, ended=self.final,
+                             open_ended=self.config.kind.open_ended and not self.config.frozen)
 
     def footer(self, width: int) -> Table:
         """The progress line, on one line of `width`: the bar takes what the name and the words leave."""
