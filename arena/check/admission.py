@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from arena.submission.manifest import BotManifest, ManifestError
 from arena.submission.prepared import PreparedBot
 from arena.submission.registry import keep_check, load_kept_check
+from arena.submission.versions import content_hash
 from arena.submission.workspace import is_bundled
 
 
@@ -34,18 +36,41 @@ def refusal(prepared: PreparedBot) -> Refusal | None:
         return None
     name, version = source.name, prepared.version
     kept = load_kept_check(name, version)
-    if kept is None:
-        return Refusal(name, version, "has not been checked on this machine")
-    date = str(kept.get("date", ""))[:16].replace("T", " ")
-    if not kept.get("passed"):
-        failed = [row.get("name") for row in kept.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
-        rows = f" ({', '.join(str(row) for row in failed)})" if failed else ""
-        return Refusal(name, version, f"failed its check of {date}{rows}")
+    if kept is None or not kept.get("passed"):
+        return _kept_refusal(name, version, kept)
+    date = _date(kept)
     build = kept.get("build")
     if isinstance(build, str) and build and prepared.build and build != prepared.build:
         return Refusal(name, version, f"passed its check of {date} with build {build}, but its build now is "
                                       f"{prepared.build} (a build that writes different files on each run)")
     return None
+
+
+def source_refusal(source: BotManifest) -> Refusal | None:
+    """As `refusal`, before any run has built the bot (`arena tournament new`): by its files'
+    version alone, so a build that changes between runs is only found by the run."""
+    if is_bundled(source.directory):
+        return None
+    try:
+        version = content_hash(source)
+    except ManifestError as exc:  # a file of the folder refused: the run will refuse it too, saying so
+        return Refusal(source.name, "", f"cannot be read ({exc})")
+    return _kept_refusal(source.name, version, load_kept_check(source.name, version))
+
+
+def _kept_refusal(name: str, version: str, kept: dict | None) -> Refusal | None:
+    """Why the kept check `kept` of this version does not let it in: none, or a failed one."""
+    if kept is None:
+        return Refusal(name, version, "has not been checked on this machine")
+    if kept.get("passed"):
+        return None
+    failed = [row.get("name") for row in kept.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
+    rows = f" ({', '.join(str(row) for row in failed)})" if failed else ""
+    return Refusal(name, version, f"failed its check of {_date(kept)}{rows}")
+
+
+def _date(kept: dict) -> str:
+    return str(kept.get("date", ""))[:16].replace("T", " ")
 
 
 # Rows a forced bot may not fail: without a manifest or a build no tournament could start it at all.
@@ -74,4 +99,4 @@ def keep(report_dict: dict) -> None:
         keep_check(str(report_dict.get("bot")), report_dict)
 
 
-__all__ = ["Refusal", "refusal", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]
+__all__ = ["Refusal", "refusal", "source_refusal", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]
