@@ -38,7 +38,7 @@ def refusal(prepared: PreparedBot) -> Refusal | None:
     kept = load_kept_check(name, version)
     if kept is None or not kept.get("passed"):
         return _kept_refusal(name, version, kept)
-    date = _date(kept)
+    date = check_date(kept)
     build = kept.get("build")
     if isinstance(build, str) and build and prepared.build and build != prepared.build:
         return Refusal(name, version, f"passed its check of {date} with build {build}, but its build now is "
@@ -58,6 +58,18 @@ def source_refusal(source: BotManifest) -> Refusal | None:
     return _kept_refusal(source.name, version, load_kept_check(source.name, version))
 
 
+def kept_pass(source: BotManifest) -> dict | None:
+    """The check kept here of the bot's current version, when it passed (`bot add` registers on it
+    rather than checking the same files again); None when there is none, it failed, or the folder
+    cannot be hashed (a check says why)."""
+    try:
+        version = content_hash(source)
+    except ManifestError:
+        return None
+    kept = load_kept_check(source.name, version)
+    return kept if kept is not None and kept.get("passed") and kept.get("version") == version else None
+
+
 def _kept_refusal(name: str, version: str, kept: dict | None) -> Refusal | None:
     """Why the kept check `kept` of this version does not let it in: none, or a failed one."""
     if kept is None:
@@ -66,10 +78,11 @@ def _kept_refusal(name: str, version: str, kept: dict | None) -> Refusal | None:
         return None
     failed = [row.get("name") for row in kept.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
     rows = f" ({', '.join(str(row) for row in failed)})" if failed else ""
-    return Refusal(name, version, f"failed its check of {_date(kept)}{rows}")
+    return Refusal(name, version, f"failed its check of {check_date(kept)}{rows}")
 
 
-def _date(kept: dict) -> str:
+def check_date(kept: dict) -> str:
+    """When a kept check was made, to the minute: "2025-01-01 12:00"."""
     return str(kept.get("date", ""))[:16].replace("T", " ")
 
 
@@ -99,4 +112,4 @@ def keep(report_dict: dict) -> None:
         keep_check(str(report_dict.get("bot")), report_dict)
 
 
-__all__ = ["Refusal", "refusal", "source_refusal", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]
+__all__ = ["Refusal", "refusal", "source_refusal", "kept_pass", "check_date", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]
