@@ -11,6 +11,7 @@ arena's own, and enter as they are.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from arena.submission.manifest import BotManifest, ManifestError
 from arena.submission.prepared import PreparedBot
@@ -28,11 +29,16 @@ class Refusal:
     why: str
 
 
+def needs_check(directory: Path) -> bool:
+    """Whether the bot of this folder enters only once checked: every bot but the bundled ones."""
+    return not is_bundled(directory)
+
+
 def refusal(prepared: PreparedBot) -> Refusal | None:
     """None when `prepared` (a bot as a run prepared it) passed its check here, or is a bundled bot;
     else why not."""
     source = prepared.source
-    if is_bundled(source.directory):
+    if not needs_check(source.directory):
         return None
     name, version = source.name, prepared.version
     kept = load_kept_check(name, version)
@@ -49,7 +55,7 @@ def refusal(prepared: PreparedBot) -> Refusal | None:
 def source_refusal(source: BotManifest) -> Refusal | None:
     """As `refusal`, before any run has built the bot (`arena tournament new`): by its files'
     version alone, so a build that changes between runs is only found by the run."""
-    if is_bundled(source.directory):
+    if not needs_check(source.directory):
         return None
     try:
         version = content_hash(source)
@@ -112,4 +118,4 @@ def keep(report_dict: dict) -> None:
         keep_check(str(report_dict.get("bot")), report_dict)
 
 
-__all__ = ["Refusal", "refusal", "source_refusal", "kept_pass", "check_date", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]
+__all__ = ["Refusal", "needs_check", "refusal", "source_refusal", "kept_pass", "check_date", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]

@@ -257,6 +257,7 @@ class ListedBot:
     error: str = ""
     history: tuple[dict[str, Any], ...] = ()  # every version seen, oldest first (load_versions)
     note: str = ""  # why bot.toml's version line was ignored
+    directory: Path | None = None  # its folder (check/admission.py: whether it needs a check to play)
 
 
 def recorded_version(manifest: BotManifest) -> tuple[str, str]:
@@ -304,9 +305,9 @@ def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> l
             recorded, note = recorded_version(m)
             listed = ListedBot(m.name, m.language, m.transport, recorded, current,
                                _last_check(m.directory, m.name, current), history=tuple(load_versions(m.directory)),
-                               note=note)
+                               note=note, directory=m.directory)
         except ManifestError as exc:  # a file of the folder refused: named in the bot's row
-            listed = ListedBot(m.name, m.language, m.transport, m.version, "", None, error=str(exc))
+            listed = ListedBot(m.name, m.language, m.transport, m.version, "", None, error=str(exc), directory=m.directory)
         out.append(listed)
     return out
 
