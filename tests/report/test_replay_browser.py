@@ -232,6 +232,55 @@ def test_the_page_fits_a_phone_and_a_desktop_and_is_kept_as_screenshots(browser,
     _width(browser, 1280)
 
 
+ROWS_OF_CARDS = """
+const out = [];
+for (const box of document.querySelectorAll('.seat .cards')) {
+  const seat = box.closest('.seat').getBoundingClientRect(), cards = [...box.children];
+  const rects = cards.map(e => e.getBoundingClientRect());
+  const rowEnds = rects.filter((r, i) => i === rects.length - 1 || Math.round(rects[i + 1].top) !== Math.round(r.top));
+  const full = rects.length ? rects[rects.length - 1].width : 0;
+  out.push({cards: rects.length, rows: rowEnds.length, full,
+            narrowEnds: rowEnds.filter(r => r.width < full - 0.5).length,
+            outside: rects.filter(r => r.right > seat.right - 1 || r.left < seat.left).length});
+}
+const board = document.querySelector('.board').getBoundingClientRect(), side = document.querySelector('.side').getBoundingClientRect();
+return {hands: out, tableFirst: board.top < side.top, beside: side.left >= board.right};
+"""
+
+
+def _picks_up(seed: int):
+    """Random legal play that picks up whenever it may: a hand that grows to most of the deck."""
+    import random
+
+    from tests.fakes import legal_moves_of
+
+    rng = random.Random(seed)
+
+    def policy(n: int, tokens: list[str]) -> str:
+        legal = legal_moves_of(tokens)
+        return f"move {tokens[1]} {'pickup' if 'pickup' in legal else rng.choice(legal)}"
+
+    return policy
+
+
+def test_a_fanned_hand_wraps_with_each_rows_last_card_whole(browser, tmp_path):
+    """The teacher's trial: in a hand of 45 to 49 cards the last card of a row was cut to its corner."""
+    row = played_row({"num_players": 2}, seed=1, policies=[_picks_up(1), random_policy(8)])
+    sizes = {len(hand): step for step, state in enumerate(engine_steps(row)) for hand in state["hands"]}
+    assert {45, 49} <= set(sizes)
+    path = tmp_path / "big.html"
+    path.write_text(replay_page(game_replay(row, 1, tournament="Cup")), encoding="utf-8")
+    for width in (400, 1280):
+        _width(browser, width)
+        for size in (45, 49):
+            browser.get(path.as_uri() + f"?step={sizes[size]}")
+            shown = browser.execute_script(ROWS_OF_CARDS)
+            [big] = [hand for hand in shown["hands"] if hand["cards"] == size]
+            assert big["rows"] >= 2 and big["narrowEnds"] == 0, f"{size} cards at {width} px: {big}"
+            assert all(hand["outside"] == 0 for hand in shown["hands"]), f"{size} cards at {width} px: {shown}"
+    _width(browser, 1280)
+
+
 def test_hostile_names_faults_and_stderr_show_as_text_never_as_markup_or_script(browser, tmp_path):
     names = tuple(INJECT[:3])
     row = played_row({}, seed=5, names=names, policies=[faulty_at(3, lambda t: INJECT[3] + INJECT[1]),
