@@ -263,8 +263,9 @@ def _picks_up(seed: int):
     return policy
 
 
-def test_a_fanned_hand_wraps_with_each_rows_last_card_whole(browser, tmp_path):
-    """The teacher's trial: in a hand of 45 to 49 cards the last card of a row was cut to its corner."""
+def test_a_fanned_hand_wraps_with_each_rows_last_card_whole_and_on_a_phone_the_table_comes_first(browser, tmp_path):
+    """The teacher's trial: in a hand of 45 to 49 cards the last card of a row was cut to its corner,
+    and at 400 px the move panel came before the table."""
     row = played_row({"num_players": 2}, seed=1, policies=[_picks_up(1), random_policy(8)])
     sizes = {len(hand): step for step, state in enumerate(engine_steps(row)) for hand in state["hands"]}
     assert {45, 49} <= set(sizes)
@@ -278,6 +279,7 @@ def test_a_fanned_hand_wraps_with_each_rows_last_card_whole(browser, tmp_path):
             [big] = [hand for hand in shown["hands"] if hand["cards"] == size]
             assert big["rows"] >= 2 and big["narrowEnds"] == 0, f"{size} cards at {width} px: {big}"
             assert all(hand["outside"] == 0 for hand in shown["hands"]), f"{size} cards at {width} px: {shown}"
+            assert shown["tableFirst"] if width == 400 else shown["beside"], f"at {width} px: {shown}"
     _width(browser, 1280)
 
 
