@@ -1,10 +1,12 @@
-"""The replay page in a real browser (Debian's chromium, driven by chromedriver through selenium), one
-browser for the whole module: stepping through a whole game by keys shows the arena engine's table
-at every step with each card of the deck exactly once; `?step=N` opens at step N and the address
-follows the step; a seat's view (`?seat=N`) shows no face that seat could not see (R8-R10); the
-page fits a phone's width and a desktop's (screenshots at 400 and 1280 px, kept under the test's
-tmp folder, and copied to $REPLAY_SCREENS when set); hostile names, fault texts and stderr show as
-text, never as markup or script; nothing is fetched from anywhere."""
+"""The replay page, and the games list that links to it, in a real browser (Debian's chromium,
+driven by chromedriver through selenium), one browser for the whole module: stepping through a
+whole game by keys shows the arena engine's table at every step with each card of the deck exactly
+once; `?step=N` opens at step N and the address follows the step; a seat's view (`?seat=N`) shows
+no face that seat could not see (R8-R10); the page fits a phone's width and a desktop's
+(screenshots at 400 and 1280 px, kept under the test's tmp folder, and copied to $REPLAY_SCREENS
+when set), a long hand wrapping whole cards; hostile names, fault texts and stderr show as text,
+never as markup or script; nothing is fetched from anywhere; the games list takes the width and
+scrolls inside its box, never cutting a column."""
 
 from __future__ import annotations
 
@@ -280,6 +282,56 @@ def test_a_fanned_hand_wraps_with_each_rows_last_card_whole_and_on_a_phone_the_t
             assert big["rows"] >= 2 and big["narrowEnds"] == 0, f"{size} cards at {width} px: {big}"
             assert all(hand["outside"] == 0 for hand in shown["hands"]), f"{size} cards at {width} px: {shown}"
             assert shown["tableFirst"] if width == 400 else shown["beside"], f"at {width} px: {shown}"
+    _width(browser, 1280)
+
+
+FAULTS_IN_SIGHT = """
+const box = document.querySelector('.scroll'), seen = box.getBoundingClientRect();
+const faults = () => [...document.querySelectorAll('td.fault')].map(e => e.getBoundingClientRect().right);
+const before = Math.max(...faults());
+box.scrollLeft = box.scrollWidth;  // as far right as the box scrolls
+return {width: document.documentElement.clientWidth, page: document.documentElement.scrollWidth, boxRight: seen.right,
+        faultsRight: before, scrolledRight: Math.max(...faults()), overflow: getComputedStyle(box).overflowX};
+"""
+
+
+def test_the_games_list_page_uses_the_width_and_scrolls_inside_its_box_never_cutting_the_faults(browser, tmp_path):
+    """The teacher's trial: the games list was held to 1,100 px, its faults column out of sight behind
+    a scroll bar below the last game, at 1280 px and wider."""
+    from arena.game import Rules, game_points
+    from arena.play.records import Fault, FaultKind, GameRecord
+    from arena.play.selfplay import play_random_game
+    from arena.report.games_html import games_list_page
+    from arena.results.store import ResultStore
+    from arena.schedule.tables import round_robin
+    from arena.tournament.config import config_from_dict
+    from arena.tournament.results import GameQuery, TournamentResults
+
+    names = ["alice_minimax_v3", "bob_greedy_final", "carol_montecarlo", "dave_random_2026"]  # a class's names
+    faults = (Fault(0, FaultKind.TIMEOUT, "slow", 3), Fault(1, FaultKind.ILLEGAL, "x", 4), Fault(1, FaultKind.ILLEGAL, "x", 5),
+              Fault(2, FaultKind.MALFORMED, "x", 6))
+    store = ResultStore(tmp_path / "class.sqlite")
+    for table in round_robin(names, 3, 1, seed=7):
+        for spec in table.games:
+            g = play_random_game(Rules(), spec.seed ^ spec.seating, spec.dealer)
+            store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, Rules()),
+                                            faults if spec.seating % 2 == 0 else (), ((0.001,),) * 3, len(g.moves)), {})
+    config = config_from_dict({"name": "Class", "bots": names, "deals": 1}, tmp_path / "class.toml")
+    page = games_list_page(TournamentResults.on_store(store, config).games(GameQuery()), "Class: games",
+                           lambda line: f"games/{line.number}.html", roster=names)
+    store.close()
+    path = tmp_path / "games.html"
+    path.write_text(page, encoding="utf-8")
+    for width in (400, 1280, 1920):
+        _width(browser, width)
+        browser.get(path.as_uri())
+        shown = browser.execute_script(FAULTS_IN_SIGHT)
+        assert shown["page"] <= shown["width"], f"the page scrolls sideways at {width} px"
+        assert shown["scrolledRight"] <= shown["boxRight"] + 0.5, f"the faults are cut at {width} px: {shown}"
+        if width >= 1280:  # room enough: the whole table in sight
+            assert shown["faultsRight"] <= shown["boxRight"] + 0.5, f"the faults are out of sight at {width} px: {shown}"
+        else:
+            assert shown["overflow"] == "auto"
     _width(browser, 1280)
 
 
