@@ -11,9 +11,12 @@ arena's own, and enter as they are.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
+from arena.submission.manifest import BotManifest, ManifestError
 from arena.submission.prepared import PreparedBot
 from arena.submission.registry import keep_check, load_kept_check
+from arena.submission.versions import content_hash
 from arena.submission.workspace import is_bundled
 
 
@@ -26,26 +29,67 @@ class Refusal:
     why: str
 
 
+def needs_check(directory: Path) -> bool:
+    """Whether the bot of this folder enters only once checked: every bot but the bundled ones."""
+    return not is_bundled(directory)
+
+
 def refusal(prepared: PreparedBot) -> Refusal | None:
     """None when `prepared` (a bot as a run prepared it) passed its check here, or is a bundled bot;
     else why not."""
     source = prepared.source
-    if is_bundled(source.directory):
+    if not needs_check(source.directory):
         return None
     name, version = source.name, prepared.version
     kept = load_kept_check(name, version)
-    if kept is None:
-        return Refusal(name, version, "has not been checked on this machine")
-    date = str(kept.get("date", ""))[:16].replace("T", " ")
-    if not kept.get("passed"):
-        failed = [row.get("name") for row in kept.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
-        rows = f" ({', '.join(str(row) for row in failed)})" if failed else ""
-        return Refusal(name, version, f"failed its check of {date}{rows}")
+    if kept is None or not kept.get("passed"):
+        return _kept_refusal(name, version, kept)
+    date = check_date(kept)
     build = kept.get("build")
     if isinstance(build, str) and build and prepared.build and build != prepared.build:
         return Refusal(name, version, f"passed its check of {date} with build {build}, but its build now is "
                                       f"{prepared.build} (a build that writes different files on each run)")
     return None
+
+
+def source_refusal(source: BotManifest) -> Refusal | None:
+    """As `refusal`, before any run has built the bot (`arena tournament new`): by its files'
+    version alone, so a build that changes between runs is only found by the run."""
+    if not needs_check(source.directory):
+        return None
+    try:
+        version = content_hash(source)
+    except ManifestError as exc:  # a file of the folder refused: the run will refuse it too, saying so
+        return Refusal(source.name, "", f"cannot be read ({exc})")
+    return _kept_refusal(source.name, version, load_kept_check(source.name, version))
+
+
+def kept_pass(source: BotManifest) -> dict | None:
+    """The check kept here of the bot's current version, when it passed (`bot add` registers on it
+    rather than checking the same files again); None when there is none, it failed, or the folder
+    cannot be hashed (a check says why)."""
+    try:
+        version = content_hash(source)
+    except ManifestError:
+        return None
+    kept = load_kept_check(source.name, version)
+    return kept if kept is not None and kept.get("passed") and kept.get("version") == version else None
+
+
+def _kept_refusal(name: str, version: str, kept: dict | None) -> Refusal | None:
+    """Why the kept check `kept` of this version does not let it in: none, or a failed one."""
+    if kept is None:
+        return Refusal(name, version, "has not been checked on this machine")
+    if kept.get("passed"):
+        return None
+    failed = [row.get("name") for row in kept.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
+    rows = f" ({', '.join(str(row) for row in failed)})" if failed else ""
+    return Refusal(name, version, f"failed its check of {check_date(kept)}{rows}")
+
+
+def check_date(kept: dict) -> str:
+    """When a kept check was made, to the minute: "2025-01-01 12:00"."""
+    return str(kept.get("date", ""))[:16].replace("T", " ")
 
 
 # Rows a forced bot may not fail: without a manifest or a build no tournament could start it at all.
@@ -74,4 +118,4 @@ def keep(report_dict: dict) -> None:
         keep_check(str(report_dict.get("bot")), report_dict)
 
 
-__all__ = ["Refusal", "refusal", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]
+__all__ = ["Refusal", "needs_check", "refusal", "source_refusal", "kept_pass", "check_date", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]

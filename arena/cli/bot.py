@@ -142,7 +142,7 @@ def add(
     """Check the bot, then register it under bots/<name>/ with its content hash as version."""
     from arena.submission.manifest import ManifestError
     from arena.submission.lookup import load_manifest
-    from arena.submission.registry import RegistryError, register, save_check
+    from arena.submission.registry import RegistryError, destination, register, save_check
 
     bots_dir = _bots_dir(dir)
     folder = Path(path).expanduser().resolve()  # a folder, even one named like a registered bot
@@ -150,18 +150,20 @@ def add(
         fail(f"{path}: no such bot folder or manifest")
     try:
         manifest = load_manifest(folder)
-    except ManifestError as exc:
+        destination(manifest, bots_dir, replace=replace)  # a name taken is said before a check of seconds
+    except (RegistryError, ManifestError) as exc:
         fail(str(exc))
     from arena.check.admission import registration_refusal
 
-    report = _run_check(str(folder), games, 2.0, 10.0, bots_dir, grant=grant)
-    why = registration_refusal([r.name for r in report.results if not r.passed], force)
+    checked = _checked_once(manifest, folder, games, bots_dir, grant)
+    failed = [str(row.get("name")) for row in checked.get("checks") or () if not row.get("passed")]
+    why = registration_refusal(failed, force)
     if why is not None:
         console.print(f"[bold red]not registered:[/bold red] {escape(why)}", highlight=False)
         raise typer.Exit(1)
     try:
         reg = register(manifest, bots_dir, replace=replace)
-        save_check(reg.directory, {**report.to_dict(), "version": reg.version, **({"forced": True} if force else {})})
+        save_check(reg.directory, {**checked, "version": reg.version, **({"forced": True} if force else {})})
     except (RegistryError, ManifestError) as exc:
         fail(str(exc))
     except OSError as exc:
@@ -186,11 +188,24 @@ def add(
 
     for line in superseded_notes(reg.name, reg.version, bots_dir.resolve().parent / TOURNAMENTS):
         console.print(escape(f"note: {line}"), highlight=False)
-    if not report.passed:  # forced: the check gate stays the tournament's, and each organiser's choice
-        failed = ", ".join(r.name for r in report.results if not r.passed)
-        console.print(escape(f"note: registered with --force although its check failed ({failed}); a tournament "
+    if failed:  # forced: the check gate stays the tournament's, and each organiser's choice
+        console.print(escape(f"note: registered with --force although its check failed ({', '.join(failed)}); a tournament "
                              f"takes it only where its config says [grant.{reg.name}] unchecked = true (or with "
                              "--unchecked), and each fault there is charged to it (fault_policy says who moves for it then)"), highlight=False)
+
+
+def _checked_once(manifest, folder: Path, games: int, bots_dir: Path, grant: list[str] | None) -> dict:
+    """The check `bot add` registers on (CheckReport.to_dict()): the pass kept here of these very
+    files (`arena bot check` just before), else a check run now. The same version is never checked
+    twice: it would cost the author the seconds again and could only say the same."""
+    from arena.check.admission import check_date, kept_pass
+
+    kept = kept_pass(manifest)
+    if kept is None:
+        return _run_check(str(folder), games, 2.0, 10.0, bots_dir, grant=grant).to_dict()
+    console.print(escape(f"{manifest.name} {kept.get('version')}: passed its check of {check_date(kept)} on this machine, so it is "
+                         f"not checked again ({command('arena', 'bot', 'check', folder)} checks it anew)"), highlight=False)
+    return kept
 
 
 @bot_app.command("list")

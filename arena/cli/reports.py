@@ -76,8 +76,8 @@ def _write_report(output: Path | None, content: str, config, done: str = "") -> 
 def replay(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
     game: Annotated[str, typer.Argument(help="The game: its tournament game number (the one bots are sent) or its key (e.g. t0001-d0000-s02).")],
-    seat: Annotated[Optional[int], typer.Option(min=0, max=4, help="Show the game as this seat saw it (text; the page "
-                                                                    "takes ?seat=N).")] = None,
+    seat: Annotated[Optional[int], typer.Option(help="Show the game as this seat saw it, 0 to the table's size less "
+                                                    "one (text; the page takes ?seat=N).")] = None,
     superseded: Annotated[bool, typer.Option(
         "--superseded", help="The game as an earlier version of a resubmitted (or a withdrawn) bot played it: "
                              "the last of its superseded plays (`arena games --superseded only` lists them).")] = False,
@@ -104,11 +104,12 @@ def replay(
         if output is not None:
             refuse_own_file(output, config)
         shown = results.replay(game, superseded=superseded)
+    seats = len(shown.row.bots)  # the table's, which the option's own range could not know
+    if seat is not None and not 0 <= seat < seats:
+        fail(f"game {shown.number} has {seats} seats: give --seat 0 to {seats - 1}")
     if shown.superseded:
         more = f"; {count(shown.earlier_plays, 'earlier superseded play')} of it" if shown.earlier_plays else ""
         console.print(escape(f"superseded ({shown.superseded}){more}"), highlight=False)
-    if seat is not None and seat >= len(shown.row.bots):
-        fail(f"--seat must be below {len(shown.row.bots)} for this game")
     if form != "text":
         done = ": open it in a browser to step through the game" if form == "html" else ""
         return _write_report(output, replay_document(shown.data(config.name), form, config.playing), config, done)

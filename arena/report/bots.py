@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.check.admission import needs_check
 from arena.submission.registry import HIDDEN, ListedBot
 from arena.tournament.stored_versions import StoredVersion
 from arena.wording import visible_lines
@@ -34,7 +35,7 @@ def render_bot_list(bots: Sequence[tuple[ListedBot, str]], stored: dict[str, lis
             version += f"\n[yellow](added as {escape(b.version)})[/yellow]"
         table.add_row(label, escape(f"{b.language}, {b.transport}"), version,
                       _stored_cell(stored.get(b.name, []) if where != HIDDEN else [], current),
-                      _check_cell(b.check, current))
+                      _check_cell(b.check, current, b.directory is None or needs_check(b.directory)))
         if b.history and not where.startswith("bundled"):  # the bundled bots' are not the workspace's business
             histories.append((b.name, b.history, current))
     console.print(table)
@@ -61,9 +62,10 @@ def _stored_cell(stored: Sequence[StoredVersion], current: str) -> str:
     return "\n".join(lines)
 
 
-def _check_cell(check: dict | None, current: str) -> str:
+def _check_cell(check: dict | None, current: str, needed: bool = True) -> str:
+    """The bot's last check; for a bundled bot never checked here, that it plays without one."""
     if check is None:
-        return "[dim]never[/dim]"
+        return "[dim]never[/dim]" if needed else "[dim]none needed (the arena's own)[/dim]"
     ok = "[green]pass[/green]" if check.get("passed") else "[red]fail[/red]"
     if check.get("forced") and not check.get("passed"):
         failed = [str(row.get("name")) for row in check.get("checks") or () if isinstance(row, dict) and not row.get("passed")]

@@ -15,16 +15,18 @@ from arena.results.games_list import GameLine
 from arena.wording import count
 
 _CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1em auto; max-width: 1100px;
-       padding: 0 0.8em; color: #222; line-height: 1.4; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1em 0; padding: 0 0.8em; color: #222;
+       line-height: 1.4; }
 h1 { font-size: 1.5em; overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; white-space: nowrap; text-align: left; }
+td.bots { white-space: normal; min-width: 12em; }  /* the seats and the finish wrap between names */
+.bot, .item { white-space: nowrap; }
 th { background: #f0f0f0; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num a { font-weight: 600; }
-td.fault { color: #b00000; }
+td.fault { color: #b00000; white-space: normal; min-width: 9em; }  /* wraps between faults */
 .note { color: #555; font-size: 0.9em; }
 .swatch { display: inline-block; width: 0.7em; height: 0.7em; margin-right: 0.25em; border-radius: 2px; }
 h2 { font-size: 1.15em; }
@@ -46,11 +48,12 @@ def games_list_page(lines: Iterable[GameLine], title: str, href_of: Callable[[Ga
     for line in shown:
         href = href_of(line)
         number = f'<a href="{escape(href)}">{line.number}</a>' if href else str(line.number)
-        result = " &gt; ".join(bot(name) for name in line.order) + ("" if line.reason == "normal" else
+        result = "&nbsp;&gt; ".join(bot(name) for name in line.order) + ("" if line.reason == "normal" else
                                                                     f" ({escape(line.reason)})")
-        faults = escape(line.fault_text())
-        cells = [f'<td class="num">{number}</td>', "<td>" + " ".join(bot(name) for name in line.bots) + "</td>",
-                 f"<td>{result}</td>", f'<td class="num">{escape("/".join(map(str, line.points)))}</td>',
+        # Each fault whole ("seat 1 timeout x2"), the cell wrapping between them.
+        faults = ", ".join(f'<span class="item">{escape(item)}</span>' for item in line.fault_text().split(", ") if item)
+        cells = [f'<td class="num">{number}</td>', '<td class="bots">' + " ".join(bot(name) for name in line.bots) + "</td>",
+                 f'<td class="bots">{result}</td>', f'<td class="num">{escape("/".join(map(str, line.points)))}</td>',
                  f'<td class="num">{line.moves}</td>', f'<td class="fault">{faults}</td>' if faults else "<td></td>"]
         if any(other.superseded for other in shown):
             cells.append(f"<td>{escape(line.superseded)}</td>")

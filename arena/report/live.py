@@ -71,16 +71,19 @@ class _Screen:
         self.board = board
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        footer = self.board.footer(options.max_width)
+        # Read once: the display's thread draws while the run's thread ends the board, and a frame
+        # half final (the final board's title in a frame cut to the screen) was a second final board.
+        final = self.board.final
+        footer = self.board.footer(options.max_width, ended=final)
         room = (options.height or console.height) - len(console.render_lines(footer, options, pad=False))
-        if self.board.final:
+        if final:
             room = 10**6  # the last board stays on screen whole, scrolling as any output does
-        for line in self._fitted(console, options, room)[:max(room, 0)]:
+        for line in self._fitted(console, options, room, final)[:max(room, 0)]:
             yield from line
             yield Segment.line()
         yield footer
 
-    def _fitted(self, console: Console, options: ConsoleOptions, room: int) -> list[list[Segment]]:
+    def _fitted(self, console: Console, options: ConsoleOptions, room: int, final: bool) -> list[list[Segment]]:
         """The board's lines with as many bots as fit in `room` lines: every bot in the bordered
         table if they fit, else in the compact table (a line a bot, fewer lines around them), as
         many as fit, found by a binary search. Dropping as many bots as there were lines too many
@@ -89,14 +92,15 @@ class _Screen:
         most of the organiser's time."""
         standings = self.board.standings
         bots = len(standings.bots) if standings is not None else 0
-        lines = console.render_lines(self.board.body(bots), options, pad=False)
+        lines = console.render_lines(self.board.body(bots, final=final), options, pad=False)
         if len(lines) <= room:
             return lines
-        fitting = console.render_lines(self.board.body(0, compact=True), options, pad=False)  # cropped if too long
+        # Cropped if too long:
+        fitting = console.render_lines(self.board.body(0, compact=True, final=final), options, pad=False)
         low, high = 1, bots
         while low <= high:
             limit = (low + high) // 2
-            tried = console.render_lines(self.board.body(limit, compact=True), options, pad=False)
+            tried = console.render_lines(self.board.body(limit, compact=True, final=final), options, pad=False)
             if len(tried) <= room:
                 fitting, low = tried, limit + 1
             else:
@@ -123,14 +127,15 @@ class LiveBoard:
         self._refresh_board()
         self.live = Live(_Screen(self), console=console, refresh_per_second=4, transient=False)
 
-    def body(self, limit: int, compact: bool = False):
+    def body(self, limit: int, compact: bool = False, final: bool | None = None):
         """The board with its first `limit` bots; `compact`: the compact table even where the
-        bordered one fits the width (arena/report/standings.py)."""
+        bordered one fits the width (arena/report/standings.py); `final`: the run's last board
+        (default: whether the board has ended)."""
         parts: list[RenderableType] = []
         if self.standings is not None:
             # No game count in the title mid-run: the progress line has the count, never behind.
-            parts.append(leaderboard_renderable(self.standings, f"{self.config.name}: standings",
-                                                limit=limit, game_count=self.final, compact=compact))
+            parts.append(leaderboard_renderable(self.standings, f"{self.config.name}: standings", limit=limit,
+                                                game_count=self.final if final is None else final, compact=compact))
         if self._test is not None:
             # Wrapped at words, also on a soft-wrapping console (ours), whose live display crops a
             # long line: the test's standing was cut mid-sentence at 80 and 120 columns.
@@ -140,17 +145,18 @@ class LiveBoard:
             parts.append(queued)
         return Group(*parts)
 
-    def progress_line(self) -> str:
+    def progress_line(self, ended: bool | None = None) -> str:
         if not self._total:
             return "starting..."
         return progress_text(self._done, self._total, self._played, time.monotonic() - self._started,
-                             stops_early=bool(self.config.sprt), void=self._void, ended=self.final,
+                             stops_early=bool(self.config.sprt), void=self._void,
+                             ended=self.final if ended is None else ended,
                              open_ended=self.config.kind.open_ended and not self.config.frozen)
 
-    def footer(self, width: int) -> Table:
+    def footer(self, width: int, ended: bool | None = None) -> Table:
         """The progress line, on one line of `width`: the bar takes what the name and the words leave."""
         name = self.config.name if len(self.config.name) <= 24 else self.config.name[:23] + "…"
-        words = self.progress_line()
+        words = self.progress_line(ended)
         bar_width = width - len(name) - len(words) - 2
         grid = Table.grid(padding=(0, 1))
         grid.add_column(no_wrap=True)
@@ -166,11 +172,11 @@ class LiveBoard:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.final = True
         if exc[0] is not None:
             self._catch_up()
-        self._refresh_board()
-        self.live.refresh()
+        self._refresh_board(final=True)
+        # The live display's stop draws the final board, once: a refresh of ours before it drew it
+        # twice, which every capture of the terminal (and a terminal short of lines) showed.
         self.live.__exit__(*exc)
 
     def update(self, progress) -> None:
@@ -197,8 +203,9 @@ class LiveBoard:
         if missed > 0:
             self._done, self._played = self._done + missed, self._played + missed
 
-    def _refresh_board(self) -> None:
+    def _refresh_board(self, final: bool = False) -> None:
         started = time.monotonic()
+        ended = final or self.final
         # The run's own count (the file's may be a game behind its progress), once it has one.
         # A league's is the results' own: it is never complete while it goes on.
         league = self.results.config.kind.open_ended
@@ -207,6 +214,9 @@ class LiveBoard:
         self._test = standings.test
         self.standings = standings
         if self.on_refresh is not None:
-            self.on_refresh(self.final, self.progress_line())
+            self.on_refresh(ended, self.progress_line(ended))
+        # Only now the screen is the final one: the display's own refreshes (a thread) must not draw
+        # it while the last standings and page are made, and its stop draw it again.
+        self.final = ended
         self._last_refresh = time.monotonic()
         self._interval_s = max(REFRESH_EVERY_S, REFRESH_COST_FACTOR * (self._last_refresh - started))

@@ -44,10 +44,10 @@ class RegistryError(ArenaError):
 
 
 def save_check(directory: Path, report_dict: dict[str, Any]) -> Path:
-    """Store a check result (CheckReport.to_dict()) as directory/.check.json, with the date, and
+    """Store a check result (CheckReport.to_dict(), or a kept check) as directory/.check.json, with the date, and
     as the check of its version in the bot's version history."""
     data = dict(report_dict)
-    data["date"] = _now()
+    data["date"] = data.get("date") or _now()  # a kept check reused (`bot add`) keeps the date it was made
     path = Path(directory) / CHECK_FILE
     write_small(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
     if data.get("version"):
@@ -191,14 +191,26 @@ class Registered:
     note: str = ""  # a version line of the folder that was not this bot's, ignored (`recorded_version`)
 
 
+def destination(source: BotManifest, bots_dir: Path | None = None, *, replace: bool = False) -> Path:
+    """Where `register` puts `source`: bots_dir/<name>/ (default: the workspace's bots/). RegistryError
+    when the name is no folder of bots_dir, or (without `replace`) another folder holds a bot of that
+    name: `bot add` asks before its check, which costs seconds."""
+    bots_dir = Path(bots_dir) if bots_dir is not None else workspace_bots_dir()
+    dest = (bots_dir / source.name).resolve()
+    if dest.parent != bots_dir.resolve():  # a name is one folder of bots/, never a way out of it
+        raise RegistryError(f"{source.path}: key 'name': {source.name!r} names no folder of {bots_dir}")
+    if dest != source.directory.resolve() and dest.exists() and not replace:
+        raise RegistryError(f"{dest} already exists (a different folder holds a bot named {source.name!r}); "
+                            f"use --replace to register this folder as its new version")
+    return dest
+
+
 def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool = False) -> Registered:
     """Put the (already checked) bot under bots_dir/<name>/ (default: the workspace's bots/) and
     record its content hash."""
     bots_dir = Path(bots_dir) if bots_dir is not None else workspace_bots_dir()
     src = source.directory.resolve()
-    dest = (bots_dir / source.name).resolve()
-    if dest.parent != bots_dir.resolve():  # a name is one folder of bots/, never a way out of it
-        raise RegistryError(f"{source.path}: key 'name': {source.name!r} names no folder of {bots_dir}")
+    dest = destination(source, bots_dir, replace=replace)
     previous = note = ""
     copied = False
     if src != dest:
@@ -207,10 +219,6 @@ def register(source: BotManifest, bots_dir: Path | None = None, *, replace: bool
                 previous, note = recorded_version(load_manifest(dest))
             except ManifestError:
                 previous = ""
-            if not replace:
-                raise RegistryError(
-                    f"{dest} already exists (a different folder holds a bot named {source.name!r}); "
-                    f"use --replace to register this folder as its new version")
         bots_dir.mkdir(parents=True, exist_ok=True)
         # Copied aside first: a folder refused half-way (a link out, a FIFO) leaves the registered
         # version as it was.
@@ -249,6 +257,7 @@ class ListedBot:
     error: str = ""
     history: tuple[dict[str, Any], ...] = ()  # every version seen, oldest first (load_versions)
     note: str = ""  # why bot.toml's version line was ignored
+    directory: Path | None = None  # its folder (check/admission.py: whether it needs a check to play)
 
 
 def recorded_version(manifest: BotManifest) -> tuple[str, str]:
@@ -296,9 +305,9 @@ def list_registered(bots_dir: Path | None = None, *, remember: bool = True) -> l
             recorded, note = recorded_version(m)
             listed = ListedBot(m.name, m.language, m.transport, recorded, current,
                                _last_check(m.directory, m.name, current), history=tuple(load_versions(m.directory)),
-                               note=note)
+                               note=note, directory=m.directory)
         except ManifestError as exc:  # a file of the folder refused: named in the bot's row
-            listed = ListedBot(m.name, m.language, m.transport, m.version, "", None, error=str(exc))
+            listed = ListedBot(m.name, m.language, m.transport, m.version, "", None, error=str(exc), directory=m.directory)
         out.append(listed)
     return out
 
@@ -318,6 +327,7 @@ def listed_with_bundled(folder: Path, with_bundled: bool) -> list[tuple[ListedBo
                                                   for b in list_registered(BUNDLED_BOTS_DIR, remember=False)]
 
 
-__all__ = ["CHECK_FILE", "VERSIONS_FILE", "HIDDEN", "RegistryError", "Registered", "ListedBot", "register", "list_registered",
+__all__ = ["CHECK_FILE", "VERSIONS_FILE", "HIDDEN", "RegistryError", "Registered", "ListedBot", "destination", "register",
+           "list_registered",
            "listed_with_bundled", "recorded_version",
            "save_check", "keep_check", "load_kept_check", "kept_check_path", "load_check", "load_versions", "note_version", "set_version"]

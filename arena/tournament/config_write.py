@@ -14,7 +14,7 @@ import tomli_w
 from arena.game import GameError, Rules
 from arena.schedule.kinds import kind_for_options
 from arena.submission.lookup import resolve_manifest_path
-from arena.submission.manifest import MANIFEST_NAME, NAME_RE, ManifestError
+from arena.submission.manifest import MANIFEST_NAME, NAME_RE, BotManifest, ManifestError
 from arena.submission.workspace import TOURNAMENTS, lookup_dirs, workspace_or_here
 from arena.tournament.config import config_from_dict, load_entries
 from arena.tournament.config_keys import KEYS, ConfigError, OptionWords
@@ -65,15 +65,16 @@ def config_path(given: Path) -> Path:
     return workspace_or_here() / TOURNAMENTS / (given.name + ".toml")
 
 
-def write_config(path: Path, given: dict[str, Any]) -> None:
+def write_config(path: Path, given: dict[str, Any]) -> dict[str, BotManifest]:
     """Write a config from the options of `arena tournament new`: `given` maps each key of
     config_keys.KEYS to its value (None, or left out: the option's default; `rules`: the --rule
     OPTION=VALUE pairs). Validated first, as a loaded config is, so that what is written always loads; an
     error names the option. Paths given (bots, `database`) start from the current folder; they
-    are written relative to the config's folder, where a config's relative paths start."""
+    are written relative to the config's folder, where a config's relative paths start. Returns
+    the bots' manifests, by name."""
     words = OptionWords(path)
     data = _config_data(path, given, words)
-    load_entries(config_from_dict(data, path, words), words)  # also: every bot exists, none is listed twice
+    _, manifests = load_entries(config_from_dict(data, path, words), words)  # also: every bot exists, none twice
     text = ISOLATION_NOTE.get(data.get("isolation", ""), "") + tomli_w.dumps(data)
     try:
         text.encode("utf-8")
@@ -86,6 +87,7 @@ def write_config(path: Path, given: dict[str, Any]) -> None:
         write_output(path, text, "the config")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write the config ({exc.strerror or exc})") from None
+    return manifests
 
 
 def _config_data(path: Path, given: dict[str, Any], words: OptionWords) -> dict[str, Any]:

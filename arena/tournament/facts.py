@@ -11,11 +11,16 @@ from arena.wording import when_text
 # is scored on its own; the schedule sets the dealer): left out of `rules`.
 _NOT_RULES = ("num_players", "scoring", "fault_policy", "next_dealer", "games", "max_games", "target_points")
 
+# The seed deals every hand (the dealing is public code): while games are still to be played, a
+# report that authors may read (the live page, a published standings page) must not give it.
+SEED_WITHHELD = "shown when the tournament is complete"
+
 
 def tournament_facts(config: TournamentConfig, first_game_at: float | None, last_game_at: float | None,
                      versions: dict[str, str], capped_games: int = 0, games_played: int = 0,
-                     games_void: int = 0) -> dict[str, object]:
-    """The facts, in the order reports show them; values are text, numbers or (rules, bots) a dict."""
+                     games_void: int = 0, complete: bool = False) -> dict[str, object]:
+    """The facts, in the order reports show them; values are text, numbers or (rules, bots) a dict.
+    The seed only once the tournament is `complete`, else SEED_WITHHELD in its place."""
     import arena
 
     options = config.rules.to_options()
@@ -23,7 +28,7 @@ def tournament_facts(config: TournamentConfig, first_game_at: float | None, last
         "tournament": config.name,
         "first_game": when_text(first_game_at),
         "last_game": when_text(last_game_at),
-        "seed": config.seed,
+        "seed": config.seed if complete else SEED_WITHHELD,
         "schedule": config.schedule,
         # One value per fact (a CSV cell each): what only some schedules have is left empty.
         "challengers": config.challenger_count if config.kind.takes_challengers else "",
@@ -52,4 +57,4 @@ def tournament_facts(config: TournamentConfig, first_game_at: float | None, last
     return facts
 
 
-__all__ = ["tournament_facts"]
+__all__ = ["SEED_WITHHELD", "tournament_facts"]

@@ -135,7 +135,8 @@ class TournamentResults:
         """The standings as every view shows them: ranked by points per game, rated, with the
         facts, the completeness (`completeness`: a run's own count, which its board knows ahead
         of the file), an SPRT run's test, and (`with_history`) the figures of the versions out of
-        the standings; without `head_to_head` (the live board shows none) its table is empty."""
+        the standings; without `head_to_head` (the live board shows none) its table is empty. The
+        facts give the seed only once the tournament is complete (tournament/facts.py)."""
         store, config = self.store, self.config
         games = games_summary(store)
         void = len(pending_void_keys(store))  # the file's, for the facts; a run's own count may be ahead
@@ -149,7 +150,7 @@ class TournamentResults:
         if with_history:  # what the standings count: each bot at the version its stored games were played at
             history = version_history(store.superseded(), self.versions(), config.withdrawn)
         facts = tournament_facts(config, games.first_finished_at, games.last_finished_at, versions, games.capped_games,
-                                 games.games, void)
+                                 games.games, void, complete=completeness.complete)
         return dataclasses.replace(standings, facts=facts, test=test, completeness=completeness, history=history,
                                    roster=tuple(config.bots), league=self.league())
 

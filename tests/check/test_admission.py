@@ -80,6 +80,37 @@ def test_a_version_that_passed_its_check_here_enters_and_one_that_failed_does_no
     assert refused.exit_code == 2 and "failed its check of" in said and "(handshake, games" in said, said
 
 
+def test_tournament_new_names_the_bots_the_run_will_refuse_and_how_to_let_them_in(tmp_path):
+    """The teacher's trial: `tournament new` wrote the config, and only the run said that a bot
+    needed its check; the bundled bots are the arena's own and need none."""
+    from arena.submission.lookup import load_manifest
+    from arena.submission.registry import keep_check
+    from arena.submission.versions import content_hash
+
+    mine, theirs = _bot(tmp_path / "mine"), _bot(tmp_path / "theirs")
+    config = tmp_path / "t.toml"
+
+    def new() -> str:
+        made = invoke("tournament", "new", str(config), "-b", str(mine), "-b", str(theirs), "-b", "random_bot",
+                      "--deals", "1", "--force")
+        assert made.exit_code == 0, made.output
+        return _said(made)
+
+    said = new()
+    assert "2 bots will not play until their version passes `arena bot check` on this machine" in said, said
+    assert f"mine version {content_hash(load_manifest(mine))} has not been checked on this machine: " \
+           f"arena bot check {mine}" in said, said
+    assert f"arena bot check {theirs}" in said and "random_bot" not in said.split("this machine:")[1], said
+    assert f"[grant.mine] unchecked = true to {config}" in said and "--unchecked" in said, said
+    keep_check("mine", {"bot": "mine", "version": content_hash(load_manifest(mine)), "passed": True})
+    keep_check("theirs", {"bot": "theirs", "version": content_hash(load_manifest(theirs)), "passed": False,
+                          "checks": [{"name": "handshake", "passed": False}]})
+    said = new()
+    assert "1 bot will not play until its version passes" in said and "theirs version" in said, said
+    assert "failed its check of" in said and "(handshake)" in said and f"arena bot check {mine}" not in said, said
+    assert invoke("tournament", "run", str(config)).exit_code == 2  # as it said: theirs is refused
+
+
 @pytest.mark.slow
 def test_a_bot_added_with_force_is_listed_as_failed_and_plays_only_where_the_organiser_grants_it(tmp_path):
     """The organiser's trial: a student's broken bot could not be registered on purpose. `bot add

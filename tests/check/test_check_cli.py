@@ -350,7 +350,8 @@ def test_check_cli_shows_failure_and_exit_code_1():
     assert not (HOSTILE_BOTS / ".check.json").exists()  # only bots in the bots dir get a record
 
 
-def test_add_registers_with_version_and_list_shows_it(tmp_path):
+def test_add_registers_with_version_and_list_shows_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # no check of these files kept by an earlier run
     src = tmp_path / "src"
     assert run("bot", "new", "addme", "--dir", str(src)).exit_code == 0
     reg = tmp_path / "registry"
@@ -373,9 +374,15 @@ def test_add_registers_with_version_and_list_shows_it(tmp_path):
     (src / "addme" / "bot.py").write_text((src / "addme" / "bot.py").read_text() + "\n# tweak\n")
     again = run("bot", "add", str(src / "addme"), "--dir", str(reg), "--games", "1")
     assert again.exit_code == 2 and "--replace" in again.output
+    assert "PASS" not in again.output  # the name taken is said first, without the check's seconds
     replaced = run("bot", "add", str(src / "addme"), "--dir", str(reg), "--games", "1", "--replace")
-    assert replaced.exit_code == 0 and "new version" in replaced.output
+    assert replaced.exit_code == 0 and "new version" in replaced.output and "PASS" in replaced.output
     assert load_manifest(reg / "addme").version != manifest.version
+    # The same files again: the check just run is the one it registers on, not run twice.
+    same = run("bot", "add", str(src / "addme"), "--dir", str(reg), "--games", "1", "--replace")
+    said = " ".join(same.output.split())
+    assert same.exit_code == 0 and "(unchanged)" in said and "PASS" not in said, said
+    assert f"passed its check of" in said and f"not checked again (arena bot check {src / 'addme'}" in said, said
 
 
 def test_add_refuses_a_failing_bot(tmp_path):

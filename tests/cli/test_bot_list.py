@@ -52,6 +52,11 @@ def test_a_bundled_bot_checked_from_a_workspace_is_listed_with_that_check(tmp_pa
     shown = re.fullmatch(r"pass (\d{4}-\d\d-\d\d \d\d:\d\d)", cell)
     assert shown and shown.group(1) >= record["date"][:16].replace("T", " "), listing.output
     assert _last_check(listing.output, "my_bot") == "never"  # the starter bot, not checked
+    # A bundled bot plays unchecked (check/admission.py): "never" read as a bot that would be refused.
+    # (One that no check in this checkout's own bots/ has a record of.)
+    unchecked = next(name for name in ("heuristic_bot", "shell_bot", "js_bot", "zmq_bot", "c_bot")
+                     if not (BUNDLED_BOTS_DIR / name / ".check.json").exists())
+    assert _last_check(listing.output, unchecked) == "none needed (the arena's own)", listing.output
 
 
 @pytest.mark.slow

@@ -191,6 +191,9 @@ def test_run_then_reports_in_every_format_and_replays(tmp_path):
     assert beyond.exit_code == 2 and "numbers from 1 to 6" in beyond.output
     seat_view = invoke("replay", str(config), "1", "--seat", "0")
     assert seat_view.exit_code == 0
+    for seat in ("5", "3", "-1"):  # the table's own seats, not the option's range of every table size
+        wrong = invoke("replay", str(config), "1", "--seat", seat)
+        assert wrong.exit_code == 2 and "game 1 has 3 seats: give --seat 0 to 2" in " ".join(wrong.output.split())
     missing = invoke("replay", str(config), "999")
     assert missing.exit_code == 2
 

@@ -183,6 +183,21 @@ def test_a_game_stored_just_before_ctrl_c_is_on_the_last_board(tmp_path):
         store.close()
 
 
+def test_the_final_board_is_drawn_once_in_a_terminal(tmp_path):
+    """The teacher's trial: a terminal run's final standings came out twice (drawn by the board's
+    exit and again by the live display's own stop), as any capture of the terminal shows them."""
+    store = _store(tmp_path / "r.db")
+    try:
+        console = Console(file=io.StringIO(), width=100, height=30, force_terminal=True, color_system=None)
+        with LiveBoard(TournamentResults.on_store(store, _config(tmp_path)), console) as board:
+            board.update(SimpleNamespace(done=72, total=72, played_now=72, void=0, started_at=time.monotonic() - 5))
+        drawn = console.file.getvalue()
+        assert drawn.count("cup: standings (72 games)") == 1, drawn  # the title only the final board has
+        assert "72/72 games" in drawn.split("cup: standings (72 games)")[1]
+    finally:
+        store.close()
+
+
 def _store_game(store, spec) -> None:
     """A game of `spec` stored as the runner stores one."""
     from arena.game import Rules, game_points

@@ -1,10 +1,12 @@
-"""The replay page in a real browser (Debian's chromium, driven by chromedriver through selenium), one
-browser for the whole module: stepping through a whole game by keys shows the arena engine's table
-at every step with each card of the deck exactly once; `?step=N` opens at step N and the address
-follows the step; a seat's view (`?seat=N`) shows no face that seat could not see (R8-R10); the
-page fits a phone's width and a desktop's (screenshots at 400 and 1280 px, kept under the test's
-tmp folder, and copied to $REPLAY_SCREENS when set); hostile names, fault texts and stderr show as
-text, never as markup or script; nothing is fetched from anywhere."""
+"""The replay page, and the games list that links to it, in a real browser (Debian's chromium,
+driven by chromedriver through selenium), one browser for the whole module: stepping through a
+whole game by keys shows the arena engine's table at every step with each card of the deck exactly
+once; `?step=N` opens at step N and the address follows the step; a seat's view (`?seat=N`) shows
+no face that seat could not see (R8-R10); the page fits a phone's width and a desktop's
+(screenshots at 400 and 1280 px, kept under the test's tmp folder, and copied to $REPLAY_SCREENS
+when set), a long hand wrapping whole cards; hostile names, fault texts and stderr show as text,
+never as markup or script; nothing is fetched from anywhere; the games list takes the width and
+scrolls inside its box, never cutting a column."""
 
 from __future__ import annotations
 
@@ -229,6 +231,107 @@ def test_the_page_fits_a_phone_and_a_desktop_and_is_kept_as_screenshots(browser,
         if os.environ.get("REPLAY_SCREENS"):
             Path(os.environ["REPLAY_SCREENS"]).mkdir(parents=True, exist_ok=True)
             shutil.copy(shot, Path(os.environ["REPLAY_SCREENS"]) / shot.name)
+    _width(browser, 1280)
+
+
+ROWS_OF_CARDS = """
+const out = [];
+for (const box of document.querySelectorAll('.seat .cards')) {
+  const seat = box.closest('.seat').getBoundingClientRect(), cards = [...box.children];
+  const rects = cards.map(e => e.getBoundingClientRect());
+  const rowEnds = rects.filter((r, i) => i === rects.length - 1 || Math.round(rects[i + 1].top) !== Math.round(r.top));
+  const full = rects.length ? rects[rects.length - 1].width : 0;
+  out.push({cards: rects.length, rows: rowEnds.length, full,
+            narrowEnds: rowEnds.filter(r => r.width < full - 0.5).length,
+            outside: rects.filter(r => r.right > seat.right - 1 || r.left < seat.left).length});
+}
+const board = document.querySelector('.board').getBoundingClientRect(), side = document.querySelector('.side').getBoundingClientRect();
+return {hands: out, tableFirst: board.top < side.top, beside: side.left >= board.right};
+"""
+
+
+def _picks_up(seed: int):
+    """Random legal play that picks up whenever it may: a hand that grows to most of the deck."""
+    import random
+
+    from tests.fakes import legal_moves_of
+
+    rng = random.Random(seed)
+
+    def policy(n: int, tokens: list[str]) -> str:
+        legal = legal_moves_of(tokens)
+        return f"move {tokens[1]} {'pickup' if 'pickup' in legal else rng.choice(legal)}"
+
+    return policy
+
+
+def test_a_fanned_hand_wraps_with_each_rows_last_card_whole_and_on_a_phone_the_table_comes_first(browser, tmp_path):
+    """The teacher's trial: in a hand of 45 to 49 cards the last card of a row was cut to its corner,
+    and at 400 px the move panel came before the table."""
+    row = played_row({"num_players": 2}, seed=1, policies=[_picks_up(1), random_policy(8)])
+    sizes = {len(hand): step for step, state in enumerate(engine_steps(row)) for hand in state["hands"]}
+    assert {45, 49} <= set(sizes)
+    path = tmp_path / "big.html"
+    path.write_text(replay_page(game_replay(row, 1, tournament="Cup")), encoding="utf-8")
+    for width in (400, 1280):
+        _width(browser, width)
+        for size in (45, 49):
+            browser.get(path.as_uri() + f"?step={sizes[size]}")
+            shown = browser.execute_script(ROWS_OF_CARDS)
+            [big] = [hand for hand in shown["hands"] if hand["cards"] == size]
+            assert big["rows"] >= 2 and big["narrowEnds"] == 0, f"{size} cards at {width} px: {big}"
+            assert all(hand["outside"] == 0 for hand in shown["hands"]), f"{size} cards at {width} px: {shown}"
+            assert shown["tableFirst"] if width == 400 else shown["beside"], f"at {width} px: {shown}"
+    _width(browser, 1280)
+
+
+FAULTS_IN_SIGHT = """
+const box = document.querySelector('.scroll'), seen = box.getBoundingClientRect();
+const faults = () => [...document.querySelectorAll('td.fault')].map(e => e.getBoundingClientRect().right);
+const before = Math.max(...faults());
+box.scrollLeft = box.scrollWidth;  // as far right as the box scrolls
+return {width: document.documentElement.clientWidth, page: document.documentElement.scrollWidth, boxRight: seen.right,
+        faultsRight: before, scrolledRight: Math.max(...faults()), overflow: getComputedStyle(box).overflowX};
+"""
+
+
+def test_the_games_list_page_uses_the_width_and_scrolls_inside_its_box_never_cutting_the_faults(browser, tmp_path):
+    """The teacher's trial: the games list was held to 1,100 px, its faults column out of sight behind
+    a scroll bar below the last game, at 1280 px and wider."""
+    from arena.game import Rules, game_points
+    from arena.play.records import Fault, FaultKind, GameRecord
+    from arena.play.selfplay import play_random_game
+    from arena.report.games_html import games_list_page
+    from arena.results.store import ResultStore
+    from arena.schedule.tables import round_robin
+    from arena.tournament.config import config_from_dict
+    from arena.tournament.results import GameQuery, TournamentResults
+
+    names = ["alice_minimax_v3", "bob_greedy_final", "carol_montecarlo", "dave_random_2026"]  # a class's names
+    faults = (Fault(0, FaultKind.TIMEOUT, "slow", 3), Fault(1, FaultKind.ILLEGAL, "x", 4), Fault(1, FaultKind.ILLEGAL, "x", 5),
+              Fault(2, FaultKind.MALFORMED, "x", 6))
+    store = ResultStore(tmp_path / "class.sqlite")
+    for table in round_robin(names, 3, 1, seed=7):
+        for spec in table.games:
+            g = play_random_game(Rules(), spec.seed ^ spec.seating, spec.dealer)
+            store.add_game(spec, GameRecord(1, spec.bots, g.outcome, g.transcript, game_points(g.outcome, Rules()),
+                                            faults if spec.seating % 2 == 0 else (), ((0.001,),) * 3, len(g.moves)), {})
+    config = config_from_dict({"name": "Class", "bots": names, "deals": 1}, tmp_path / "class.toml")
+    page = games_list_page(TournamentResults.on_store(store, config).games(GameQuery()), "Class: games",
+                           lambda line: f"games/{line.number}.html", roster=names)
+    store.close()
+    path = tmp_path / "games.html"
+    path.write_text(page, encoding="utf-8")
+    for width in (400, 1280, 1920):
+        _width(browser, width)
+        browser.get(path.as_uri())
+        shown = browser.execute_script(FAULTS_IN_SIGHT)
+        assert shown["page"] <= shown["width"], f"the page scrolls sideways at {width} px"
+        assert shown["scrolledRight"] <= shown["boxRight"] + 0.5, f"the faults are cut at {width} px: {shown}"
+        if width >= 1280:  # room enough: the whole table in sight
+            assert shown["faultsRight"] <= shown["boxRight"] + 0.5, f"the faults are out of sight at {width} px: {shown}"
+        else:
+            assert shown["overflow"] == "auto"
     _width(browser, 1280)
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from arena.errors import ArenaError
 from arena.tournament.config import config_from_dict
+from arena.tournament.facts import SEED_WITHHELD
 from arena.tournament.results import GameQuery, TournamentResults
 from tests.results.league_support import stored_league
 
@@ -55,3 +56,23 @@ def test_a_game_is_replayed_by_number_or_key_and_a_missing_one_is_named(results)
     with pytest.raises(ArenaError, match=f"game {unplayed} .* is not stored yet"):
         results.replay(str(unplayed))
     assert results.void_games() == [] and results.versions() == {}
+
+
+
+def test_the_seed_is_withheld_from_every_report_until_the_tournament_is_complete(tmp_path, results):
+    """Anyone who knows the seed can deal every hand: the reports an author may read mid-run (the
+    live page, a published standings page or file) say when it will be shown instead."""
+    from arena.report.documents import standings_document
+
+    def standings(deals: int):
+        config = config_from_dict({"name": "cup", "bots": NAMES, "deals": deals, "seed": 739304118}, tmp_path / "c.toml")
+        return TournamentResults.on_store(results.store, config).standings(with_history=True)
+
+    incomplete = standings(deals=3)  # 2 deals stored
+    assert not incomplete.completeness.complete and incomplete.facts["seed"] == SEED_WITHHELD
+    for form in ("table", "markdown", "html", "json", "csv"):
+        text = standings_document(incomplete, form, "cup")
+        assert "739304118" not in text and SEED_WITHHELD in text, form
+    complete = standings(deals=2)
+    assert complete.completeness.complete and complete.facts["seed"] == 739304118
+    assert "<dt>seed</dt><dd>739304118</dd>" in standings_document(complete, "html", "cup")
