@@ -104,3 +104,12 @@ def test_until_and_games_are_refused_for_a_round_robin_in_a_sentence(tmp_path):
         assert f"{option[0]}: only a league (schedule = \"league\") plays until stopped" in said, said
         assert not config.with_suffix(".sqlite").exists()
 
+
+def test_a_duration_that_is_no_duration_is_refused_clearly(tmp_path):
+    config = league_config(tmp_path)
+    for given in ("5x", "0s", "h", "-3m"):
+        result = invoke("tournament", "run", str(config), "--until", given)
+        said = " ".join(result.output.split())
+        assert result.exit_code == 2, said
+        assert f"'{given}'" in said and "--until" in said, said
+        assert not config.with_suffix(".sqlite").exists()
