@@ -38,9 +38,16 @@ class LeagueProcess:
         self.config, self.database = config, config.with_suffix(".sqlite")
         self.marker = uuid.uuid4().hex
         env = {**os.environ, "ARENA_TEST_MARKER": self.marker}
-        self.proc = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), *args],
-                                     cwd=config.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, start_new_session=True)
+        # Into a file, not a pipe: a long run's lines would fill a pipe nobody reads until its end.
+        self.output = config.parent / f"run-{self.marker}.out"
+        with self.output.open("wb") as out:
+            self.proc = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), *args],
+                                         cwd=config.parent, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                         start_new_session=True)
+
+    def said(self) -> str:
+        """What it said so far, on one line."""
+        return " ".join(self.output.read_text(errors="replace").split())
 
     def wait_for(self, condition: Callable[[sqlite3.Connection], bool], timeout_s: float = 60.0) -> None:
         """Until `condition` holds of the results file (read-only), or the run ends, or time is up."""
@@ -58,10 +65,10 @@ class LeagueProcess:
     def finish(self, timeout_s: float = 120.0) -> str:
         """Its output on one line, once it ended (killed with its group if it outlasts `timeout_s`)."""
         try:
-            output, _ = self.proc.communicate(timeout=timeout_s)
+            self.proc.wait(timeout=timeout_s)
         finally:
             self.kill()
-        return " ".join(output.split())
+        return self.said()
 
     def kill(self) -> None:
         if self.proc.poll() is None:
@@ -93,10 +100,17 @@ def games(database: Path) -> list[tuple[int, str, int, int, str, int]]:
         return db.execute("SELECT id, key, table_no, seating, bots, seed FROM games ORDER BY id").fetchall()
 
 
+def superseded(database: Path) -> list[tuple[int, str, int, int, str, int]]:
+    """The games kept out of the standings (a bot resubmitted or withdrawn), as `games` gives them."""
+    with sqlite3.connect(database) as db:
+        return db.execute("SELECT game_id, key, table_no, seating, bots, seed FROM superseded_games ORDER BY id").fetchall()
+
+
 def assert_whole_tables(database: Path, games_per_table: int = 6) -> None:
-    """Every game belongs to a table the league chose and seats its bots; every played table has
-    each of its seatings once, all with the same cards (one deal: one seed); none is doubled."""
-    chosen, stored = tables(database), games(database)
+    """Every game, in the standings or superseded since, belongs to a table the league chose and
+    seats its bots; every played table has each of its seatings once, all with the same cards (one
+    deal: one seed); none is doubled (a league plays no table again: a key is stored once)."""
+    chosen, stored = tables(database), games(database) + superseded(database)
     assert len({key for _, key, *_ in stored}) == len(stored)
     by_table: dict[int, list[tuple[int, str, int]]] = {}
     for _, _, table, seating, bots, seed in stored:
