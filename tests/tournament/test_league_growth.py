@@ -77,6 +77,7 @@ def test_a_bot_added_and_one_resubmitted_enter_a_running_league_without_a_restar
     # Both said, in one line or two (a change seen first is taken with whatever else is there by then).
     assert "mine resubmitted" in said and "the league goes on" in said, said
     assert "js_bot added" in said or "bot added: js_bot" in said, said
+    assert "it starts again, unrated, at new tables" in said and "played again" not in said, said  # none is
     assert said.count("isolation:") >= 2  # opened again by the same command, not restarted by hand
     new = next(version for version in _versions_by_table(database, "mine").values() if version not in (None, old))
     _seated_at_once(database, "js_bot", next(v for v in _versions_by_table(database, "js_bot").values() if v), 2)
@@ -94,3 +95,22 @@ def test_a_bot_added_and_one_resubmitted_enter_a_running_league_without_a_restar
     assert standing["mine"]["games"] == mine_games > 0  # only games stored now count: the new version's
     assert standing["js_bot"]["games"] > 0
     shutil.rmtree(submitted)
+
+
+def test_a_league_started_again_after_a_resubmission_says_what_update_does_in_a_league(tmp_path):
+    config = league_config(tmp_path, ["heuristic_bot", "random_bot", "./mine"], workers=1)
+    put_bot(tmp_path / "mine", "mine", "random_bot")
+    assert invoke("tournament", "run", str(config), "--games", "6", "--unchecked").exit_code == 0
+    put_bot(tmp_path / "mine", "mine", "heuristic_bot")
+    refused = invoke("tournament", "run", str(config), "--games", "6", "--unchecked")
+    said = " ".join(refused.output.split())
+    assert refused.exit_code != 0 and "mine's files changed since its games were stored" in said, said
+    assert "a changed bot starts again, unrated, at new tables" in said and "same cards" not in said, said
+    shown = invoke("standings", str(config))
+    said = " ".join(shown.output.split())
+    assert "--update takes the new versions" in said and "replays" not in said, said
+    taken = invoke("tournament", "run", str(config), "--games", "6", "--unchecked", "--update")
+    said = " ".join(taken.output.split())
+    assert taken.exit_code == 0, said
+    assert "mine resubmitted" in said and "it starts again, unrated, at new tables" in said, said
+    assert len(tables(config.with_suffix(".sqlite"))) == 2  # a new table, none played again
