@@ -73,12 +73,12 @@ class LeagueFeed(TableFeed):
         from arena.results.voids import pending_void_keys
 
         done, playing = self.store.done_keys(), set(self.plan.config.playing)
-        tables = []
+        tables, dropped, gone = [], [], set[str]()
         for queued in league_tables(self.store, QUEUED):
             if not set(queued.bots) <= playing:
                 end_table(self.store, queued.number, DROPPED)
-                self._say(f"league table {queued.number} dropped: {', '.join(sorted(set(queued.bots) - playing))} "
-                          "left the league")
+                dropped.append(str(queued.number))
+                gone.update(set(queued.bots) - playing)
                 continue
             spec = league_table_spec(self.plan, queued)
             missing = tuple(game for game in spec.games if game.key not in done)
@@ -87,6 +87,9 @@ class LeagueFeed(TableFeed):
                 continue
             tables.append(TableSpec(spec.index, spec.entries, missing))
             self._left[spec.index] = len(missing)
+        if dropped:  # one line for them all: a bot withdrawn often sat at every queued table
+            self._say(f"league {'table' if len(dropped) == 1 else 'tables'} {', '.join(dropped)} dropped: "
+                      f"{', '.join(sorted(gone))} left the league")
         void = pending_void_keys(self.store)
         return sorted(tables, key=lambda t: (not any(g.key in void for g in t.games), t.index))
 
