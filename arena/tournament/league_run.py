@@ -59,7 +59,8 @@ class LeagueFeed(TableFeed):
         self.plan, self.store, self.limits, self.watch = plan, store, limits, watch
         self.on_note, self.on_chosen = on_note, on_chosen
         self.started = time.monotonic()
-        self.handed_games = 0
+        self.handed_games = 0  # games of the tables handed out, each table counted once
+        self._handed: set[int] = set()  # a paused bot's table is handed again at its last try
         self.stopped_by: str | None = None  # why it stopped choosing, once it has
         self._ratings = RatingsReader()
         self._left: dict[int, int] = {}  # table number -> its games not yet stored
@@ -103,7 +104,8 @@ class LeagueFeed(TableFeed):
         if not self.ready and self._choosing():
             self.add(self._choose())
         table = super().next()
-        if isinstance(table, TableSpec):
+        if isinstance(table, TableSpec) and table.index not in self._handed:
+            self._handed.add(table.index)
             self.handed_games += len(table.games)
         return table
 

@@ -1,12 +1,15 @@
 """A league's edges as its organiser meets them (issue 43): fewer bots than a table seats; a bot
-withdrawn while tables with it were queued."""
+withdrawn while tables with it were queued; a bot that cannot be reached (its games void)."""
 
 from __future__ import annotations
+
+import pytest
 
 from arena.results.league_queue import LeagueTable, queue_tables
 from arena.results.store import ResultStore
 from tests.cli_support import invoke
 from tests.tournament.league_support import assert_whole_tables, league_config, tables
+from tests.tournament.test_void_games import LIMITS as SHORT_RETRY, _free_port
 
 
 def test_a_league_of_fewer_bots_than_a_table_seats_is_refused_in_a_sentence(tmp_path):
@@ -41,3 +44,25 @@ def test_a_withdrawn_bot_s_queued_tables_are_dropped_and_said_once(tmp_path):
     assert [chosen[n][1] for n in (1, 2)] == ["dropped", "dropped"]
     assert chosen[3][1] == "played" and "js_bot" not in chosen[3][0], chosen
     assert_whole_tables(database)
+
+
+@pytest.mark.slow  # about 10 s: a 2 s retry window, then 3 starts of 1 s at its last try
+def test_a_bot_that_cannot_be_reached_neither_stalls_the_league_nor_is_chosen_forever(tmp_path):
+    """A ZeroMQ service that is down for the whole run: its first table's game is void after its
+    retry window and the bot paused; the league chooses on among the others, and its held table
+    gets its last try when the run ends (--games), where the service, out of reach again, is
+    charged (protocol.md section 9)."""
+    endpoint = f"tcp://127.0.0.1:{_free_port()}"  # where nothing serves
+    (tmp_path / "svc").mkdir()
+    (tmp_path / "svc" / "bot.toml").write_text(f'name = "svc"\ntransport = "zmq"\nendpoint = "{endpoint}"\n')
+    config = tmp_path / "league.toml"
+    config.write_text('name = "league"\nseed = 43\nschedule = "league"\ndeals = 1\nworkers = 1\n'
+                      'bots = ["svc/bot.toml", "heuristic_bot", "random_bot", "shell_bot"]\n' + SHORT_RETRY)
+    result = invoke("tournament", "run", str(config), "--games", "18", "--unchecked")
+    said = " ".join(result.output.split())
+    assert said.count("its tables are paused") == 1, said
+    assert "league: 18 games played, as --games asked" in said, said
+    chosen = tables(config.with_suffix(".sqlite"))
+    with_svc = [number for number, (bots, _, _) in chosen.items() if "svc" in bots]
+    assert len(with_svc) == 1 and len(chosen) == 3, chosen  # chosen once, then the others played on
+    assert result.exit_code == 1 and "svc could not start in 6 games" in said, said  # charged at its last try
