@@ -1,14 +1,20 @@
 """A league's edges as its organiser meets them (issue 43): fewer bots than a table seats; a bot
-withdrawn while tables with it were queued; a bot that cannot be reached (its games void)."""
+withdrawn while tables with it were queued; a bot that cannot be reached (its games void); a config
+edited into a typo while the league runs, then finished with a bot taken out."""
 
 from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import time
 
 import pytest
 
 from arena.results.league_queue import LeagueTable, queue_tables
 from arena.results.store import ResultStore
 from tests.cli_support import invoke
-from tests.tournament.league_support import assert_whole_tables, league_config, tables
+from tests.tournament.league_support import LeagueProcess, assert_whole_tables, count_games, league_config, tables
 from tests.tournament.test_void_games import LIMITS as SHORT_RETRY, _free_port
 
 
@@ -66,3 +72,46 @@ def test_a_bot_that_cannot_be_reached_neither_stalls_the_league_nor_is_chosen_fo
     with_svc = [number for number, (bots, _, _) in chosen.items() if "svc" in bots]
     assert len(with_svc) == 1 and len(chosen) == 3, chosen  # chosen once, then the others played on
     assert result.exit_code == 1 and "svc could not start in 6 games" in said, said  # charged at its last try
+
+
+def _wait_until(check, timeout_s: float = 60.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.slow  # about 20 s: the league looks at its config every 5 s
+def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_takes_a_withdrawal(tmp_path):
+    config = league_config(tmp_path, ["heuristic_bot", "random_bot", "shell_bot", "js_bot"], workers=1)
+    database = config.with_suffix(".sqlite")
+    good = config.read_text()
+    run = LeagueProcess(config, "--update")
+    try:
+        run.wait_for(lambda db: count_games(db) >= 12)
+        config.write_text(good.replace("deals = 1", "deals = one"))  # saved half way through an edit
+        assert _wait_until(lambda: "goes on as it was until the config loads" in run.said()), run.said()
+        with sqlite3.connect(database) as db:
+            stored = count_games(db)
+        time.sleep(6)  # another look at the same typo, and tables played meanwhile
+        with sqlite3.connect(database) as db:
+            assert count_games(db) > stored, run.said()
+        assert run.said().count("until the config loads") == 1 and run.proc.poll() is None, run.said()
+
+        config.write_text(good.replace(', "js_bot"]', "]"))  # the edit finished: js_bot taken out
+        assert _wait_until(lambda: "the league takes it now; the league goes on" in run.said()), run.said()
+        last = max(tables(database))
+        run.wait_for(lambda db: db.execute("SELECT MAX(number) FROM league_tables").fetchone()[0] >= last + 3)
+        assert run.proc.poll() is None, run.said()
+        os.killpg(run.proc.pid, signal.SIGINT)
+        said = run.finish()
+    finally:
+        run.kill()
+    assert run.left_behind() == [] and run.proc.returncode == 130, said
+    assert "not valid TOML: Invalid value (at line 5" in said and said.count("until the config loads") == 1, said
+    assert "js_bot withdrawn: the league takes it now" in said, said
+    after = {number: bots for number, (bots, _, _) in tables(database).items() if number > last}
+    assert len(after) >= 3 and not any("js_bot" in bots for bots in after.values()), after
+    assert_whole_tables(database)
