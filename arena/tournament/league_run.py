@@ -137,6 +137,8 @@ class LeagueFeed(TableFeed):
         known = league_tables(self.store)
         state = league_state(config, names, self._ratings.read(self.store), games_by_bot(self.store), known)
         wanted = max(1, self.plan.worker_count(10**6) - self._running)
+        if self.limits.games is not None:  # no more tables than --games has room for: each is played
+            wanted = min(wanted, -(-(self.limits.games - self.handed_games) // games_per_table(config)))
         first = known[-1].number + 1 if known else 0
         choices, _ = choose_tables(state, matchmaking_of(config), config.seed, first, wanted, games_per_table(config))
         chosen = [LeagueTable(first + i, choice.bots, choice.reason, choice.why) for i, choice in enumerate(choices)]

@@ -81,6 +81,14 @@ def test_games_stops_after_whole_tables_and_a_resumed_run_goes_on_from_there(tmp
     assert_whole_tables(database)
 
 
+def test_games_chooses_no_more_tables_than_it_has_room_for_however_many_workers_are_free(tmp_path):
+    config = league_config(tmp_path, workers=2)  # two free workers: a batch of two tables, were it not for --games
+    result = invoke("tournament", "run", str(config), "--games", "6")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0 and "done: 6 games stored (6 played now)" in said, said
+    assert len(tables(config.with_suffix(".sqlite"))) == 1
+
+
 def test_until_stops_choosing_and_finishes_the_tables_under_way(tmp_path):
     config = league_config(tmp_path, workers=2)
     database = config.with_suffix(".sqlite")
