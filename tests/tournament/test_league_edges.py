@@ -1,6 +1,6 @@
 """A league's edges as its organiser meets them (issue 43): fewer bots than a table seats; a bot
 withdrawn while tables with it were queued; a bot that cannot be reached (its games void); a config
-edited into a typo while the league runs, then finished with a bot taken out."""
+edited into a typo while the league runs, then finished with a bot taken out, then put back."""
 
 from __future__ import annotations
 
@@ -83,8 +83,8 @@ def _wait_until(check, timeout_s: float = 60.0) -> bool:
     return False
 
 
-@pytest.mark.slow  # about 20 s: the league looks at its config every 5 s
-def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_takes_a_withdrawal(tmp_path):
+@pytest.mark.slow  # about 30 s: the league looks at its config every 5 s, and three changes are looked for
+def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_takes_a_withdrawal_and_a_rejoin(tmp_path):
     config = league_config(tmp_path, ["heuristic_bot", "random_bot", "shell_bot", "js_bot"], workers=1)
     database = config.with_suffix(".sqlite")
     good = config.read_text()
@@ -105,6 +105,12 @@ def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_ta
         last = max(tables(database))
         run.wait_for(lambda db: db.execute("SELECT MAX(number) FROM league_tables").fetchone()[0] >= last + 3)
         assert run.proc.poll() is None, run.said()
+        without = max(tables(database))
+        config.write_text(good)  # and put back: it rejoins
+        assert _wait_until(lambda: "js_bot back: the league takes it now" in run.said()), run.said()
+        run.wait_for(lambda db: db.execute("SELECT COUNT(*) FROM league_tables WHERE number > ? AND bots LIKE "
+                                           "'%js_bot%' AND status = 'played'", (without,)).fetchone()[0] > 0)
+        assert run.proc.poll() is None, run.said()
         os.killpg(run.proc.pid, signal.SIGINT)
         said = run.finish()
     finally:
@@ -112,6 +118,7 @@ def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_ta
     assert run.left_behind() == [] and run.proc.returncode == 130, said
     assert "not valid TOML: Invalid value (at line 5" in said and said.count("until the config loads") == 1, said
     assert "js_bot withdrawn: the league takes it now" in said, said
-    after = {number: bots for number, (bots, _, _) in tables(database).items() if number > last}
+    after = {number: bots for number, (bots, _, _) in tables(database).items() if last < number <= without}
     assert len(after) >= 3 and not any("js_bot" in bots for bots in after.values()), after
+    assert "js_bot is back: it is seated at new tables" in said, said
     assert_whole_tables(database)
