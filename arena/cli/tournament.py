@@ -168,7 +168,8 @@ def _play(config_path: Path, options: Any) -> tuple[Any, Any, Any]:
             try:
                 with LiveBoard(results, console, on_refresh=page) as board:
                     outcome = session.play(board.update)
-                    ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
+                    if not outcome.reopen:  # a league going on with a change still stops on Ctrl-C
+                        ignore_interrupts()  # every game is stored and every bot stopped: only the summary is left
             finally:
                 console.print()  # past the live board's last line
             session.failed_starts = start_failure_words(session.start_failures(), session)

@@ -59,7 +59,8 @@ class LeagueFeed(TableFeed):
         self.plan, self.store, self.limits, self.watch = plan, store, limits, watch
         self.on_note, self.on_chosen = on_note, on_chosen
         self.started = time.monotonic()
-        self.handed_games = 0
+        self.handed_games = 0  # games of the tables handed out, each table counted once
+        self._handed: set[int] = set()  # a paused bot's table is handed again at its last try
         self.stopped_by: str | None = None  # why it stopped choosing, once it has
         self._ratings = RatingsReader()
         self._left: dict[int, int] = {}  # table number -> its games not yet stored
@@ -73,12 +74,12 @@ class LeagueFeed(TableFeed):
         from arena.results.voids import pending_void_keys
 
         done, playing = self.store.done_keys(), set(self.plan.config.playing)
-        tables = []
+        tables, dropped, gone = [], [], set[str]()
         for queued in league_tables(self.store, QUEUED):
             if not set(queued.bots) <= playing:
                 end_table(self.store, queued.number, DROPPED)
-                self._say(f"league table {queued.number} dropped: {', '.join(sorted(set(queued.bots) - playing))} "
-                          "left the league")
+                dropped.append(str(queued.number))
+                gone.update(set(queued.bots) - playing)
                 continue
             spec = league_table_spec(self.plan, queued)
             missing = tuple(game for game in spec.games if game.key not in done)
@@ -87,6 +88,9 @@ class LeagueFeed(TableFeed):
                 continue
             tables.append(TableSpec(spec.index, spec.entries, missing))
             self._left[spec.index] = len(missing)
+        if dropped:  # one line for them all: a bot withdrawn often sat at every queued table
+            self._say(f"league {'table' if len(dropped) == 1 else 'tables'} {', '.join(dropped)} dropped: "
+                      f"{', '.join(sorted(gone))} left the league")
         void = pending_void_keys(self.store)
         return sorted(tables, key=lambda t: (not any(g.key in void for g in t.games), t.index))
 
@@ -102,7 +106,8 @@ class LeagueFeed(TableFeed):
         if not self.ready and self._choosing():
             self.add(self._choose())
         table = super().next()
-        if isinstance(table, TableSpec):
+        if isinstance(table, TableSpec) and table.index not in self._handed:
+            self._handed.add(table.index)
             self.handed_games += len(table.games)
         return table
 
@@ -142,6 +147,8 @@ class LeagueFeed(TableFeed):
         state = league_state(names, self._ratings.read(self.store), games_by_bot(self.store), known,
                              games_per_table(config))
         wanted = max(1, self.plan.worker_count(10**6) - self._running)
+        if self.limits.games is not None:  # no more tables than --games has room for: each is played
+            wanted = min(wanted, -(-(self.limits.games - self.handed_games) // games_per_table(config)))
         first = known[-1].number + 1 if known else 0
         choices, _ = choose_tables(state, matchmaking_of(config), config.seed, first, wanted, games_per_table(config))
         chosen = [LeagueTable(first + i, choice.bots, choice.reason, choice.why) for i, choice in enumerate(choices)]

@@ -51,9 +51,11 @@ class LeagueWatch:
 
         config, manifests = load_tournament(self.config.path)
         versions = bot_versions(manifests)
-        added = [name for name in config.bots if name not in self.config.bots]
+        # A withdrawn bot stays in the run's `bots`, out of `playing`: put back, it rejoins as a new one would.
+        added = [name for name in config.bots if name not in self.config.playing]
         taken_out = [name for name in self.config.playing if name not in config.bots]
-        changed = [name for name in config.bots if name in self.versions and versions[name] != self.versions[name]]
+        changed = [name for name in config.bots if name in self.versions and name not in added
+                   and versions[name] != self.versions[name]]
         if config.frozen and not self.config.frozen:
             return "frozen: the league takes no new bot or version, and plays its final round robin"
         if config.frozen:
@@ -76,8 +78,10 @@ class LeagueWatch:
         taken = [name for name in added + changed if name not in refused] + taken_out
         if not taken:
             return None
-        words = [f"{name} {'added' if name in added else 'resubmitted' if name in changed else 'withdrawn'}"
-                 for name in taken]
+        back = set(self.config.bots) - set(self.config.playing)  # withdrawn, and put back in the config
+        how = {**{name: "withdrawn" for name in taken_out}, **{name: "resubmitted" for name in changed},
+               **{name: "back" if name in back else "added" for name in added}}
+        words = [f"{name} {how[name]}" for name in taken]
         return f"{'; '.join(words)}: the league takes {'it' if len(words) == 1 else 'them'} now"
 
     def _admitted(self, config: TournamentConfig, name: str, version: str, manifests: Mapping) -> bool:

@@ -144,7 +144,8 @@ def _refuse_or_note_for_reading(store: ResultStore, config: TournamentConfig, di
         # are what they are, so reports show them, with a word about it.
         changed.pop("bot_versions")
         notes.append(f"bot files changed since these results were stored ({_resubmitted_words(changes)}); "
-                     f"{command('arena', 'tournament', 'run', config.path, '--update')} replays their tables")
+                     f"{command('arena', 'tournament', 'run', config.path, '--update')} "
+                     + ("takes the new versions" if config.kind.open_ended else "replays their tables"))
     if changes is not None and changes.newly_withdrawn:
         notes.append(f"the config leaves out {', '.join(changes.newly_withdrawn)}: "
                      f"{command('arena', 'tournament', 'run', config.path, '--update')} withdraws them")
@@ -174,13 +175,15 @@ def _take_bot_changes(store: ResultStore, stored: dict[str, Any], changes: Any, 
     if new == stored:
         return
     moved = store.supersede(changes.whys(), new)
+    league = config.kind.open_ended  # a league plays no table again: a new version is seated at new ones
     for bot, (old, now) in changes.resubmitted.items():
-        note(f"{bot} resubmitted (version {old}, now {now}): its stored games are kept out of the standings and its "
-             "tables are played again, with the same cards")
+        note(f"{bot} resubmitted (version {old}, now {now}): its stored games are kept out of the standings and "
+             + ("it starts again, unrated, at new tables" if league else "its tables are played again, with the same cards"))
     for bot in changes.newly_withdrawn:
-        note(f"{bot} withdrawn: its stored games are kept out of the standings, and its tables are no longer played")
+        note(f"{bot} withdrawn: its stored games are kept out of the standings, and "
+             + ("it is seated at no more tables" if league else "its tables are no longer played"))
     for bot in changes.rejoined:
-        note(f"{bot} is back: its tables are played")
+        note(f"{bot} is back: " + ("it is seated at new tables" if league else "its tables are played"))
     if moved:
         note(f"{count(moved, 'stored game')} superseded (kept: arena games {config.path} --superseded only lists them)")
 
@@ -196,8 +199,10 @@ def _refusal(store, changes, config, manifests, files: dict) -> str:
         parts.append(f"{bot}'s files changed since its games were stored (version {old}, now {now}: {words})")
     for bot in changes.newly_withdrawn:
         parts.append(f"{bot} is not in the config's bots any more, and has stored games")
+    again = ("a changed bot starts again, unrated, at new tables" if config.kind.open_ended
+             else "the tables of a changed bot are played again, with the same cards")
     return (f"{config.database}: " + "; ".join(parts) + ". To keep the stored games but count only those "
-            f"of the bots as they are now (the tables of a changed bot are played again, with the same cards; "
+            f"of the bots as they are now ({again}; "
             f"a bot taken out is withdrawn), run: {command('arena', 'tournament', 'run', config.path, '--update')}, "
             f"or set on_change = \"replay\" in {config.path} for runs nobody watches (docs/organising.md, Resubmission and withdrawal)")
 
