@@ -197,3 +197,28 @@ def test_signing_in_is_rate_limited_and_says_when_to_try_again(league):
             statuses.append(answer.status_code)
         assert statuses[0] == 401 and statuses[-1] == 429, statuses
         assert "wait" in answer.text
+
+
+def test_the_stderr_of_another_authors_bot_is_taken_out_of_a_replay():
+    """A replay's fault keeps its stderr tail for the bot's author and the organiser only."""
+    from types import SimpleNamespace
+
+    from arena.server.views import game_data
+
+    data = {"bots": [{"seat": 0, "name": "alice_bot"}, {"seat": 1, "name": "bob_bot"}],
+            "faults": [{"seat": 0, "kind": "crash", "stderr": "alice's secret debug"},
+                       {"seat": 1, "kind": "timeout", "stderr": "<script>bob</script>"}]}
+    replay = SimpleNamespace(data=lambda tournament: json_copy(data))
+    results = SimpleNamespace(replay=lambda number: replay, config=SimpleNamespace(name="class"))
+    as_bob = game_data(results, "1", {"bob_bot"})
+    assert as_bob["faults"][0]["stderr"] is None and as_bob["faults"][0]["stderr_hidden"]
+    assert as_bob["faults"][1]["stderr"] == "<script>bob</script>"  # his own, as text in the page
+    as_stranger = game_data(results, "1", set())
+    assert all(fault["stderr"] is None for fault in as_stranger["faults"])
+    assert game_data(results, "1", None)["faults"][0]["stderr"] == "alice's secret debug"  # the organiser
+
+
+def json_copy(value):
+    import json
+
+    return json.loads(json.dumps(value))
