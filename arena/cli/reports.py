@@ -73,11 +73,19 @@ def _write_report(output: Path | None, content: str, config, done: str = "") -> 
     console.print(f"wrote {escape(str(output))}{done}", highlight=False)
 
 
+def _seat_number(seat: int | None) -> int | None:
+    """Only a number no table could have is refused here: the game's own table says the rest
+    ("game 1 has 3 seats: give --seat 0 to 2"), which a range of every table size could not."""
+    if seat is not None and not -1000 < seat < 1000:
+        raise typer.BadParameter(f"no table has a seat {seat}")
+    return seat
+
+
 def replay(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="The tournament config (TOML).")],
     game: Annotated[str, typer.Argument(help="The game: its tournament game number (the one bots are sent) or its key (e.g. t0001-d0000-s02).")],
-    seat: Annotated[Optional[int], typer.Option(help="Show the game as this seat saw it, 0 to the table's size less "
-                                                    "one (text; the page takes ?seat=N).")] = None,
+    seat: Annotated[Optional[int], typer.Option(callback=_seat_number, help=(
+        "Show the game as this seat saw it, 0 to the table's size less one (text; the page takes ?seat=N)."))] = None,
     superseded: Annotated[bool, typer.Option(
         "--superseded", help="The game as an earlier version of a resubmitted (or a withdrawn) bot played it: "
                              "the last of its superseded plays (`arena games --superseded only` lists them).")] = False,
