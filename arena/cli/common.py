@@ -116,18 +116,17 @@ MAX_DURATION_S = 366 * 86400  # a league of a year at most per run: beyond it a 
 
 
 def duration_s(text: str | None, option: str = "--until") -> float | None:
-    """`--until`'s value: 2h, 90m, 1h30m, 45s, 3d or plain seconds, as seconds (BadParameter: why
-    not, naming the option: read in the command's body, Click cannot name it)."""
+    """`--until`'s value: 2h, 90m, 1h30m, 45s, 3d or plain seconds, as seconds (BadParameter: why not)."""
     if text is None:
         return None
+    hint = f"'{option}'"  # read in the command's body: Click cannot name the option itself
     found = _DURATION.match(text.strip().lower())
     if not text.strip() or found is None or not any(found.groups()):
-        raise typer.BadParameter(f"{text!r}: expected a duration such as 2h, 90m, 1h30m, 45s or 3d",
-                                 param_hint=f"'{option}'")
+        raise typer.BadParameter(f"{text!r}: expected a duration such as 2h, 90m, 1h30m, 45s or 3d", param_hint=hint)
     days, hours, minutes, seconds = (int(part or 0) for part in found.groups())
     total = days * 86400 + hours * 3600 + minutes * 60 + seconds
     if not 1 <= total <= MAX_DURATION_S:
-        raise typer.BadParameter(f"{text!r}: expected a duration from 1s to 366d", param_hint=f"'{option}'")
+        raise typer.BadParameter(f"{text!r}: expected a duration from 1s to 366d", param_hint=hint)
     return float(total)
 
 
