@@ -7,7 +7,8 @@ What the run may take is what `arena tournament run` would take on a new start: 
 always; a new version or a bot taken out with `--update` (or on_change = "replay"); after the
 freeze, no new bot or version. A version that has not passed `arena bot check` here is not taken
 unless the organiser granted it; a config that does not load is not taken. Each of those is said
-once, and the league goes on as it was."""
+once, and the league goes on as it was, taking none of the config's other changes meanwhile: opened
+again, it takes its config whole, and would refuse it."""
 
 from __future__ import annotations
 
@@ -65,18 +66,23 @@ class LeagueWatch:
                            "wait for the next league)")
             return None
         word = self.update or config.on_change == "replay"
-        if (changed or taken_out) and not word:
+        unworded = [] if word else changed + taken_out
+        refused = [name for name in added + changed
+                   if name not in unworded and not self._admitted(config, name, versions[name], manifests)]
+        # Opened again, the league takes its config whole: with a change it would refuse, nothing is taken.
+        others = [name for name in added + changed + taken_out if name not in unworded + refused]
+        held = (f"; {', '.join(others)} {'waits' if len(others) == 1 else 'wait'} with it (the league takes its "
+                "config whole)") if others else ""
+        if unworded:
             self._once(f"{digest}:word:{_joined(versions)}",
-                       f"{', '.join(changed + taken_out)} changed ({'resubmitted' if changed else 'taken out'}): a "
-                       "league takes new versions and withdrawals when run with --update; it goes on as it was")
-            changed, taken_out = [], []
-        refused = [name for name in added + changed if not self._admitted(config, name, versions[name], manifests)]
+                       f"{', '.join(unworded)} changed ({'resubmitted' if changed else 'taken out'}): a league takes "
+                       f"new versions and withdrawals when run with --update; it goes on as it was{held}")
         if refused:
             self._once(f"{digest}:check:{_joined(versions)}",
                        f"{', '.join(refused)}: this version has not passed `arena bot check` on this machine (or a "
-                       f"grant [grant.NAME] unchecked = true in {config.path}); the league goes on without it")
-        taken = [name for name in added + changed if name not in refused] + taken_out
-        if not taken:
+                       f"grant [grant.NAME] unchecked = true in {config.path}); the league goes on without it{held}")
+        taken = added + changed + taken_out
+        if unworded or refused or not taken:
             return None
         back = set(self.config.bots) - set(self.config.playing)  # withdrawn, and put back in the config
         how = {**{name: "withdrawn" for name in taken_out}, **{name: "resubmitted" for name in changed},

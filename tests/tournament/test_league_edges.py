@@ -122,3 +122,26 @@ def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_ta
     assert len(after) >= 3 and not any("js_bot" in bots for bots in after.values()), after
     assert "js_bot is back: it is seated at new tables" in said, said
     assert_whole_tables(database)
+
+
+def test_a_change_the_league_cannot_take_holds_the_others_back_rather_than_ending_the_league(tmp_path):
+    """The league opens its config again whole to take a change: taking js_bot while an unchecked
+    bot (or a resubmission without --update) sits in the config ended the league in that refusal."""
+    from arena.tournament.league_watch import LeagueWatch
+    from arena.tournament.opening import bot_versions, load_tournament
+    from tests.tournament.test_resubmission import put_bot
+
+    config = league_config(tmp_path, ["heuristic_bot", "random_bot", "shell_bot"], workers=1)
+    running, manifests = load_tournament(config)
+    said: list[str] = []
+    watch = LeagueWatch(running, bot_versions(manifests), update=False, unchecked=False, note=said.append, every_s=0)
+    put_bot(tmp_path / "mine", "mine", "random_bot")
+    (tmp_path / "mine" / "bot.py").write_text((tmp_path / "mine" / "bot.py").read_text() + f"# {tmp_path.name}\n")
+    config.write_text(config.read_text().replace('"shell_bot"]', '"shell_bot", "js_bot", "./mine"]'))
+    assert watch() is None and watch() is None, said
+    assert len(said) == 1 and "mine: this version has not passed `arena bot check`" in said[0], said
+    assert "js_bot waits with it (the league takes its config whole)" in said[0], said
+    reopened = invoke("tournament", "run", str(config), "--games", "6")  # what taking js_bot would have met
+    assert reopened.exit_code != 0 and "mine version" in reopened.output, reopened.output
+    config.write_text(config.read_text().replace(', "./mine"]', "]"))
+    assert watch() == "js_bot added: the league takes it now"

@@ -9,6 +9,8 @@ import os
 import signal
 import sqlite3
 
+import pytest
+
 from tests.cli_support import invoke
 from tests.load_support import assert_no_load_faults
 from tests.tournament.league_support import (LeagueProcess, assert_whole_tables, count_games, games, league_config,
@@ -16,14 +18,15 @@ from tests.tournament.league_support import (LeagueProcess, assert_whole_tables,
 
 
 def _partial_queued_table(db: sqlite3.Connection) -> bool:
-    """At least 24 games stored, and a queued table with some of its games stored (the kill then
+    """At least 12 games stored, and a queued table with some of its games stored (the kill then
     falls in the middle of a table)."""
-    if count_games(db) < 24:
+    if count_games(db) < 12:
         return False
     return db.execute("SELECT COUNT(*) FROM games g JOIN league_tables t ON g.table_no = t.number "
                       "WHERE t.status = 'queued'").fetchone()[0] > 0
 
 
+@pytest.mark.slow  # about 10 s: two runs of processes, one killed
 def test_a_league_killed_mid_run_resumes_its_queued_tables_first_and_loses_and_doubles_nothing(tmp_path):
     config = league_config(tmp_path)
     database = config.with_suffix(".sqlite")
@@ -45,7 +48,7 @@ def test_a_league_killed_mid_run_resumes_its_queued_tables_first_and_loses_and_d
     assert_whole_tables(database)
 
     # One worker: the queued tables' games must all come before any table chosen after the kill.
-    resumed = LeagueProcess(config, "--workers", "1", "--games", "18")
+    resumed = LeagueProcess(config, "--workers", "1", "--games", "12")
     said = resumed.finish()
     assert resumed.proc.returncode == 0, said
     assert resumed.left_behind() == []
@@ -66,27 +69,20 @@ def test_a_league_killed_mid_run_resumes_its_queued_tables_first_and_loses_and_d
         assert db.execute("SELECT COUNT(*) FROM superseded_games").fetchone()[0] == 0
 
 
-def test_games_stops_after_whole_tables_and_a_resumed_run_goes_on_from_there(tmp_path):
-    config = league_config(tmp_path, workers=1)
-    database = config.with_suffix(".sqlite")
-    first = invoke("tournament", "run", str(config), "--games", "10")
-    said = " ".join(first.output.split())
-    assert first.exit_code == 0, said
-    assert "league: 12 games played, as --games asked" in said, said  # 10 rounded up to whole tables
-    assert "done: 12 games stored (12 played now)" in said, said
-    assert [status for _, status, _ in tables(database).values()] == ["played", "played"]
-    again = invoke("tournament", "run", str(config), "--games", "6")
-    assert again.exit_code == 0 and "done: 18 games stored (6 played now)" in " ".join(again.output.split())
-    assert len(tables(database)) == 3
-    assert_whole_tables(database)
-
-
-def test_games_chooses_no_more_tables_than_it_has_room_for_however_many_workers_are_free(tmp_path):
+def test_games_stops_after_whole_tables_it_has_room_for_and_a_resumed_run_goes_on_from_there(tmp_path):
     config = league_config(tmp_path, workers=2)  # two free workers: a batch of two tables, were it not for --games
-    result = invoke("tournament", "run", str(config), "--games", "6")
-    said = " ".join(result.output.split())
-    assert result.exit_code == 0 and "done: 6 games stored (6 played now)" in said, said
-    assert len(tables(config.with_suffix(".sqlite"))) == 1
+    database = config.with_suffix(".sqlite")
+    first = invoke("tournament", "run", str(config), "--games", "6")
+    said = " ".join(first.output.split())
+    assert first.exit_code == 0 and "done: 6 games stored (6 played now)" in said, said
+    assert [status for _, status, _ in tables(database).values()] == ["played"]
+    again = invoke("tournament", "run", str(config), "--games", "10")
+    said = " ".join(again.output.split())
+    assert again.exit_code == 0, said
+    assert "league: 12 games played, as --games asked" in said, said  # 10 rounded up to whole tables
+    assert "done: 18 games stored (12 played now)" in said, said
+    assert [status for _, status, _ in tables(database).values()] == ["played"] * 3
+    assert_whole_tables(database)
 
 
 def test_until_stops_choosing_and_finishes_the_tables_under_way(tmp_path):
