@@ -111,6 +111,7 @@ def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_ta
         run.wait_for(lambda db: db.execute("SELECT COUNT(*) FROM league_tables WHERE number > ? AND bots LIKE "
                                            "'%js_bot%' AND status = 'played'", (without,)).fetchone()[0] > 0)
         assert run.proc.poll() is None, run.said()
+        run.look_at_processes()
         os.killpg(run.proc.pid, signal.SIGINT)
         said = run.finish()
     finally:

@@ -68,6 +68,7 @@ def test_a_bot_added_and_one_resubmitted_enter_a_running_league_without_a_restar
         assert run.proc.poll() is None, run.said()
         with sqlite3.connect(database) as db:
             assert entered(db), (run.said(), list(tables(database).items())[-6:])
+        run.look_at_processes()
         os.killpg(run.proc.pid, signal.SIGINT)  # the organiser's Ctrl-C
         said = run.finish()
     finally:
