@@ -45,6 +45,13 @@ class LeagueProcess:
                                          cwd=config.parent, env=env, stdout=out, stderr=subprocess.STDOUT,
                                          start_new_session=True)
 
+        self.seen: dict[int, bytes] = {}  # every process it started that was seen: pid -> its start time
+
+    def look_at_processes(self) -> None:
+        """Note the processes under it now: its workers, and its bots, which a sandbox starts in a
+        session of their own with an environment of their own (no marker reaches them)."""
+        self.seen.update(_tree(self.proc.pid))
+
     def said(self) -> str:
         """What it said so far, on one line."""
         return " ".join(self.output.read_text(errors="replace").split())
@@ -53,6 +60,7 @@ class LeagueProcess:
         """Until `condition` holds of the results file (read-only), or the run ends, or time is up."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline and self.proc.poll() is None:
+            self.look_at_processes()
             if self.database.exists():
                 try:
                     with sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=1) as db:
@@ -72,15 +80,46 @@ class LeagueProcess:
 
     def kill(self) -> None:
         if self.proc.poll() is None:
+            self.look_at_processes()
             os.killpg(self.proc.pid, 9)
             self.proc.wait()
 
     def left_behind(self, wait_s: float = 15.0) -> list[int]:
-        """The processes it started still alive after `wait_s` (its workers and bots die with it)."""
+        """The processes it started still alive after `wait_s` (its workers and bots die with it):
+        those that carry its marker, and those seen under it while it ran."""
+        def alive() -> list[int]:
+            seen = [pid for pid, started in self.seen.items() if _started(pid) == started]
+            return sorted(set(marker_processes(self.marker)) | set(seen))
+
         deadline = time.monotonic() + wait_s
-        while marker_processes(self.marker) and time.monotonic() < deadline:
+        while alive() and time.monotonic() < deadline:
             time.sleep(0.1)
-        return marker_processes(self.marker)
+        return alive()
+
+
+def _started(pid: int) -> bytes | None:
+    """A live process's start time (None: gone, or a zombie), so that a reused pid is not taken for it."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] in (b"Z", b"X") else fields[19]
+
+
+def _tree(pid: int) -> dict[int, bytes]:
+    """The live processes under `pid`, each with its start time."""
+    found: dict[int, bytes] = {}
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            pids = [int(child) for child in children.read_text().split()]
+        except OSError:
+            continue
+        for child in pids:
+            started = _started(child)
+            if started is not None:
+                found[child] = started
+                found.update(_tree(child))
+    return found
 
 
 def count_games(db: sqlite3.Connection) -> int:

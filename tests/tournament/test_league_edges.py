@@ -83,7 +83,7 @@ def _wait_until(check, timeout_s: float = 60.0) -> bool:
     return False
 
 
-@pytest.mark.slow  # about 30 s: the league looks at its config every 5 s, and three changes are looked for
+@pytest.mark.slow  # about 25 s: the league looks at its config every 5 s; a typo, a withdrawal and a rejoin
 def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_takes_a_withdrawal_and_a_rejoin(tmp_path):
     config = league_config(tmp_path, ["heuristic_bot", "random_bot", "shell_bot", "js_bot"], workers=1)
     database = config.with_suffix(".sqlite")
@@ -111,6 +111,7 @@ def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_ta
         run.wait_for(lambda db: db.execute("SELECT COUNT(*) FROM league_tables WHERE number > ? AND bots LIKE "
                                            "'%js_bot%' AND status = 'played'", (without,)).fetchone()[0] > 0)
         assert run.proc.poll() is None, run.said()
+        run.look_at_processes()
         os.killpg(run.proc.pid, signal.SIGINT)
         said = run.finish()
     finally:

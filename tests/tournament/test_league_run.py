@@ -34,6 +34,8 @@ def test_a_league_killed_mid_run_resumes_its_queued_tables_first_and_loses_and_d
     try:
         killed.wait_for(_partial_queued_table)
         assert killed.proc.poll() is None, "the league ended before it could be killed: " + killed.finish()
+        killed.look_at_processes()
+        assert len(killed.seen) >= 5, killed.seen  # its 2 workers, their resource tracker and bots at a table
         os.killpg(killed.proc.pid, signal.SIGKILL)
         killed.proc.wait()
     finally:
