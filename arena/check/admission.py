@@ -18,6 +18,7 @@ from arena.submission.prepared import PreparedBot
 from arena.submission.registry import keep_check, load_kept_check
 from arena.submission.versions import content_hash
 from arena.submission.workspace import is_bundled
+from arena.wording import count, shell_command
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +63,20 @@ def source_refusal(source: BotManifest) -> Refusal | None:
     except ManifestError as exc:  # a file of the folder refused: the run will refuse it too, saying so
         return Refusal(source.name, "", f"cannot be read ({exc})")
     return _kept_refusal(source.name, version, load_kept_check(source.name, version))
+
+
+def unchecked_words(manifests: dict[str, BotManifest], config_path: Path) -> list[str]:
+    """What `arena tournament new` says of the bots its run will refuse as they are now (`source_refusal`),
+    a line each with the command that checks it, and how to let one in all the same; [] for none."""
+    refused = [found for found in map(source_refusal, manifests.values()) if found is not None]
+    if not refused:
+        return []
+    lines = [f"{count(len(refused), 'bot')} will not play until {'its' if len(refused) == 1 else 'their'} version "
+             "passes `arena bot check` on this machine:"]
+    lines += [f"  {found.bot}{f' version {found.version}' if found.version else ''} {found.why}: "
+              f"{shell_command('arena', 'bot', 'check', manifests[found.bot].directory)}" for found in refused]
+    return lines + [f"or let one in without its check: add [grant.{refused[0].bot}] unchecked = true to {config_path} "
+                    "(that bot, every run), or run with --unchecked (every bot, that run)"]
 
 
 def kept_pass(source: BotManifest) -> dict | None:
@@ -118,4 +133,4 @@ def keep(report_dict: dict) -> None:
         keep_check(str(report_dict.get("bot")), report_dict)
 
 
-__all__ = ["Refusal", "needs_check", "refusal", "source_refusal", "kept_pass", "check_date", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]
+__all__ = ["Refusal", "needs_check", "refusal", "source_refusal", "unchecked_words", "kept_pass", "check_date", "keep", "registration_refusal", "UNFORCEABLE_ROWS"]

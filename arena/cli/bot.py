@@ -156,7 +156,7 @@ def add(
     from arena.check.admission import registration_refusal
 
     checked = _checked_once(manifest, folder, games, bots_dir, grant)
-    failed = [str(row.get("name")) for row in checked.get("checks") or () if not row.get("passed")]
+    failed = [str(row.get("name")) for row in checked.get("checks") or () if isinstance(row, dict) and not row.get("passed")]
     why = registration_refusal(failed, force)
     if why is not None:
         console.print(f"[bold red]not registered:[/bold red] {escape(why)}", highlight=False)

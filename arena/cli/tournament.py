@@ -69,24 +69,10 @@ def new(
         fail(f"{path} exists; use --force to overwrite it")
     manifests = write_config(path, {key.name: given[key.leaf] for key in KEYS if key.option})
     console.print(f"wrote {escape(str(path))}; run it with: {escape(command('arena', 'tournament', 'run', path))}", highlight=False)
-    _say_unchecked(path, manifests)
+    from arena.check.admission import unchecked_words
 
-
-def _say_unchecked(path: Path, manifests: dict) -> None:
-    """The bots the run will refuse as they are now: their version has not passed `arena bot check`
-    here (arena/check/admission.py); how to check each, or to let one in all the same."""
-    from arena.check.admission import source_refusal
-
-    refused = [found for found in map(source_refusal, manifests.values()) if found is not None]
-    if not refused:
-        return
-    _say(f"{count(len(refused), 'bot')} will not play until {'its' if len(refused) == 1 else 'their'} version "
-         "passes `arena bot check` on this machine:")
-    for found in refused:
-        version = f" version {found.version}" if found.version else ""
-        _say(f"  {found.bot}{version} {found.why}: {command('arena', 'bot', 'check', manifests[found.bot].directory)}")
-    _say(f"or let one in without its check: add [grant.{refused[0].bot}] unchecked = true to {path} (that bot, "
-         "every run), or run with --unchecked (every bot, that run)")
+    for line in unchecked_words(manifests, path):  # the bots the run will refuse as they are now
+        _say(line)
 
 
 @tournament_app.command("freeze")
