@@ -249,8 +249,19 @@ async def not_found(request: Request, exc: Exception) -> Response:
                     "There is no such page here." if status == 404 else str(getattr(exc, "detail", "")), "/")
 
 
+async def style(request: Request) -> Response:
+    """The reports' style (one source: arena/report/html.py) and the server's own rules after it."""
+    from pathlib import Path
+
+    from arena.report.html import STYLE
+
+    own = Path(__file__).resolve().parent / "static" / "server.css"
+    return Response(STYLE + own.read_text(encoding="utf-8"), media_type="text/css",
+                    headers={"Cache-Control": "max-age=300"})
+
+
 ROUTES = [
-    Route("/", board), Route("/queue", queue), Route("/bots/{name}", bot), Route("/games/{number}", game),
+    Route("/style.css", style), Route("/", board), Route("/queue", queue), Route("/bots/{name}", bot), Route("/games/{number}", game),
     Route("/signin", signin, methods=["GET", "POST"]), Route("/signup/{code}", signup, methods=["GET", "POST"]),
     Route("/signout", signout, methods=["POST"]), Route("/upload", upload, methods=["GET", "POST"]),
     Route("/organiser", organiser, methods=["GET"]),

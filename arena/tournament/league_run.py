@@ -29,7 +29,7 @@ from arena.tournament.feed import TableFeed, WAIT, _Wait
 from arena.tournament.league_state import games_per_table, league_state, matchmaking_of
 from arena.tournament.pool import Pool
 from arena.tournament.run_plan import RunPlan
-from arena.tournament.runner import Progress, RunSummary, RunTally
+from arena.tournament.runner import Progress, RunSummary, RunTally, play_feed
 from arena.wording import count
 
 
@@ -210,15 +210,7 @@ def run_league(plan: RunPlan, store: ResultStore, *, pool: Pool | None = None, l
     feed = LeagueFeed(plan, store, limits, watch, on_note, on_chosen=tally.grow)
     tally.grow(sum(len(table.games) for table in feed.pending()))
     pool = WorkerPool(plan, plan.worker_count(10**6)) if pool is None else pool
-    finished = False
-    try:
-        pool.start()
-        for spec, item in pool.games(feed, on_note=on_note):
-            tally.keep(spec, item, pool.where.get(spec.key), feed)
-        tally.keep_untried(feed.untried())
-        finished = True
-    finally:
-        pool.stop(wait_s=5.0 if finished else 0.0)
+    play_feed(pool, feed, tally, on_note)
     summary = RunSummary(tally.total, already, tally.played, False, void=len(tally.voided),
                          given_up=tuple(sorted(feed.given_up.items())))
     return summary, stop_words(feed)

@@ -154,17 +154,23 @@ def run_tournament(plan: RunPlan, store: ResultStore, *, pool: Pool | None = Non
         return RunSummary(total, run.already, 0, False)
     pool = WorkerPool(plan, plan.worker_count(len(todo))) if pool is None else pool
     feed = TableFeed(play_order(todo, pending_void_keys(store)))
+    play_feed(pool, feed, run, on_note)
+    return RunSummary(total, run.already, run.played, False, void=total - run.already - run.played,
+                      given_up=tuple(sorted(feed.given_up.items())))
+
+
+def play_feed(pool: Pool, feed: TableFeed, tally: RunTally, on_note: Callable[[str], None] | None) -> None:
+    """Play what `feed` hands out on `pool`, each game kept as it comes; the pool stopped whatever
+    happens (its workers given a moment to end by themselves when the feed ran dry)."""
     finished = False
     try:
         pool.start()
         for spec, item in pool.games(feed, on_note=on_note):
-            run.keep(spec, item, pool.where.get(spec.key), feed)
-        run.keep_untried(feed.untried())
+            tally.keep(spec, item, pool.where.get(spec.key), feed)
+        tally.keep_untried(feed.untried())
         finished = True
     finally:
         pool.stop(wait_s=5.0 if finished else 0.0)
-    return RunSummary(total, run.already, run.played, False, void=total - run.already - run.played,
-                      given_up=tuple(sorted(feed.given_up.items())))
 
 
 class RunTally:
@@ -221,4 +227,5 @@ class RunTally:
 
 
 __all__ = ["Progress", "RunSummary", "build_schedule", "builds_changed", "describe_schedule", "fingerprint",
-           "limits_changed", "pending_tables", "play_order", "run_record", "run_tournament", "RunTally"]
+           "limits_changed", "pending_tables", "play_feed", "play_order", "run_record", "run_tournament",
+           "RunTally"]
