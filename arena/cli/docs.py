@@ -12,7 +12,7 @@ from arena.submission.workspace import GUIDES, guide_path
 
 
 def docs(
-    name: Annotated[str, typer.Argument(help="protocol (for bot authors), rules (the game, numbered), sandbox (what a bot runs under), organising (the organiser's guide: tournaments, every config key) or cluster (across machines).")],
+    name: Annotated[str, typer.Argument(help="protocol (for bot authors), rules (the game, numbered), sandbox (what a bot runs under), organising (the organiser's guide: tournaments, every config key), cluster (across machines) or league (a class league on a server).")],
 ) -> None:
     """Print a document: the bot protocol, the rules, the sandbox, the organiser's guide or the cluster's (Markdown; redirect it to a file)."""
     if name not in GUIDES:

@@ -28,7 +28,7 @@ CACHE_ENV = "XDG_CACHE_HOME"
 # The bot protocol and the docs: the repository's, or the wheel's package data `arena.guide`.
 _GUIDE_ROOT = _PACKAGE / "guide" if (_PACKAGE / "guide").is_dir() else _PACKAGE.parent
 GUIDES = {"protocol": "protocol.md", "rules": "docs/rules.md", "sandbox": "docs/sandbox.md",
-          "organising": "docs/organising.md", "cluster": "docs/cluster.md"}
+          "organising": "docs/organising.md", "cluster": "docs/cluster.md", "league": "docs/league.md"}
 
 
 def guide_path(name: str) -> Path:
