@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 from arena.errors import ArenaError
 from arena.tournament.config import TournamentConfig
 
-CHECK_EVERY_S = 5.0  # a look costs a parse and a hash of every bot's files: not at every table
+CHECK_EVERY_S = 2.0  # a look costs a parse and a hash of every bot's files (ms for a class's bots): not at every table
 
 
 class LeagueWatch:

@@ -150,8 +150,8 @@ def test_a_class_league_from_the_browser(browser, tmp_path):
 
         bob_code, _ = add_author(config, "bob")
         sign_up(browser, f"{base}/signup/{bob_code}")
-        browser.get(f"{base}/bots/alice_bot")
-        assert "alice_bot" in browser.page_source and "build log and check" not in browser.page_source
+        until(lambda: "alice_bot" in page_text(browser, f"{base}/bots/alice_bot"), 20, "alice_bot's page for bob")
+        assert "build log and check" not in browser.page_source
         shoot(browser, tmp_path, "bot")
     finally:
         server.send_signal(signal.SIGTERM)

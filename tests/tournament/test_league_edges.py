@@ -56,8 +56,9 @@ def test_a_withdrawn_bot_s_queued_tables_are_dropped_and_said_once(tmp_path):
 def test_a_bot_that_cannot_be_reached_neither_stalls_the_league_nor_is_chosen_forever(tmp_path):
     """A ZeroMQ service that is down for the whole run: its first table's game is void after its
     retry window and the bot paused; the league chooses on among the others, and its held table
-    gets its last try when the run ends (--games), where the service, out of reach again, is
-    charged (protocol.md section 9)."""
+    gets its last try when nothing else is left, where the service, out of reach again, is charged
+    (protocol.md section 9); when --games is reached first there is no last try, and its games stay
+    void for the next run (which one comes first depends on the machine's pace)."""
     endpoint = f"tcp://127.0.0.1:{_free_port()}"  # where nothing serves
     (tmp_path / "svc").mkdir()
     (tmp_path / "svc" / "bot.toml").write_text(f'name = "svc"\ntransport = "zmq"\nendpoint = "{endpoint}"\n')
@@ -71,7 +72,8 @@ def test_a_bot_that_cannot_be_reached_neither_stalls_the_league_nor_is_chosen_fo
     chosen = tables(config.with_suffix(".sqlite"))
     with_svc = [number for number, (bots, _, _) in chosen.items() if "svc" in bots]
     assert len(with_svc) == 1 and len(chosen) == 3, chosen  # chosen once, then the others played on
-    assert result.exit_code == 1 and "svc could not start in 6 games" in said, said  # charged at its last try
+    charged, void = "svc could not start in 6 games" in said, "6 games void, to be played" in said
+    assert result.exit_code == 1 and (charged or void), said  # never played as if it had, never stalled
 
 
 def _wait_until(check, timeout_s: float = 60.0) -> bool:
@@ -83,7 +85,7 @@ def _wait_until(check, timeout_s: float = 60.0) -> bool:
     return False
 
 
-@pytest.mark.slow  # about 25 s: the league looks at its config every 5 s; a typo, a withdrawal and a rejoin
+@pytest.mark.slow  # the league looks at its config every 2 s (CHECK_EVERY_S); a typo, a withdrawal and a rejoin
 def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_takes_a_withdrawal_and_a_rejoin(tmp_path):
     config = league_config(tmp_path, ["heuristic_bot", "random_bot", "shell_bot", "js_bot"], workers=1)
     database = config.with_suffix(".sqlite")
@@ -95,7 +97,7 @@ def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_ta
         assert _wait_until(lambda: "goes on as it was until the config loads" in run.said()), run.said()
         with sqlite3.connect(database) as db:
             stored = count_games(db)
-        time.sleep(6)  # another look at the same typo, and tables played meanwhile
+        time.sleep(2.5)  # another look at the same typo (CHECK_EVERY_S), and tables played meanwhile
         with sqlite3.connect(database) as db:
             assert count_games(db) > stored, run.said()
         assert run.said().count("until the config loads") == 1 and run.proc.poll() is None, run.said()

@@ -35,7 +35,7 @@ def _seated_at_once(database: Path, bot: str, version: str, workers: int) -> Non
     assert seated and seated[0] in known[:workers], (bot, known[:6], seated[:3])
 
 
-@pytest.mark.slow  # 12 to 40 s (by the load): the league looks for changes every 5 s, and plays on after each
+@pytest.mark.slow  # the league looks for changes every 2 s (CHECK_EVERY_S), and plays on after each
 def test_a_bot_added_and_one_resubmitted_enter_a_running_league_without_a_restart(tmp_path, monkeypatch):
     ws = tmp_path / "ws"
     assert invoke("init", str(ws)).exit_code == 0
