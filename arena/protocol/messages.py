@@ -20,7 +20,8 @@ MAX_BOT_LINE_BYTES = 8192
 NAME_MAX = 32
 # §3 and appendix B: a bot's name, in its hello and its manifest alike. A name is a folder's name too
 # (`bot add` writes bots/NAME): never ".", "..", or hidden, so never first a dot.
-NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,%d}$" % (NAME_MAX - 1))
+# \Z, not $: `$` also matches before a final newline, so "x\n" passed every `.match` of a name.
+NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,%d}\Z" % (NAME_MAX - 1))
 NAME_RULE = f"1 to {NAME_MAX} of the characters A-Z a-z 0-9 _ . -, not first a dot"
 VALUE_MAX = 64  # §3: version= and author= values
 FAULT_KINDS = ("timeout", "illegal", "malformed", "overlong", "stale", "exited")  # §9

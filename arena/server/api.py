@@ -14,6 +14,7 @@ import json
 import re
 import secrets
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator
 
@@ -87,31 +88,47 @@ def _state(server: Any, name: str) -> dict[str, Any] | None:
     return {"upload": latest.id, "state": latest.state, "reason": latest.reason, "version": latest.version}
 
 
+@dataclass(frozen=True)
+class BotPage:
+    """What the bot's page and its JSON show, for one viewer."""
+
+    view: Any  # views.BotView: its figures (empty before its first game)
+    owner: str | None  # its author; None for a house bot
+    may_see: bool  # its logs and stderr: its author's and the organiser's only
+    uploads: list[dict[str, Any]]
+
+
+async def bot_page(server: Any, viewer: Viewer, name: str) -> BotPage:
+    """The bot's page for `viewer`; ArenaError (a 404) for a name no bot of the league has."""
+    from arena.server.views import BotView, bot_view
+
+    if not NAME_RE.match(name):
+        raise ArenaError("no such bot: a bot's name is letters, digits, _ . -")
+    try:
+        view = await server.reader.run(_with_results, server, bot_view, name)
+    except ArenaError:
+        if server.store.latest_upload(name) is None:
+            raise
+        view = BotView(name, None, None)  # uploaded, not played yet
+    owner = server.store.bot_owners().get(name)
+    may_see = viewer.organiser or (owner is not None and owner == viewer.name)
+    return BotPage(view, owner, may_see, [up.as_dict(with_logs=may_see) for up in server.store.uploads(bot=name)])
+
+
 async def bot(request: Request) -> Response:
     found = _reader_or_401(request)
     if isinstance(found, JSONResponse):
         return found
     server, viewer = found
-    name = request.path_params["name"]
-    if not NAME_RE.match(name):
-        return error(404, "no such bot: a bot's name is letters, digits, _ . -")
-    from arena.server.views import bot_view
-
     try:
-        view = await server.reader.run(_with_results, server, bot_view, name)
+        page = await bot_page(server, viewer, request.path_params["name"])
     except ArenaError as exc:
-        state = _state(server, name)
-        if state is None:
-            return error(404, str(exc))
-        view = None
-    may_see = viewer.organiser or server.store.bot_owners().get(name) == viewer.name
-    uploads = [up.as_dict(with_logs=may_see) for up in server.store.uploads(bot=name)]
-    body = {"name": name, "author": server.store.bot_owners().get(name), "state": _state(server, name),
-            "uploads": uploads}
-    if view is not None:
-        body.update(standing=view.standing, rank=view.rank, rating_history=view.history,
-                    head_to_head=view.head_to_head, games=view.games, faults=view.faults)
-    return JSONResponse(body)
+        return error(404, str(exc))
+    view = page.view
+    return JSONResponse({"name": view.name, "author": page.owner, "state": _state(server, view.name),
+                         "uploads": page.uploads, "standing": view.standing, "rank": view.rank,
+                         "rating_history": view.history, "head_to_head": view.head_to_head, "games": view.games,
+                         "faults": view.faults})
 
 
 def _with_results(server: Any, work: Any, *args: Any) -> Any:

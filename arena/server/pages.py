@@ -15,7 +15,6 @@ from starlette.routing import Route
 
 from arena.errors import ArenaError
 from arena.server.auth import COOKIE, Viewer
-from arena.submission.manifest import NAME_RE
 
 SIGNUP_CODE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
@@ -60,23 +59,14 @@ async def bot(request: Request) -> Response:
     if isinstance(found, Response):
         return found
     server, viewer = found
-    name = request.path_params["name"]
-    if not NAME_RE.match(name):
-        return _message(request, viewer, 404, "No such bot", "A bot's name is letters, digits, _ . -.")
-    from arena.server.api import _with_results
-    from arena.server.views import BotView, bot_view
+    from arena.server.api import bot_page
 
     try:
-        view = await server.reader.run(_with_results, server, bot_view, name)
+        page = await bot_page(server, viewer, request.path_params["name"])
     except ArenaError as exc:
-        if server.store.latest_upload(name) is None:
-            return _message(request, viewer, 404, "No such bot", str(exc))
-        view = BotView(name, None, None)
-    owner = server.store.bot_owners().get(name)
-    may_see = viewer.organiser or (owner is not None and owner == viewer.name)
-    uploads = [up.as_dict(with_logs=may_see) for up in server.store.uploads(bot=name)]
-    return server.page(request, "bot.html", viewer, view=view, owner=owner, uploads=uploads, may_see=may_see,
-                       chart=_history_chart(view.history))
+        return _message(request, viewer, 404, "No such bot", str(exc))
+    return server.page(request, "bot.html", viewer, view=page.view, owner=page.owner, uploads=page.uploads,
+                       may_see=page.may_see, chart=_history_chart(page.view.history))
 
 
 def _history_chart(history: list[tuple[int, float]]) -> str:

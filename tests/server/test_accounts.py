@@ -134,7 +134,7 @@ def test_attempts_sent_together_cannot_pass_the_limit(store, monkeypatch):
     assert sum("wait" in line for line in said) == 8 - accounts.NAME_FAILURES
 
 
-@pytest.mark.parametrize("name", ["", "../x", "a b", "<script>", ".hidden", "x" * 200])
+@pytest.mark.parametrize("name", ["", "../x", "a b", "<script>", ".hidden", "x" * 200, "bob\n"])
 def test_a_hostile_name_is_refused(store, name):
     with pytest.raises(accounts.AccountError, match="an author's name is"):
         accounts.add_author(store, name)

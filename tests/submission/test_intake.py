@@ -340,3 +340,17 @@ def test_dest_must_not_exist_and_is_left_as_it_was(tmp_path):
     with pytest.raises(FileExistsError):
         unpack_archive(archive, tmp_path / "out")
     assert listing(tmp_path / "out") == []
+
+
+def test_a_bot_name_with_a_trailing_newline_is_refused(tmp_path):
+    """`$` matches before a final newline: NAME_RE ends in \\Z, so "x\\n" is no bot's name anywhere."""
+    from arena.protocol.messages import NAME_RE
+
+    assert NAME_RE.match("mybot") and not NAME_RE.match("mybot\n")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "mybot\\n"\nlanguage = "python"\ncommand = ["python3", "bot.py"]\n')
+    from arena.submission.manifest import ManifestError, read_manifest
+
+    with pytest.raises(ManifestError, match="not a valid bot name"):
+        read_manifest(folder / "bot.toml")
