@@ -134,8 +134,8 @@ def run(
     while outcome.reopen:  # a league took a change (a bot added, a version, the freeze): it goes on with it
         _say(f"{outcome.league}; the league goes on")
         played += outcome.summary.played
-        options = options.next_part(played, time.monotonic() - started)
-        outcome, session, page = _play(config_path, options)
+        # From the command's options each time: a part's own were already cut by the parts before it.
+        outcome, session, page = _play(config_path, options.next_part(played, time.monotonic() - started))
     _summary(outcome, session, page, config_path, played)
 
 
