@@ -376,11 +376,11 @@ __all__ = ["to_html", "bot_colours", "PALETTE", "nice_ticks", "interval_chart", 
 STYLE = _CSS  # the reports' style, which the league server's pages share (arena/server/)
 
 
-def standings_fragment(standings: Standings) -> str:
-    """The standings part of the page (how far, the table, its notes), then the charts: what the
-    league server's leaderboard shows and sends to its live readers, without the page around it."""
+def standings_fragment(standings: Standings) -> tuple[str, str]:
+    """What the league server's leaderboard shows and sends to its live readers, without the page
+    around it: the standings part (how far, the table, its notes) and the ratings chart after it,
+    apart, since the chart is most of the bytes and changes slowly."""
     colours = bot_colours((b.bot for b in standings.bots), roster=standings.roster or standings.facts.get("bots", ()))
-    out = _standings_part(standings, colours)
-    out += ["<h2>Ratings as the games came in</h2>", _both(rating_chart, standings, colours),
-            _legend([b.bot for b in standings.bots if b.games], colours)]
-    return "\n".join(out)
+    chart = ["<h2>Ratings as the games came in</h2>", _both(rating_chart, standings, colours),
+             _legend([b.bot for b in standings.bots if b.games], colours)]
+    return "\n".join(_standings_part(standings, colours)), "\n".join(chart)

@@ -200,14 +200,17 @@ async def events(request: Request) -> Response:
     except ValueError:
         seen = -1
 
-    async def stream() -> AsyncIterator[dict]:
+    async def stream() -> AsyncIterator[bytes]:
         nonlocal seen
+        first = True
         while True:
             board = await server.hub.next_board(seen, KEEPALIVE_S)
             if board is None:
                 continue  # sse-starlette sends its own pings
             seen = board.last_game_id
-            yield {"event": "board", "data": server.hub.event}
+            # Encoded once for every client (arena/server/league.py); the first has the chart.
+            yield server.hub.first_event if first else server.hub.event
+            first = False
     return EventSourceResponse(stream(), ping=int(KEEPALIVE_S))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import subprocess
 import time
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ log = logging.getLogger(__name__)
 # under the 2 s asked. Each board costs tens of ms of a core the league plays on; a board for every
 # game (20 a second here) took the league's games per minute down by half under load.
 POLL_S = 1.0
+# The ratings chart is two thirds of a board's bytes (22 of 36 KB for 15 bots) and moves slowly: it
+# goes to the live clients at most this often, the standings with every board.
+CHART_EVERY_S = 30.0
 RESTART_S = (2.0, 5.0, 15.0, 60.0)  # pauses before starting an ended run again, growing
 
 
@@ -97,7 +101,10 @@ class LiveHub:
     def __init__(self, reader: LeagueReader) -> None:
         self.reader = reader
         self.board = Board(-1, note="no game yet")
-        self.event = _event(self.board)  # the board as every live client is sent it: encoded once
+        # The board as every live client is sent it, encoded once: with the chart now and then, and
+        # always to a client that just connected (its first).
+        self.event = self.first_event = _event(self.board, with_chart=True)
+        self._chart_sent = (-math.inf, "")  # when, and which
         self._changed = asyncio.Event()
         self._task: asyncio.Task | None = None
 
@@ -113,7 +120,11 @@ class LiveHub:
                 board = self.board
             if board.last_game_id != self.board.last_game_id:
                 self.board = board
-                self.event = _event(board)
+                with_chart = board.chart != self._chart_sent[1] and time.monotonic() - self._chart_sent[0] >= CHART_EVERY_S
+                if with_chart:
+                    self._chart_sent = (time.monotonic(), board.chart)
+                self.first_event = _event(board, with_chart=True)
+                self.event = self.first_event if with_chart else _event(board, with_chart=False)
                 changed, self._changed = self._changed, asyncio.Event()
                 changed.set()
             await asyncio.sleep(POLL_S)
@@ -133,11 +144,17 @@ class LiveHub:
             self._task.cancel()
 
 
-def _event(board: Board) -> str:
+def _event(board: Board, with_chart: bool) -> bytes:
+    """The board as a server-sent event, its bytes ready to write to each client as they are."""
     import json
 
-    return json.dumps({"last_game_id": board.last_game_id, "html": board.html, "recent": list(board.recent[:10]),
-                       "queue": list(board.queue)})
+    from sse_starlette.event import ServerSentEvent
+
+    data = {"last_game_id": board.last_game_id, "html": board.html, "recent": list(board.recent[:10]),
+            "queue": list(board.queue)}
+    if with_chart:
+        data["chart"] = board.chart
+    return ServerSentEvent(json.dumps(data), event="board").encode()
 
 
-__all__ = ["LeagueRunner", "LeagueStatus", "LiveHub", "POLL_S"]
+__all__ = ["CHART_EVERY_S", "LeagueRunner", "LeagueStatus", "LiveHub", "POLL_S"]

@@ -33,7 +33,8 @@ class Board:
 
     last_game_id: int
     standings: dict[str, Any] = field(default_factory=dict)  # `arena standings --format json`'s
-    html: str = ""  # the standings fragment (arena/report/html.py)
+    html: str = ""  # the standings part of the page (arena/report/html.py: standings_fragment)
+    chart: str = ""  # the ratings chart under it
     queue: tuple[dict[str, Any], ...] = ()  # the league's next tables, each with why
     recent: tuple[dict[str, Any], ...] = ()  # the latest games, newest first
     csv: str = ""
@@ -113,8 +114,9 @@ def _board(results: TournamentResults, last: int) -> Board:
 
     standings = results.standings(with_history=False)
     recent = tuple(line.as_dict() for line in results.newest_games(limit=RECENT_GAMES))
-    return Board(last, to_dict(standings), html.standings_fragment(standings), _queue(results), recent,
-                 to_csv(standings), bots=tuple(results.config.bots), league=results.config.name)
+    table, chart = html.standings_fragment(standings)
+    return Board(last, to_dict(standings), table, chart, _queue(results), recent, to_csv(standings),
+                 bots=tuple(results.config.bots), league=results.config.name)
 
 
 def _queue(results: TournamentResults) -> tuple[dict[str, Any], ...]:

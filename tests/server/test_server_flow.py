@@ -6,6 +6,7 @@ goes the same way."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -50,5 +51,7 @@ def test_an_author_uploads_a_bot_that_enters_the_league_and_plays_live(tmp_path,
                 if line.startswith("data:"):
                     board = json.loads(line.removeprefix("data:"))
                     break
-        assert board["last_game_id"] > 0 and "alice_bot" in board["html"].replace("<wbr>", "")  # names break at _
+        shown = re.sub(r"<[^>]*>", "", board["html"])  # a name is marked up to break at its underscores
+        assert board["last_game_id"] > 0 and "alice_bot" in shown
+        assert "<svg" in board["chart"]  # the first board a live client gets has the ratings chart too
         assert "alice_bot" in client.get("/").text
