@@ -72,15 +72,17 @@ class LeagueReader:
         stamp = (_mtime(self.config_path), _mtime(self._database()))
         if self._results is not None and stamp == self._opened_for:
             return self._results
-        if self._results is not None:
-            self._results.close()
-            self._results = None
+        earlier, self._results = self._results, None
+        if earlier is not None:
+            earlier.close()
         try:
             self._results = TournamentResults.open(self.config_path)
         except (ArenaError, StoreError) as exc:
             log.debug("results of %s not open: %s", self.config_path, exc)
             self._opened_for = None
             return None
+        if earlier is not None:  # a bot entered: the ratings go on from their counts (a full refit held the GIL)
+            self._results.keep_ratings_of(earlier)
         self._opened_for = stamp
         return self._results
 

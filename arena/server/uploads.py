@@ -6,13 +6,14 @@ submission layer's intake (arena/submission/intake.py: every hostile-archive ref
 with its reason), the bot's name must be the author's own (a name another author entered is 403),
 and only then is the upload recorded, as `checking`, in one transaction of the server file.
 
-Checked (a child process, one at a time: `python -m arena.server.check_upload CONFIG ID`): the
-bot is built and checked in the sandbox as `arena bot check` does, under the league config's
-ceilings and grants; passing, it enters (its folder put in place of the old version's in one
-rename, the check kept so the league's gate lets this version in, the config's `bots` given the
-bot if it is new), else it is refused with the check's reason, kept for the organiser, who may let
-it in anyway. A server killed at any point finds each upload `checking` and checks it again: an
-upload is entered whole or not at all, and entering twice changes nothing."""
+Checked (a child process for the uploads waiting, one after another: `python -m
+arena.server.check_upload CONFIG ID...`): each bot is built and checked in the sandbox as `arena bot
+check` does, under the league config's ceilings and grants; passing, it enters (its folder put in
+place of the old version's in one rename, the check kept so the league's gate lets this version
+in, the config's `bots` given the batch's new bots in one write), else it is refused with the
+check's reason, kept for the organiser, who may let it in anyway. A server killed at any point
+finds each upload `checking` and checks it again: an upload is entered whole or not at all, and
+entering twice changes nothing."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # the archive as sent; the intake bounds what it unpacks to
 CHECK_NICE = 10  # an upload's check gives way to the league's games on a busy machine
+# The uploads waiting are checked by one child and enter together (one change the league takes,
+# one start of the arena, not one each); a batch is bounded so that the first waits only so long.
+CHECK_BATCH = 10
 
 
 class BodyTooLarge(Exception):
@@ -56,14 +60,16 @@ class UploadChecks:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            for upload in self.waiting():
-                child = self.child = start_child(["arena.server.check_upload", str(self.paths.config), str(upload)],
-                                                 self.paths.logs / f"check-{upload}.log", nice=CHECK_NICE)
+            while waiting := self.waiting()[:CHECK_BATCH]:
+                log_path = self.paths.logs / f"check-{waiting[0]}.log"
+                child = self.child = start_child(["arena.server.check_upload", str(self.paths.config),
+                                                  *map(str, waiting)], log_path, nice=CHECK_NICE)
                 while child.poll() is None:
                     await asyncio.sleep(0.2)
                 if child.returncode:
-                    log.warning("the check of upload %s ended with %s (its log: %s)", upload, child.returncode,
-                                self.paths.logs / f"check-{upload}.log")
+                    log.warning("the check of uploads %s ended with %s (its log: %s)", waiting, child.returncode,
+                                log_path)
+                    break  # tried again at the next upload or start, not in a loop
 
     async def stop(self) -> None:
         from arena.server.children import stop_child

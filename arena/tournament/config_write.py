@@ -188,22 +188,24 @@ def _checked_edit(path: Path, edited: str, wanted: Any, what: str) -> None:
     write_output(path, edited, "the config")
 
 
-def add_bot_entry(path: Path, entry: str) -> bool:
-    """Append `entry` to the config's `bots` (the league server entering a bot), the file's other
-    lines and comments kept. Returns False when it is there already."""
+def add_bot_entry(path: Path, *entries: str) -> bool:
+    """Append `entries` to the config's `bots` (the league server entering bots), the file's other
+    lines and comments kept, in one write (a running league takes them in one change). Returns
+    False when every one is there already."""
     import re
     import tomllib
 
     text = path.read_text(encoding="utf-8")
     bots = list(tomllib.loads(text).get("bots") or [])
-    if entry in bots:
+    new = [entry for entry in dict.fromkeys(entries) if entry not in bots]
+    if not new:
         return False
     found = re.search(r"^bots\s*=\s*\[.*?\]", text, re.M | re.S)
     if found is None:
-        raise ConfigError(f"{path}: no `bots = [...]` line to add {entry} to")
-    line = "bots = [" + ", ".join(f'"{name}"' for name in [*bots, entry]) + "]"
+        raise ConfigError(f"{path}: no `bots = [...]` line to add {', '.join(new)} to")
+    line = "bots = [" + ", ".join(f'"{name}"' for name in [*bots, *new]) + "]"
     _checked_edit(path, text[:found.start()] + line + text[found.end():],
-                  lambda data: list(data.get("bots") or []) == [*bots, entry], f"the bot {entry}")
+                  lambda data: list(data.get("bots") or []) == [*bots, *new], f"the bots {', '.join(new)}")
     return True
 
 

@@ -118,6 +118,13 @@ class TournamentResults:
         """A run's own results (its session's store, left open when this closes): its live views."""
         return cls(store, config, owns_store=False)
 
+    def keep_ratings_of(self, earlier: TournamentResults) -> None:
+        """Read the ratings on from where `earlier` (these results opened before, on the same file)
+        left them: a view that opens its results again (its config changed) refits only the games
+        stored since, not all of them."""
+        if earlier.store.path == self.store.path:
+            self._ratings = earlier._ratings
+
     def __enter__(self) -> TournamentResults:
         return self
 
