@@ -16,10 +16,11 @@ one deal: 6 games a table) on 2 workers, in a fresh folder, three windows one af
 3. alone again, the league as the served window left it (the uploaded bots in it): a league of
    more bots chooses among more tables, and this is the run without the server that the served
    window is compared with.
-The SSE clients and the uploads run niced in one process: in a class they are the students'
-browsers, on other machines. The timing readers run in a process of their own at the league's
-priority (their own work is a request a second each), so that their latencies are the server's and
-not the waits of a niced load generator; the server itself runs as `arena serve` does.
+The SSE clients and the uploads run in one process, niced below the league's run (the server runs
+the league at nice 5): in a class they are the students' browsers, on other machines. The timing
+readers run in a process of their own at the server's priority (their own work is a request a
+second each), so that their latencies are the server's and not the waits of a niced load
+generator; the server itself runs as `arena serve` does.
 The last lines read `server: leaderboard p99 X ms (goal < 200), league games per minute: alone A,
 served B (B/A = r, goal >= 0.9)`. The windows run one after the other on the same machine: what
 else runs on it moves them (the load average is printed at the start and end)."""
@@ -192,7 +193,7 @@ def served(config: Path, database: Path, folder: Path, env: dict, args: argparse
         niced = subprocess.run([sys.executable, __file__, "--load", base, "--window", str(args.window),
                                 "--sse", str(args.sse)], input=json.dumps({"tokens": tokens, "archives": {
                                     name: base64.b64encode(data).decode() for name, data in archives.items()}}),
-                               stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(10))
+                               stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(15))
         latencies = json.loads(timing.communicate()[0])
         games_per_minute = (games_stored(database) - start) * 60 / args.window
         said = json.loads(niced.stdout)

@@ -248,7 +248,10 @@ async def receive_upload(request: Request, server: Any, viewer: Viewer) -> tuple
                 received.unlink(missing_ok=True)
                 return 413, {"error": f"the archive is over {MAX_UPLOAD_BYTES // (1024 * 1024)} MB"}
             out.write(chunk)
-    return await server.reader.run(_take_upload, server, viewer, received, ticket)
+    status, body = await server.reader.run(_take_upload, server, viewer, received, ticket)
+    if status == 202:
+        server.checks.wake()  # here, on the loop: its event is not for other threads to set
+    return status, body
 
 
 def _take_upload(server: Any, viewer: Viewer, received: Path, ticket: str) -> tuple[int, dict[str, Any]]:
@@ -276,7 +279,6 @@ def _take_upload(server: Any, viewer: Viewer, received: Path, ticket: str) -> tu
     except OwnerError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         return 403, {"error": str(exc)}
-    server.checks.wake()
     return 202, {"upload": upload.id, "bot": name, "state": upload.state, "status": f"/api/bots/{name}",
                  "files": unpacked.files, "bytes": unpacked.bytes}
 

@@ -33,6 +33,10 @@ POLL_S = 1.0
 # goes to the live clients at most this often, the standings with every board.
 CHART_EVERY_S = 30.0
 RESTART_S = (2.0, 5.0, 15.0, 60.0)  # pauses before starting an ended run again, growing
+# The league's run (its workers and bots with it) gives way to the server on a busy machine: a page
+# is a few ms of a core, wanted at once; the league takes what the server leaves, as it would at
+# equal priority, but the pages no longer wait behind its games (the upload checks run lower still).
+LEAGUE_NICE = 5
 
 
 @dataclass(frozen=True)
@@ -62,7 +66,7 @@ class LeagueRunner:
         failures = 0
         while True:
             child = self.child = start_child(["arena", "tournament", "run", str(self.paths.config), "--update"],
-                                             self.paths.league_log)
+                                             self.paths.league_log, nice=LEAGUE_NICE)
             started = time.monotonic()
             while child.poll() is None:
                 await asyncio.sleep(0.5)
