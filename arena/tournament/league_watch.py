@@ -6,9 +6,11 @@ league again with it, without the organiser starting anything (arena/cli/tournam
 What the run may take is what `arena tournament run` would take on a new start: an added bot
 always; a new version or a bot taken out with `--update` (or on_change = "replay"); after the
 freeze, no new bot or version. A version that has not passed `arena bot check` here is not taken
-unless the organiser granted it; a config that does not load is not taken. Each of those is said
-once, and the league goes on as it was, taking none of the config's other changes meanwhile: opened
-again, it takes its config whole, and would refuse it."""
+unless the organiser granted it; nor is a bot whose build fails or whose grants cannot be met
+(tried once a version); nor a config that does not load, or that changes what the league's games
+were dealt by (seed, deals, table size, rules). Each of those is said once, and the league goes on
+as it was, taking none of the config's other changes meanwhile: opened again, it takes its config
+whole, and would refuse it."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from arena.errors import ArenaError
+from arena.submission.manifest import BotManifest
 from arena.tournament.config import TournamentConfig
 
 CHECK_EVERY_S = 2.0  # a look costs a parse and a hash of every bot's files (ms for a class's bots): not at every table
@@ -28,9 +31,14 @@ class LeagueWatch:
     run should open the league again, else None."""
 
     def __init__(self, config: TournamentConfig, versions: Mapping[str, str], *, update: bool, unchecked: bool,
-                 note: Callable[[str], None], every_s: float = CHECK_EVERY_S) -> None:
+                 note: Callable[[str], None], every_s: float = CHECK_EVERY_S,
+                 ready: Callable[[TournamentConfig, BotManifest], object] = lambda config, manifest: None) -> None:
         self.config, self.versions, self.update, self.unchecked = config, dict(versions), update, unchecked
         self.note, self.every_s = note, every_s
+        # Builds a bot and checks its grants as the run opened again would (ArenaError: why not): a
+        # bot that cannot be readied is not taken, or the league would end in its refusal.
+        self.ready = ready
+        self._unready: dict[tuple[str, str], str] = {}  # (bot, version) -> why, tried once
         self._looked = time.monotonic()
         self._said: set[str] = set()  # what was said once already
         self.taken: str | None = None  # the change the run stopped for, once it has
@@ -69,8 +77,12 @@ class LeagueWatch:
         unworded = [] if word else changed + taken_out
         refused = [name for name in added + changed
                    if name not in unworded and not self._admitted(config, name, versions[name], manifests)]
+        unready = {name: self._readied(config, manifests[name], versions[name]) for name in added + changed
+                   if name not in unworded + refused}
+        unready = {name: why for name, why in unready.items() if why}
+        fixed = _fixed_changes(self.config, config)
         # Opened again, the league takes its config whole: with a change it would refuse, nothing is taken.
-        others = [name for name in added + changed + taken_out if name not in unworded + refused]
+        others = [name for name in added + changed + taken_out if name not in unworded + refused + list(unready)]
         held = (f"; {', '.join(others)} {'waits' if len(others) == 1 else 'wait'} with it (the league takes its "
                 "config whole)") if others else ""
         if unworded:
@@ -81,8 +93,16 @@ class LeagueWatch:
             self._once(f"{digest}:check:{_joined(versions)}",
                        f"{', '.join(refused)}: this version has not passed `arena bot check` on this machine (or a "
                        f"grant [grant.NAME] unchecked = true in {config.path}); the league goes on without it{held}")
+        for name, why in unready.items():
+            self._once(f"{digest}:ready:{name}={versions[name]}", f"{name} not taken: {why}; the league goes on without "
+                                                                 f"it{held}")
         taken = added + changed + taken_out
-        if unworded or refused or not taken:
+        if fixed:
+            waiting = f"; put them back to take {', '.join(taken)}" if taken else ""
+            self._once(f"{digest}:fixed", f"{config.path}: {'; '.join(fixed)}: a league's games stay as they were dealt, "
+                                          f"so these cannot change (its next start would refuse them){waiting}; the "
+                                          "league goes on as it was")
+        if unworded or refused or unready or fixed or not taken:
             return None
         back = set(self.config.bots) - set(self.config.playing)  # withdrawn, and put back in the config
         how = {**{name: "withdrawn" for name in taken_out}, **{name: "resubmitted" for name in changed},
@@ -99,10 +119,33 @@ class LeagueWatch:
         kept = load_kept_check(name, version)
         return bool(kept and kept.get("passed"))
 
+    def _readied(self, config: TournamentConfig, manifest: BotManifest, version: str) -> str:
+        """Why the bot cannot be readied for the run (built, its grants met), or "": tried once a version."""
+        key = (manifest.name, version)
+        if key not in self._unready:
+            try:
+                self.ready(config, manifest)
+                self._unready[key] = ""
+            except ArenaError as exc:
+                self._unready[key] = str(exc)
+        return self._unready[key]
+
     def _once(self, key: str, line: str) -> None:
         if key not in self._said:
             self._said.add(key)
             self.note(line)
+
+
+def _fixed_changes(running: TournamentConfig, now: TournamentConfig) -> list[str]:
+    """What the config changes that a league's stored games fix (the run opened again would refuse
+    it), one phrase each."""
+    def fixed(config: TournamentConfig) -> dict[str, object]:
+        return {"seed": config.seed, "deals": config.deals, "table_size": config.table_size,
+                "rules": sorted(config.rules.to_options().items())}
+
+    before, after = fixed(running), fixed(now)
+    return [f"{key} changed" if key == "rules" else f"{key} {before[key]} -> {after[key]}"
+            for key in before if before[key] != after[key]]
 
 
 def _digest(path: Path) -> str:

@@ -337,8 +337,12 @@ class TournamentSession:
 
         assert self.store is not None
         options = self.options
+        def ready(config: TournamentConfig, manifest: BotManifest) -> object:
+            return ready_bot(manifest, BotSettings(sandbox_limits=config.sandbox or None, grants=config.grants),
+                             self.isolation, config.path)
+
         watch = LeagueWatch(self.config, self.plan.versions, update=options.update, unchecked=options.unchecked,
-                            note=self.note)
+                            note=self.note, ready=ready)
         summary, why = run_league(self.plan, self.store, pool=self.pool, limits=LeagueLimits(options.until_s, options.games),
                                   watch=watch, on_progress=on_progress, on_note=self.note)
         return RunOutcome(summary, None, league=why, reopen=watch.taken is not None)

@@ -148,3 +148,39 @@ def test_a_change_the_league_cannot_take_holds_the_others_back_rather_than_endin
     assert reopened.exit_code != 0 and "mine version" in reopened.output, reopened.output
     config.write_text(config.read_text().replace(', "./mine"]', "]"))
     assert watch() == "js_bot added: the league takes it now"
+
+
+def test_a_let_in_bot_whose_build_fails_or_a_changed_seed_is_said_once_and_the_league_goes_on(tmp_path):
+    """Taking a change opens the league again with its config whole: a bot let in unchecked whose
+    build fails, or a seed changed beside an added bot, ended the league in that refusal (exit 2),
+    and the league server's run after it, start after start."""
+    from arena.errors import ArenaError
+    from arena.tournament.league_watch import LeagueWatch
+    from arena.tournament.opening import bot_versions, load_tournament
+    from tests.tournament.test_resubmission import put_bot
+
+    config = league_config(tmp_path, ["heuristic_bot", "random_bot", "shell_bot"], workers=1)
+    running, manifests = load_tournament(config)
+    said: list[str] = []
+    builds: list[str] = []
+
+    def ready(now, manifest):  # the session's: its build and grants; this one fails for "broken"
+        builds.append(manifest.name)
+        if manifest.name == "broken":
+            raise ArenaError("the build of broken failed (exit 2): make: *** No rule")
+
+    watch = LeagueWatch(running, bot_versions(manifests), update=False, unchecked=False, note=said.append, every_s=0,
+                        ready=ready)
+    put_bot(tmp_path / "broken", "broken", "random_bot")
+    config.write_text(config.read_text().replace('"shell_bot"]', '"shell_bot", "js_bot", "./broken"]')
+                      + '\n[grant.broken]\nunchecked = true\n')
+    assert watch() is None and watch() is None, said
+    assert builds.count("broken") == 1, builds  # tried once a version, not at every look
+    assert len(said) == 1 and said[0].startswith("broken not taken: the build of broken failed"), said
+    assert "js_bot waits with it" in said[0], said
+    config.write_text(config.read_text().replace(', "./broken"]', "]").replace("seed = ", "seed = 1")
+                      .replace("\n[grant.broken]\nunchecked = true\n", ""))
+    assert watch() is None and watch() is None, said
+    assert len(said) == 2 and "seed " in said[1] and "cannot change" in said[1] and "to take js_bot" in said[1], said
+    config.write_text(config.read_text().replace("seed = 1", "seed = "))
+    assert watch() == "js_bot added: the league takes it now"
