@@ -94,12 +94,12 @@ async def sse_client(client: httpx.AsyncClient, url: str, stop: asyncio.Event, e
                 return
 
 
-async def reader(client: httpx.AsyncClient, url: str, stop: asyncio.Event, latencies: list[float],
+async def reader(client: httpx.AsyncClient, url: str, stop: asyncio.Event, latencies: list[tuple[float, float]],
                  every_s: float) -> None:
     while not stop.is_set():
-        started = time.perf_counter()
+        at, started = time.time(), time.perf_counter()
         response = await client.get(url)
-        latencies.append(time.perf_counter() - started)
+        latencies.append((at, time.perf_counter() - started))
         if response.status_code != 200:
             raise SystemExit(f"the leaderboard answered {response.status_code}")
         await asyncio.sleep(max(0.0, every_s - (time.perf_counter() - started)))
@@ -194,13 +194,29 @@ def served(config: Path, database: Path, folder: Path, env: dict, args: argparse
                                 "--sse", str(args.sse)], input=json.dumps({"tokens": tokens, "archives": {
                                     name: base64.b64encode(data).decode() for name, data in archives.items()}}),
                                stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(15))
-        latencies = json.loads(timing.communicate()[0])
+        timed = json.loads(timing.communicate()[0])
         games_per_minute = (games_stored(database) - start) * 60 / args.window
+        print_slowest(timed, folder / "league.server.sqlite")
+        latencies = [latency for _, latency in timed]
         said = json.loads(niced.stdout)
     finally:
         os.killpg(server.pid, 15)
         server.wait(30)
     return games_per_minute, latencies, said["events"], said["uploads"]
+
+
+def print_slowest(timed: list[list[float]], server_file: Path, shown: int = 8) -> None:
+    """The slowest pages, each with when it was asked (seconds into the window) beside when the
+    uploads entered: what the slow ones waited behind."""
+    if not timed:
+        return
+    start = min(at for at, _ in timed)
+    slowest = sorted(timed, key=lambda pair: -pair[1])[:shown]
+    print("slowest pages (s into the window: ms): " + ", ".join(f"{at - start:.1f}: {latency * 1000:.0f}"
+                                                               for at, latency in sorted(slowest)), flush=True)
+    with sqlite3.connect(f"file:{server_file}?mode=ro", uri=True) as db:
+        entered = [at - start for (at,) in db.execute("SELECT updated_at FROM uploads WHERE state = 'entered'")]
+    print("uploads entered (s into the window): " + ", ".join(f"{at:.1f}" for at in sorted(entered)), flush=True)
 
 
 def percentile(values: list[float], fraction: float) -> float:

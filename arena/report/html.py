@@ -291,7 +291,7 @@ def to_html(standings: Standings, title: str = "Standings", refresh_s: int | Non
     # screen and more, and the standings began 1,200 px down.
     # The tournament's entries in config order, withdrawn ones in place (a withdrawal moves no colour),
     # so that colours are the same in each report of it.
-    colours = bot_colours((b.bot for b in standings.bots), roster=standings.roster or standings.facts.get("bots", ()))
+    colours = _colours(standings)
     out += _standings_part(standings, colours)
     if games_href is not None:
         out.append(_games_links(games_href, latest))
@@ -376,11 +376,19 @@ __all__ = ["to_html", "bot_colours", "PALETTE", "nice_ticks", "interval_chart", 
 STYLE = _CSS  # the reports' style, which the league server's pages share (arena/server/)
 
 
-def standings_fragment(standings: Standings) -> tuple[str, str]:
-    """What the league server's leaderboard shows and sends to its live readers, without the page
-    around it: the standings part (how far, the table, its notes) and the ratings chart after it,
-    apart, since the chart is most of the bytes and changes slowly."""
-    colours = bot_colours((b.bot for b in standings.bots), roster=standings.roster or standings.facts.get("bots", ()))
-    chart = ["<h2>Ratings as the games came in</h2>", _both(rating_chart, standings, colours),
-             _legend([b.bot for b in standings.bots if b.games], colours)]
-    return "\n".join(_standings_part(standings, colours)), "\n".join(chart)
+def standings_part(standings: Standings) -> str:
+    """The standings part of the page (how far, the table, its notes) without the page around it:
+    what the league server's leaderboard shows and sends to its live readers with every game."""
+    return "\n".join(_standings_part(standings, _colours(standings)))
+
+
+def ratings_part(standings: Standings) -> str:
+    """The ratings chart that follows it on the leaderboard, apart: it is most of the bytes and the
+    work, and changes slowly (the server draws it now and then)."""
+    colours = _colours(standings)
+    return "\n".join(["<h2>Ratings as the games came in</h2>", _both(rating_chart, standings, colours),
+                      _legend([b.bot for b in standings.bots if b.games], colours)])
+
+
+def _colours(standings: Standings) -> dict[str, str]:
+    return bot_colours((b.bot for b in standings.bots), roster=standings.roster or standings.facts.get("bots", ()))

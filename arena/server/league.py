@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import subprocess
 import time
 from dataclasses import dataclass
@@ -29,9 +28,6 @@ log = logging.getLogger(__name__)
 # under the 2 s asked. Each board costs tens of ms of a core the league plays on; a board for every
 # game (20 a second here) took the league's games per minute down by half under load.
 POLL_S = 1.0
-# The ratings chart is two thirds of a board's bytes (22 of 36 KB for 15 bots) and moves slowly: it
-# goes to the live clients at most this often, the standings with every board.
-CHART_EVERY_S = 30.0
 RESTART_S = (2.0, 5.0, 15.0, 60.0)  # pauses before starting an ended run again, growing
 # The league's run (its workers and bots with it) gives way to the server on a busy machine: a page
 # is a few ms of a core, wanted at once; the league takes what the server leaves, as it would at
@@ -108,7 +104,7 @@ class LiveHub:
         # The board as every live client is sent it, encoded once: with the chart now and then, and
         # always to a client that just connected (its first).
         self.event = self.first_event = _event(self.board, with_chart=True)
-        self._chart_sent = (-math.inf, "")  # when, and which
+        self._chart_sent = ""  # the chart the live clients were sent last (it is drawn again now and then)
         self._changed = asyncio.Event()
         self._task: asyncio.Task | None = None
 
@@ -124,9 +120,8 @@ class LiveHub:
                 board = self.board
             if board.last_game_id != self.board.last_game_id:
                 self.board = board
-                with_chart = board.chart != self._chart_sent[1] and time.monotonic() - self._chart_sent[0] >= CHART_EVERY_S
-                if with_chart:
-                    self._chart_sent = (time.monotonic(), board.chart)
+                with_chart = board.chart != self._chart_sent
+                self._chart_sent = board.chart
                 self.first_event = _event(board, with_chart=True)
                 self.event = self.first_event if with_chart else _event(board, with_chart=False)
                 changed, self._changed = self._changed, asyncio.Event()
@@ -161,4 +156,4 @@ def _event(board: Board, with_chart: bool) -> bytes:
     return ServerSentEvent(json.dumps(data), event="board").encode()
 
 
-__all__ = ["CHART_EVERY_S", "LeagueRunner", "LeagueStatus", "LiveHub", "POLL_S"]
+__all__ = ["LeagueRunner", "LeagueStatus", "LiveHub", "POLL_S"]

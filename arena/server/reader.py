@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import logging
 import math
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -25,6 +26,9 @@ from arena.tournament.results import TournamentResults
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 RECENT_GAMES = 20
+# The ratings chart is a quarter of a board's work and two thirds of its bytes (22 of 36 KB for 15
+# bots), and moves slowly: it is drawn again at most this often, the standings with every board.
+CHART_EVERY_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class LeagueReader:
         self._results: TournamentResults | None = None
         self._opened_for: tuple[float, float] | None = None
         self._board = Board(-1, note="no game yet")
+        self._chart_at = -math.inf  # when the board's chart was drawn (monotonic seconds)
 
     async def run(self, work: Callable[..., T], *args: Any) -> T:
         """`work(*args)` on the results' thread."""
@@ -103,20 +108,25 @@ class LeagueReader:
             last = results.last_game_id()
             if last == self._board.last_game_id:
                 return self._board
-            self._board = _board(results, last)
+            chart_due = time.monotonic() - self._chart_at >= CHART_EVERY_S
+            self._board = _board(results, last, None if chart_due else self._board.chart)
+            if chart_due:
+                self._chart_at = time.monotonic()
         except StoreError as exc:  # the file replaced under us: open it again next time
             log.warning("reading the league's results: %s", exc)
             self._opened_for = None
         return self._board
 
 
-def _board(results: TournamentResults, last: int) -> Board:
+def _board(results: TournamentResults, last: int, chart: str | None) -> Board:
+    """The board of the games stored up to `last`; `chart`: the ratings chart to keep (None: drawn now)."""
     from arena.report import html
     from arena.report.export import to_csv, to_dict
 
     standings = results.standings(with_history=False)
     recent = tuple(line.as_dict() for line in results.newest_games(limit=RECENT_GAMES))
-    table, chart = html.standings_fragment(standings)
+    table = html.standings_part(standings)
+    chart = html.ratings_part(standings) if chart is None else chart
     return Board(last, to_dict(standings), table, chart, _queue(results), recent, to_csv(standings),
                  bots=tuple(results.config.bots), league=results.config.name)
 
@@ -135,4 +145,4 @@ def _mtime(path: Path) -> float:
         return math.nan
 
 
-__all__ = ["Board", "LeagueReader", "RECENT_GAMES"]
+__all__ = ["Board", "CHART_EVERY_S", "LeagueReader", "RECENT_GAMES"]
