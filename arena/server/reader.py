@@ -39,6 +39,7 @@ class Board:
     standings: dict[str, Any] = field(default_factory=dict)  # `arena standings --format json`'s
     html: str = ""  # the standings part of the page (arena/report/html.py: standings_fragment)
     chart: str = ""  # the ratings chart under it
+    chart_points: int = 0  # the points of the ratings' history it was drawn from
     queue: tuple[dict[str, Any], ...] = ()  # the league's next tables, each with why
     recent: tuple[dict[str, Any], ...] = ()  # the latest games, newest first
     csv: str = ""
@@ -108,8 +109,8 @@ class LeagueReader:
             last = results.last_game_id()
             if last == self._board.last_game_id:
                 return self._board
-            chart_due = time.monotonic() - self._chart_at >= CHART_EVERY_S
-            self._board = _board(results, last, None if chart_due else self._board.chart)
+            chart_due = time.monotonic() - self._chart_at >= CHART_EVERY_S or not self._board.chart_points
+            self._board = _board(results, last, None if chart_due else self._board)
             if chart_due:
                 self._chart_at = time.monotonic()
         except StoreError as exc:  # the file replaced under us: open it again next time
@@ -118,16 +119,20 @@ class LeagueReader:
         return self._board
 
 
-def _board(results: TournamentResults, last: int, chart: str | None) -> Board:
-    """The board of the games stored up to `last`; `chart`: the ratings chart to keep (None: drawn now)."""
+def _board(results: TournamentResults, last: int, keep_chart_of: Board | None) -> Board:
+    """The board of the games stored up to `last`, with the ratings chart of `keep_chart_of` (None:
+    drawn now)."""
     from arena.report import html
     from arena.report.export import to_csv, to_dict
 
     standings = results.standings(with_history=False)
     recent = tuple(line.as_dict() for line in results.newest_games(limit=RECENT_GAMES))
     table = html.standings_part(standings)
-    chart = html.ratings_part(standings) if chart is None else chart
-    return Board(last, to_dict(standings), table, chart, _queue(results), recent, to_csv(standings),
+    if keep_chart_of is None:
+        chart, points = html.ratings_part(standings), len(standings.ratings.history) if standings.ratings else 0
+    else:
+        chart, points = keep_chart_of.chart, keep_chart_of.chart_points
+    return Board(last, to_dict(standings), table, chart, points, _queue(results), recent, to_csv(standings),
                  bots=tuple(results.config.bots), league=results.config.name)
 
 

@@ -104,6 +104,8 @@ class ServerStore:
 
         self.path = Path(path)
         self._lock = threading.RLock()
+        self._readers = threading.local()  # each thread's connection for reads (see rows())
+        self._reader_connections: list[sqlite3.Connection] = []
         refuse_unwritable(self.path, "the server file")
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -148,10 +150,26 @@ class ServerStore:
         return ServerStore._Transaction(self.db, self._lock)
 
     def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
-        with self._lock:
-            return self.db.execute(sql, args).fetchall()
+        """A read, on this thread's own connection: in WAL mode it waits on no writer, so that the
+        pages' loop never waits behind a commit of the results' thread or of an upload's check
+        (which held the shared connection's lock through its fsync: the slowest pages)."""
+        return self._reader().execute(sql, args).fetchall()
+
+    def _reader(self) -> sqlite3.Connection:
+        db = getattr(self._readers, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA query_only = ON")
+            self._readers.db = db
+            with self._lock:
+                self._reader_connections.append(db)
+        return db
 
     def close(self) -> None:
+        with self._lock:
+            for db in self._reader_connections:
+                db.close()
+            self._reader_connections.clear()
         self.db.close()
 
     def secret_key(self) -> str:
