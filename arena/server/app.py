@@ -61,8 +61,9 @@ class Server:
         self.hub = LiveHub(self.reader)
         self.league = LeagueRunner(self.paths, play=settings.play)
         self.checks = UploadChecks(self.paths, self.store.waiting_uploads)
+        # The templates ship with the arena: read once, not looked at again for changes at every page.
         self.templates = Jinja2Templates(env=jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-                                                                autoescape=True))
+                                                                autoescape=True, auto_reload=False))
 
     def viewer(self, request: Request) -> Viewer:
         """The signed-in author of the request (by token or cookie), else an anonymous viewer with
