@@ -115,15 +115,17 @@ def test_check_of_a_bot_always_slower_than_the_limit_stops_early_and_says_how_sl
         "    t = line.split()\n"
         "    if t[0] == 'hello': print('hello name=slow', flush=True)\n"
         "    elif t[0] == 'request':\n"
-        "        time.sleep(0.35)  # the check's limit here is 0.3 s\n"
+        "        time.sleep(0.2)  # the check's limit here is 0.1 s\n"
         "        print(f'move {t[1]} {t[3]}', flush=True)\n"
         "    elif t[0] == 'quit': break\n"
     ))
-    report = check_bot(folder, **{**FAST, "games": 6})
+    # A limit shorter than FAST's: each of its two games (the check's first, the later protocol's)
+    # costs the limit at every one of ~30 requests, and the bot is never in time at any limit.
+    report = check_bot(folder, **{**FAST, "games": 6, "move_timeout_s": 0.1})
     games = failed(report)["games"]
     assert "(stopped after 1 game of 6: 10 timeouts or more say enough)" in games, games
     in_time = failed(report)["answers in time"]
-    assert in_time.startswith("think time p50 300.0 ms, p99 300.0 ms (limit 300 ms, timeouts counted at the limit)")
+    assert in_time.startswith("think time p50 100.0 ms, p99 100.0 ms (limit 100 ms, timeouts counted at the limit)")
     assert "stale" not in games  # its late answers, however far behind, are dropped
 
 

@@ -22,7 +22,7 @@ import pytest
 from tests.cli_support import invoke
 from tests.bots_support import hostile_bot
 from tests.load_support import GENEROUS_LIMITS, assert_no_load_faults
-from tests.tournament.test_run import write_config
+from tests.tournament.test_run import copy_results, write_config
 
 pytest.importorskip("distributed", reason="needs Dask distributed: pip install -e '.[cluster]' (the README's test command does)")
 
@@ -138,16 +138,16 @@ def game_rows(database: Path) -> list[tuple]:
         return db.execute("SELECT key, finishing_order, points, reason FROM games ORDER BY key").fetchall()
 
 
-def local_reference(tmp_path: Path) -> Path:
-    folder = tmp_path / "local"
-    folder.mkdir()
-    config = write_config(folder, "t")
+@pytest.fixture(scope="module")
+def local_reference(tmp_path_factory) -> Path:
+    """write_config's tournament played on this machine, once for the module (read only)."""
+    config = write_config(tmp_path_factory.mktemp("local"), "t")
     assert invoke("tournament", "run", str(config), "--workers", "2").exit_code == 0
     return config
 
 
-def test_a_cluster_run_gives_the_standings_of_a_local_run_and_records_the_machine(cluster, tmp_path):
-    reference = local_reference(tmp_path)
+def test_a_cluster_run_gives_the_standings_of_a_local_run_and_records_the_machine(cluster, local_reference, tmp_path):
+    reference = local_reference
     folder = tmp_path / "on-cluster"
     folder.mkdir()
     config = write_config(folder, "t")
@@ -217,13 +217,14 @@ def a_finished_table(database: Path, games_per_table: int) -> tuple[int, str] | 
     return None
 
 
-def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, tmp_path):
-    reference = local_reference(tmp_path)
+def test_a_worker_killed_mid_run_loses_and_doubles_nothing(cluster, local_reference, tmp_path):
+    (tmp_path / "local").mkdir()
+    reference = copy_results(local_reference, tmp_path / "local")
     folder = tmp_path / "on-cluster"
     folder.mkdir()
     config = write_config(folder, "t", deals=4)  # 4 tables of 24 games
-    reference.write_text(reference.read_text().replace("deals = 2", "deals = 4"))
-    assert invoke("tournament", "run", str(reference)).exit_code == 0
+    write_config(reference.parent, "t", deals=4)
+    assert invoke("tournament", "run", str(reference)).exit_code == 0  # its two more deals
     database = folder / "t.sqlite"
     run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--cluster",
                             cluster.address], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -416,17 +417,21 @@ def test_a_plain_scheduler_off_this_machine_is_refused_for_tls(tmp_path):
     assert "--tls-ca-file" in text and "tls://" in text, text
 
 
-def test_a_port_that_is_no_scheduler_is_said_in_a_sentence_not_waited_on_for_good(tmp_path):
+def test_a_port_that_is_no_scheduler_is_said_in_a_sentence_not_waited_on_for_good(tmp_path, monkeypatch):
     """Dask waits for a scheduler's greeting with no time limit: a port that takes connections
-    and says nothing (a dashboard's, an unrelated service's) held the command for good."""
+    and says nothing (a dashboard's, an unrelated service's) held the command for good. The limit is
+    shortened here (its 12 s are waited in full: a silent port never answers sooner)."""
     import socket
 
+    from arena.tournament import cluster_pool
+
+    monkeypatch.setattr(cluster_pool, "GREETING_TIMEOUT_S", 2.0)
     silent = socket.create_server(("127.0.0.1", 0))
     try:
         text = refused_run(tmp_path, f"tcp://127.0.0.1:{silent.getsockname()[1]}")
     finally:
         silent.close()
-    assert "did not answer as a Dask scheduler within 12 s" in text and "dashboard" in text, text
+    assert "did not answer as a Dask scheduler within 2 s" in text and "dashboard" in text, text
 
 
 def test_workers_of_this_machine_are_refused_for_a_cluster_run(tmp_path):
@@ -496,7 +501,7 @@ def test_the_scheduler_going_away_stops_the_run_and_the_same_command_resumes(tmp
         made.wait_for_workers(1)
         folder = tmp_path / "t"
         folder.mkdir()
-        config = write_config(folder, "t", deals=4)
+        config = write_config(folder, "t", deals=1)  # 24 games: the resumed run plays those the first did not
         database = folder / "t.sqlite"
         run = run_until_stored(config, made.address, database, 6)
         os.killpg(made.scheduler.pid, signal.SIGKILL)
@@ -513,7 +518,7 @@ def test_the_scheduler_going_away_stops_the_run_and_the_same_command_resumes(tmp
         again.add_worker("w1")
         again.wait_for_workers(1)
         resumed = invoke("tournament", "run", str(config), "--cluster", again.address)
-        assert resumed.exit_code == 0 and f"({96 - kept} played now)" in " ".join(resumed.output.split())
+        assert resumed.exit_code == 0 and f"({24 - kept} played now)" in " ".join(resumed.output.split())
     finally:
         again.stop()
 

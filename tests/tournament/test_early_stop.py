@@ -35,8 +35,16 @@ def run(path: Path, workers: int):
     return summary, state, keys, again
 
 
-def test_heuristic_beats_random_decided_early_and_the_same_with_any_number_of_workers(tmp_path):
-    one = run(write(tmp_path, "one"), 1)
+@pytest.fixture(scope="module")
+def decided(tmp_path_factory) -> tuple[Path, tuple]:
+    """The gauntlet run to its decision by one worker, once for the tests of this module that read it
+    (a rerun of a decided run writes nothing)."""
+    path = write(tmp_path_factory.mktemp("sprt"), "one")
+    return path, run(path, 1)
+
+
+def test_heuristic_beats_random_decided_early_and_the_same_with_any_number_of_workers(decided, tmp_path):
+    _, one = decided
     two = run(write(tmp_path, "two"), 2)
     summary, state, keys, again = one
     assert state.decision == H1 and state.challenger == "heuristic_bot" and state.baseline == "random_bot"
@@ -48,9 +56,8 @@ def test_heuristic_beats_random_decided_early_and_the_same_with_any_number_of_wo
     assert two[1] == state and two[2] == keys  # same decision, same deal, same games
 
 
-def test_a_decided_run_plays_nothing_more(tmp_path):
-    path = write(tmp_path, "again")
-    first = run(path, 1)
+def test_a_decided_run_plays_nothing_more(decided):
+    path, first = decided
     summary, state, keys, _ = run(path, 1)
     assert summary.played == 0 and state == first[1] and keys == first[2]
 

@@ -17,6 +17,8 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
+
 from arena.results.store import ResultStore
 from tests.cli_support import invoke
 from tests.load_support import GENEROUS_LIMITS, assert_no_load_faults
@@ -95,7 +97,14 @@ def fresh_run(tmp_path: Path, bots: list[str], now: dict[str, str], deals: int =
     return config
 
 
-def test_an_update_replays_only_the_changed_bots_tables_and_equals_a_fresh_run(tmp_path):
+@pytest.fixture(scope="module")
+def fresh_league(tmp_path_factory) -> Path:
+    """MY_LEAGUE run from the start with mybot resubmitted as heuristic_bot, once for the module: what
+    an update of `played_league` must equal (read only)."""
+    return fresh_run(tmp_path_factory.mktemp("fresh"), MY_LEAGUE, {"mybot": "heuristic_bot"})
+
+
+def test_an_update_replays_only_the_changed_bots_tables_and_equals_a_fresh_run(tmp_path, fresh_league):
     bots = MY_LEAGUE
     folder, config, output = played_league(tmp_path)
     assert "48 games stored" in output, output
@@ -114,7 +123,7 @@ def test_an_update_replays_only_the_changed_bots_tables_and_equals_a_fresh_run(t
     assert superseded_count(folder / "t.sqlite") == 36
     assert_no_load_faults(folder / "t.sqlite")
 
-    fresh = fresh_run(tmp_path, bots, {"mybot": "heuristic_bot"})
+    fresh = fresh_league
     updated = game_results(ResultStore(folder / "t.sqlite", read_only=True))
     assert updated == game_results(ResultStore(fresh.parent / "t.sqlite", read_only=True))  # game for game
     assert comparable_standings(config) == comparable_standings(fresh)
@@ -214,8 +223,8 @@ def test_a_withdrawn_bot_leaves_the_standings_keeps_its_games_and_can_rejoin(tmp
     assert comparable_standings(config) == full_standings
 
 
-def test_sigkill_in_the_middle_of_an_update_then_a_rerun_loses_and_doubles_nothing(tmp_path):
-    folder, config, _ = played_league(tmp_path, deals=4)
+def test_sigkill_in_the_middle_of_an_update_then_a_rerun_loses_and_doubles_nothing(tmp_path, fresh_league):
+    folder, config, _ = played_league(tmp_path)
     put_bot(folder / "mybot", "mybot", "heuristic_bot")
 
     marker = uuid.uuid4().hex
@@ -223,16 +232,16 @@ def test_sigkill_in_the_middle_of_an_update_then_a_rerun_loses_and_doubles_nothi
     command = [sys.executable, "-m", "arena", "tournament", "run", str(config), "--update", "--unchecked"]
     proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     database = folder / "t.sqlite"
-    kept = 24  # the games of the table without mybot: 6 seatings x 4 deals
+    kept = 12  # the games of the table without mybot: 6 seatings x 2 deals
     deadline = time.monotonic() + 60
-    stored = 96
+    stored = 48
     while time.monotonic() < deadline and proc.poll() is None:
         try:
             with sqlite3.connect(database, timeout=1) as db:
                 stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
         except sqlite3.Error:
             pass
-        if kept + 8 <= stored < 96:  # superseded, and some of the replay stored
+        if kept + 8 <= stored < 48:  # superseded, and some of the replay stored
             break
         time.sleep(0.02)
     assert proc.poll() is None, "the update ended before it could be killed"
@@ -245,13 +254,13 @@ def test_sigkill_in_the_middle_of_an_update_then_a_rerun_loses_and_doubles_nothi
     with sqlite3.connect(database) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         partial = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-    assert kept + 8 <= partial < 96
+    assert kept + 8 <= partial < 48
 
     resumed = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert superseded_count(database) == 72  # each old game superseded once
+    assert superseded_count(database) == 36  # each old game superseded once
     assert_no_load_faults(database)
-    fresh = fresh_run(tmp_path, MY_LEAGUE, {"mybot": "heuristic_bot"}, deals=4)
+    fresh = fresh_league
     assert game_results(ResultStore(database, read_only=True)) == \
         game_results(ResultStore(fresh.parent / "t.sqlite", read_only=True))
     assert comparable_standings(config) == comparable_standings(fresh)

@@ -11,6 +11,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -70,13 +71,29 @@ def marker_processes(marker: str) -> list[int]:
     return live_processes_with("environ", f"ARENA_TEST_MARKER={marker}")
 
 
-def test_two_workers_give_the_same_results_as_one(tmp_path):
-    one = tmp_path / "one"
-    two = tmp_path / "two"
-    one.mkdir()
-    two.mkdir()
-    summary1, results1, standings1 = run_in_process(write_config(one, "t"), workers=1)
-    summary2, results2, standings2 = run_in_process(write_config(two, "t"), workers=2)
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory) -> SimpleNamespace:
+    """write_config's tournament played by one worker without a pause, once for the module: the
+    reference the tests below compare their runs with (read only; a test that needs its games in a
+    file of its own copies the file, `copy_results`)."""
+    config = write_config(tmp_path_factory.mktemp("reference"), "t")
+    summary, results, standings = run_in_process(config, workers=1)
+    return SimpleNamespace(config=config, summary=summary, results=results, standings=standings)
+
+
+def copy_results(reference: Path, folder: Path) -> Path:
+    """The reference's config and results file in `folder`, copied through SQLite's backup."""
+    config = write_config(folder, reference.stem)
+    with sqlite3.connect(reference.with_suffix(".sqlite")) as source, sqlite3.connect(config.with_suffix(".sqlite")) as copy:
+        source.backup(copy)
+    source.close()
+    copy.close()
+    return config
+
+
+def test_two_workers_give_the_same_results_as_one(tmp_path, uninterrupted):
+    summary1, results1, standings1 = uninterrupted.summary, uninterrupted.results, uninterrupted.standings
+    summary2, results2, standings2 = run_in_process(write_config(tmp_path, "t"), workers=2)
     assert summary1.played == summary2.played == 4 * 2 * 6
     assert results1 == results2
     assert standings_key(standings1) == standings_key(standings2)
@@ -91,7 +108,7 @@ def test_a_second_run_plays_nothing_more(tmp_path):
     assert results == results_again
 
 
-def test_raising_deals_plays_only_the_new_ones_and_ends_as_if_they_had_been_there_from_the_start(tmp_path):
+def test_raising_deals_plays_only_the_new_ones_and_ends_as_if_they_had_been_there_from_the_start(tmp_path, uninterrupted):
     """More deals for a tighter interval: the stored games stay, only the new deals are played,
     and the result equals a run with that many deals from the start. This holds because game
     numbers go by deal: the crasher crashes in even-numbered games, and the random bot seeds
@@ -100,10 +117,9 @@ def test_raising_deals_plays_only_the_new_ones_and_ends_as_if_they_had_been_ther
 
     from arena.cli.app import app
 
-    reference_dir, grown_dir = tmp_path / "reference", tmp_path / "grown"
-    reference_dir.mkdir()
+    grown_dir = tmp_path / "grown"
     grown_dir.mkdir()
-    _, reference_results, reference_standings = run_in_process(write_config(reference_dir, "t", deals=2), workers=1)
+    reference_results, reference_standings = uninterrupted.results, uninterrupted.standings  # deals = 2
     runner = CliRunner()
     config = write_config(grown_dir, "t", deals=1)
     first = runner.invoke(app, ["tournament", "run", str(config), "--workers", "1"])
@@ -132,19 +148,15 @@ def forget_games_after(database: Path, table_no: int, keep: int) -> int:
     return len(ids)
 
 
-def test_a_table_resumed_mid_way_with_a_crashing_bot_matches_the_uninterrupted_run(tmp_path):
+def test_a_table_resumed_mid_way_with_a_crashing_bot_matches_the_uninterrupted_run(tmp_path, uninterrupted):
     """The crasher faults in games 2, 4, ... of its tables. A resumed table starts fresh processes, so
     only a run that restarts a crashed bot before its next game can agree with the resumed one."""
-    reference_dir, resumed_dir = tmp_path / "reference", tmp_path / "resumed"
-    reference_dir.mkdir()
-    resumed_dir.mkdir()
-    _, reference_results, reference_standings = run_in_process(write_config(reference_dir, "t"), workers=1)
+    reference_results, reference_standings = uninterrupted.results, uninterrupted.standings
     crasher_tables = {int(key[1:5]) for key, (_, _, faults) in reference_results.items() if faults}
     assert crasher_tables, "the crashing bot never crashed: the test proves nothing"
 
-    config = write_config(resumed_dir, "t")
-    run_in_process(config, workers=1)
-    forgotten = sum(forget_games_after(resumed_dir / "t.sqlite", table, keep=3) for table in crasher_tables)
+    config = copy_results(uninterrupted.config, tmp_path)  # the whole run, of which a kill keeps the start
+    forgotten = sum(forget_games_after(tmp_path / "t.sqlite", table, keep=3) for table in crasher_tables)
     summary, results, standings = run_in_process(config, workers=1)
     assert summary.played == forgotten > 0
     assert results == reference_results
@@ -166,14 +178,13 @@ def worker_pids(arena_pid: int) -> list[int]:
 
 
 @pytest.mark.parametrize("victim", ["arena", "worker"])
-def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path, victim):
+def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path, victim, uninterrupted):
     # The issue's promise for the arena; for one worker (the kernel's OOM killer, say) the
     # arena must also stop at once, say which worker died, and resume as well. With a shared
     # queue, the arena only noticed when every worker had ended, and could hang for good.
-    reference_dir, killed_dir = tmp_path / "reference", tmp_path / "killed"
-    reference_dir.mkdir()
+    killed_dir = tmp_path / "killed"
     killed_dir.mkdir()
-    _, reference_results, reference_standings = run_in_process(write_config(reference_dir, "t"), workers=1)
+    reference_results, reference_standings = uninterrupted.results, uninterrupted.standings
 
     config = write_config(killed_dir, "t")
     marker = uuid.uuid4().hex
@@ -334,7 +345,7 @@ def test_ctrl_c_during_a_build_says_what_it_stopped_and_leaves_nothing(tmp_path,
     assert marker_processes(marker) == [] and live_processes_with("cmdline", nap) == []  # the build's sleep is gone
 
 
-def test_a_results_file_of_an_earlier_arena_is_upgraded_by_the_next_run(tmp_path):
+def test_a_results_file_of_an_earlier_arena_is_upgraded_by_the_next_run(tmp_path, uninterrupted):
     """A file of schema version 1 (no kept totals): the reports read it as it is, the next run
     sums its totals once and goes on; the standings are those of a run that never paused."""
     from typer.testing import CliRunner
@@ -356,9 +367,7 @@ def test_a_results_file_of_an_earlier_arena_is_upgraded_by_the_next_run(tmp_path
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
     db.close()
     assert_kept_equals_summed_again(database)
-    (tmp_path / "ref").mkdir()
-    _, reference_results, reference_standings = run_in_process(write_config(tmp_path / "ref", "t", deals=2), workers=1)
-    assert_same_results(database, reference_results, reference_standings)
+    assert_same_results(database, uninterrupted.results, uninterrupted.standings)
 
 
 def assert_same_results(database: Path, reference_results, reference_standings) -> None:
