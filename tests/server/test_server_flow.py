@@ -49,15 +49,20 @@ def test_an_author_uploads_a_bot_that_enters_the_league_and_plays_live(tmp_path,
         # The live board: at once the latest the hub read, then each newer one. The hub reads every
         # POLL_S (1 s), so its latest may predate her first game by a read on a loaded machine (it
         # did, in 2 runs of 3 here): the boards are read on until hers shows, within the deadline.
+        boards = []
         with client.stream("GET", "/api/events?after=-1") as events:
             for line in events.iter_lines():
                 if line.startswith("data:"):
-                    board = json.loads(line.removeprefix("data:"))
-                    if "alice_bot" in board["html"].replace("<wbr>", ""):
+                    boards.append(json.loads(line.removeprefix("data:")))
+                    if "alice_bot" in _text(boards[-1]["html"]):
                         break
                 if time.monotonic() > deadline:  # the stream's pings come every KEEPALIVE_S
                     break
-        shown = re.sub(r"<[^>]*>", "", board["html"])  # a name is marked up to break at its underscores
-        assert board["last_game_id"] > 0 and "alice_bot" in shown
-        assert "<svg" in board["chart"]  # the first board a live client gets has the ratings chart too
+        assert boards and boards[-1]["last_game_id"] > 0 and "alice_bot" in _text(boards[-1]["html"])
+        assert "<svg" in boards[0]["chart"]  # a live client's first board has the ratings chart too
         assert "alice_bot" in client.get("/").text
+
+
+def _text(html: str) -> str:
+    """The page's text: a bot's name is marked up to break at its underscores."""
+    return re.sub(r"<[^>]*>", "", html)
