@@ -61,15 +61,24 @@ class UploadChecks:
             await self._wake.wait()
             self._wake.clear()
             while waiting := self.waiting()[:CHECK_BATCH]:
-                log_path = self.paths.logs / f"check-{waiting[0]}.log"
-                child = self.child = start_child(["arena.server.check_upload", str(self.paths.config),
-                                                  *map(str, waiting)], log_path, nice=CHECK_NICE)
-                while child.poll() is None:
-                    await asyncio.sleep(0.2)
-                if child.returncode:
-                    log.warning("the check of uploads %s ended with %s (its log: %s)", waiting, child.returncode,
-                                log_path)
-                    break  # tried again at the next upload or start, not in a loop
+                if await self._check(waiting):
+                    continue
+                # A batch whose child failed: each alone, so that an upload that breaks its check
+                # holds back only itself; those left checking are tried at the next upload or start.
+                for upload in waiting if len(waiting) > 1 else ():
+                    await self._check([upload])
+                break
+
+    async def _check(self, uploads: list[int]) -> bool:
+        """Check `uploads` in one child; whether it ended well."""
+        log_path = self.paths.logs / f"check-{uploads[0]}.log"
+        child = self.child = start_child(["arena.server.check_upload", str(self.paths.config), *map(str, uploads)],
+                                         log_path, nice=CHECK_NICE)
+        while child.poll() is None:
+            await asyncio.sleep(0.2)
+        if child.returncode:
+            log.warning("the check of uploads %s ended with %s (its log: %s)", uploads, child.returncode, log_path)
+        return child.returncode == 0
 
     async def stop(self) -> None:
         from arena.server.children import stop_child

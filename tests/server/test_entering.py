@@ -54,3 +54,39 @@ def test_entries_added_at_once_keep_the_organisers_lines_and_skip_those_there(tm
     assert config.read_text().startswith('# the class of 2026\nname = "class"  # shown on the pages\n')
     assert 'bots = ["random_bot", "b", "c", "d"]' in config.read_text()
     assert config_write.add_bot_entry(config, "b", "d") is False
+
+
+def test_an_upload_whose_check_child_fails_holds_back_only_itself(tmp_path, monkeypatch):
+    """The uploads waiting are checked in one child; when it fails (an upload that breaks the
+    check's own code, say), each is checked alone, so that the others still enter."""
+    import asyncio
+
+    import arena.server.uploads as uploads
+
+    waiting = [1, 2, 3]
+    started = []
+
+    class Child:
+        def __init__(self, ids):
+            self.returncode = 1 if 2 in ids else 0
+            if not self.returncode:
+                waiting[:] = [i for i in waiting if i not in ids]
+
+        def poll(self):
+            return self.returncode
+
+    def start_child(args, log_path, nice=0):
+        ids = [int(given) for given in args[2:]]
+        started.append(ids)
+        return Child(ids)
+
+    monkeypatch.setattr(uploads, "start_child", start_child)
+    checks = uploads.UploadChecks(ServerPaths(tmp_path / "class.toml"), lambda: list(waiting))
+
+    async def once():
+        checks.start()
+        await asyncio.sleep(0.5)
+        checks._task.cancel()
+
+    asyncio.run(once())
+    assert started == [[1, 2, 3], [1], [2], [3]] and waiting == [2]
