@@ -131,7 +131,8 @@ def test_a_class_league_from_the_browser(browser, tmp_path):
         until(lambda: "alice_bot" in browser.find_element("id", "recent").text, 120,
               "alice_bot's first game on the live board, without a reload")
         shoot(browser, tmp_path, "leaderboard")
-        browser.find_element("css selector", "#recent a").click()
+        # The live board replaces its list of games every second: a link found may be gone at its click.
+        until(lambda: _clicked(browser, "#recent a"), 10, "a click on the latest game")
         until(lambda: browser.execute_script("const m = document.querySelector('main'); return m && m.dataset.steps"),
               10, "the replay page")
         shoot(browser, tmp_path, "replay")
@@ -156,3 +157,13 @@ def test_a_class_league_from_the_browser(browser, tmp_path):
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(30)
+
+
+def _clicked(browser, selector: str) -> bool:
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        browser.find_element("css selector", selector).click()
+        return True
+    except StaleElementReferenceException:
+        return False

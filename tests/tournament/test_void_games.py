@@ -251,14 +251,19 @@ def test_sigkill_while_games_are_void_then_a_rerun_loses_and_doubles_nothing(tmp
     # The killed run's file opened once to write, as the next run would, before any report: a
     # report read in place may otherwise see the log before and after SQLite's recovery of it,
     # whose figures disagreed by a game once in several runs on a loaded machine.
-    _void_rows(config)
-    shown = invoke("standings", str(config), "--format", "json")
-    assert shown.exit_code == 0, shown.output
+    # The report is held to the file as read before and after it, once both reads agree: in CI a
+    # void row more was read after the report than before it once (12 against 11), cause not found.
+    for _ in range(3):
+        _, before = _void_rows(config)
+        shown = invoke("standings", str(config), "--format", "json")
+        assert shown.exit_code == 0, shown.output
+        _, pending = _void_rows(config)
+        if pending == before:
+            break
     facts = json.loads(shown.output)
     stored, voided = facts["games"], facts["games_void"]
     assert voided >= 2 and facts["games_scheduled"] == GAMES and facts["complete"] is False, facts
     assert facts["tournament"]["start_retry_s"] == 2.0  # how long its starts were tried, among the facts
-    _, pending = _void_rows(config)
     assert len(pending) == voided and _stored(database)[0] == stored
     for form in ("table", "markdown", "html"):
         shown = invoke("standings", str(config), "--format", form)
