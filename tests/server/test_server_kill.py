@@ -47,6 +47,8 @@ def stored_keys(database: Path) -> list[str]:
     if not database.exists():
         return []
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'games'").fetchone() is None:
+            return []  # the league's run made the file and has not yet written its tables
         return [key for (key,) in db.execute("SELECT key FROM games")]
 
 
