@@ -104,7 +104,6 @@ class LiveHub:
         # The board as every live client is sent it, encoded once: with the chart now and then, and
         # always to a client that just connected (its first).
         self.event = self.first_event = _event(self.board, with_chart=True)
-        self._chart_sent = ""  # the chart the live clients were sent last (it is drawn again now and then)
         self._changed = asyncio.Event()
         self._task: asyncio.Task | None = None
 
@@ -119,9 +118,8 @@ class LiveHub:
                 log.exception("reading the league's board")
                 board = self.board
             if board.last_game_id != self.board.last_game_id:
+                with_chart = board.chart_game != self.board.chart_game  # drawn again since the last event
                 self.board = board
-                with_chart = board.chart != self._chart_sent
-                self._chart_sent = board.chart
                 self.first_event = _event(board, with_chart=True)
                 self.event = self.first_event if with_chart else _event(board, with_chart=False)
                 changed, self._changed = self._changed, asyncio.Event()

@@ -37,9 +37,10 @@ class Board:
 
     last_game_id: int
     standings: dict[str, Any] = field(default_factory=dict)  # `arena standings --format json`'s
-    html: str = ""  # the standings part of the page (arena/report/html.py: standings_fragment)
-    chart: str = ""  # the ratings chart under it
+    html: str = ""  # the standings part of the page (arena/report/html.py: standings_part)
+    chart: str = ""  # the ratings chart under it (ratings_part)
     chart_points: int = 0  # the points of the ratings' history it was drawn from
+    chart_game: int = -1  # the last game of the board it was drawn with: a newer one, a new chart
     queue: tuple[dict[str, Any], ...] = ()  # the league's next tables, each with why
     recent: tuple[dict[str, Any], ...] = ()  # the latest games, newest first
     csv: str = ""
@@ -55,7 +56,10 @@ class LeagueReader:
         self.config_path = config_path
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-results")
         self._results: TournamentResults | None = None
-        self._opened_for: tuple[float, float] | None = None
+        # What the results were opened for: the config's mtime and the results file's identity (its
+        # device and inode, not its mtime, which every stored game moves: not a reason to open again).
+        self._opened_for: tuple[float, tuple[int, int] | None] | None = None
+        self._database_of: tuple[float, Path] | None = None  # the config's mtime, the results file it names
         self._board = Board(-1, note="no game yet")
         self._chart_at = -math.inf  # when the board's chart was drawn (monotonic seconds)
 
@@ -75,21 +79,23 @@ class LeagueReader:
 
     def results(self) -> TournamentResults | None:
         """The results as they stand (None before the league's first game is stored)."""
-        stamp = (_mtime(self.config_path), _mtime(self._database()))
+        config_mtime = _mtime(self.config_path)
+        if self._database_of is None or self._database_of[0] != config_mtime:  # read the config only when it changed
+            self._database_of = (config_mtime, self._database())
+        stamp = (config_mtime, _file_id(self._database_of[1]))
         if self._results is not None and stamp == self._opened_for:
             return self._results
-        earlier, self._results = self._results, None
-        if earlier is not None:
-            earlier.close()
+        earlier, self._results, self._opened_for = self._results, None, None
         try:
             self._results = TournamentResults.open(self.config_path)
+            if earlier is not None:  # a bot entered: the ratings go on from their counts (a full refit held the GIL)
+                self._results.keep_ratings_of(earlier)
+            self._opened_for = stamp
         except (ArenaError, StoreError) as exc:
             log.debug("results of %s not open: %s", self.config_path, exc)
-            self._opened_for = None
-            return None
-        if earlier is not None:  # a bot entered: the ratings go on from their counts (a full refit held the GIL)
-            self._results.keep_ratings_of(earlier)
-        self._opened_for = stamp
+        finally:
+            if earlier is not None:
+                earlier.close()
         return self._results
 
     def _database(self) -> Path:
@@ -130,10 +136,11 @@ def _board(results: TournamentResults, last: int, keep_chart_of: Board | None) -
     table = html.standings_part(standings)
     if keep_chart_of is None:
         chart, points = html.ratings_part(standings), len(standings.ratings.history) if standings.ratings else 0
+        chart_game = last
     else:
-        chart, points = keep_chart_of.chart, keep_chart_of.chart_points
-    return Board(last, to_dict(standings), table, chart, points, _queue(results), recent, to_csv(standings),
-                 bots=tuple(results.config.bots), league=results.config.name)
+        chart, points, chart_game = keep_chart_of.chart, keep_chart_of.chart_points, keep_chart_of.chart_game
+    return Board(last, to_dict(standings), table, chart, points, chart_game, _queue(results), recent,
+                 to_csv(standings), bots=tuple(results.config.bots), league=results.config.name)
 
 
 def _queue(results: TournamentResults) -> tuple[dict[str, Any], ...]:
@@ -141,6 +148,14 @@ def _queue(results: TournamentResults) -> tuple[dict[str, Any], ...]:
 
     return tuple({"table": t.number, "bots": list(t.bots), "reason": t.reason, "why": t.why}
                  for t in league_tables(results.store, QUEUED))
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _mtime(path: Path) -> float:
