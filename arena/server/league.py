@@ -30,9 +30,11 @@ log = logging.getLogger(__name__)
 POLL_S = 1.0
 RESTART_S = (2.0, 5.0, 15.0, 60.0)  # pauses before starting an ended run again, growing
 # The league's run (its workers and bots with it) gives way to the server on a busy machine: a page
-# is a few ms of a core, wanted at once; the league takes what the server leaves, as it would at
-# equal priority, but the pages no longer wait behind its games (the upload checks run lower still).
-LEAGUE_NICE = 5
+# is a fraction of a ms of a core, wanted at once; the league takes what the server leaves, as it
+# would at equal priority. At nice 5 a burst of the server's still got only about half a core
+# against the league's processes (CFS weights 1024 to 335 each); at 10 it gets most of it. The
+# upload checks run lower still (arena/server/uploads.py CHECK_NICE).
+LEAGUE_NICE = 10
 
 
 @dataclass(frozen=True)

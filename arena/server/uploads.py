@@ -30,7 +30,7 @@ from arena.server.paths import ServerPaths
 log = logging.getLogger(__name__)
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024  # the archive as sent; the intake bounds what it unpacks to
-CHECK_NICE = 15  # an upload's check gives way to the league's games (LEAGUE_NICE, 5) on a busy machine
+CHECK_NICE = 15  # an upload's check gives way to the league's games (LEAGUE_NICE, 10) on a busy machine
 # The uploads waiting are checked by one child and enter together (one change the league takes,
 # one start of the arena, not one each); a batch is bounded so that the first waits only so long.
 CHECK_BATCH = 10
