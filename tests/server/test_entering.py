@@ -81,6 +81,7 @@ def test_an_upload_whose_check_child_fails_holds_back_only_itself(tmp_path, monk
         return Child(ids)
 
     monkeypatch.setattr(uploads, "start_child", start_child)
+    monkeypatch.setattr(uploads, "GATHER_S", 0.0)
     checks = uploads.UploadChecks(ServerPaths(tmp_path / "class.toml"), lambda: list(waiting))
 
     async def once():
@@ -90,3 +91,43 @@ def test_an_upload_whose_check_child_fails_holds_back_only_itself(tmp_path, monk
 
     asyncio.run(once())
     assert started == [[1, 2, 3], [1], [2], [3]] and waiting == [2]
+
+
+def test_uploads_that_come_together_are_checked_together(tmp_path, monkeypatch):
+    """The checks wait GATHER_S after an upload wakes them: a burst enters in one change, not its
+    first upload alone and then the rest."""
+    import asyncio
+
+    import arena.server.uploads as uploads
+
+    waiting, started = [], []
+
+    class Child:
+        returncode = 0
+
+        def __init__(self, ids):
+            waiting[:] = [i for i in waiting if i not in ids]
+
+        def poll(self):
+            return 0
+
+    def start_child(args, log_path, nice=0):
+        started.append([int(given) for given in args[2:]])
+        return Child(started[-1])
+
+    monkeypatch.setattr(uploads, "start_child", start_child)
+    monkeypatch.setattr(uploads, "GATHER_S", 0.3)
+    checks = uploads.UploadChecks(ServerPaths(tmp_path / "class.toml"), lambda: list(waiting))
+
+    async def burst():
+        checks.start()
+        await asyncio.sleep(0.4)  # nothing waited at the start
+        for upload in (1, 2, 3):
+            waiting.append(upload)
+            checks.wake()
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.6)
+        checks._task.cancel()
+
+    asyncio.run(burst())
+    assert started == [[1, 2, 3]] and waiting == []
