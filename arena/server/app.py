@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from arena.server.auth import ANONYMOUS, COOKIE, Sessions, Viewer, bearer_token
-from arena.server.league import LeagueRunner, LiveHub
+from arena.server.league import LeagueRunner, LiveHub, freeze_objects_so_far
 from arena.server.paths import ServerPaths
 from arena.server.reader import LeagueReader
 from arena.server.uploads import MAX_UPLOAD_BYTES, UploadChecks
@@ -43,6 +43,7 @@ class ServerSettings:
     secure_cookies: bool = False  # behind HTTPS (a reverse proxy): cookies only over HTTPS
     public: bool = False  # the leaderboard and replays to anyone, signed in or not
     play: bool = True  # play the league (off: serve its results only)
+    own_process: bool = False  # `arena serve`: the process is the server's to tune (not the tests' app in theirs)
 
 
 class Server:
@@ -58,7 +59,7 @@ class Server:
         self.sessions = Sessions(self.store.secret_key(), settings.secure_cookies)
         self.store.set_base_url(settings.base_url)  # `arena author add` gives links that start with it
         self.reader = LeagueReader(settings.config)
-        self.hub = LiveHub(self.reader)
+        self.hub = LiveHub(self.reader, on_first_board=freeze_objects_so_far if settings.own_process else None)
         self.league = LeagueRunner(self.paths, play=settings.play)
         self.checks = UploadChecks(self.paths, self.store.waiting_uploads)
         # The templates ship with the arena: read once, not looked at again for changes at every page.

@@ -33,6 +33,7 @@ def check_league(config_path: Path, host: str) -> Served:
 
 def run_server(settings: Any, host: str, port: int) -> None:
     """Serve until Ctrl-C or SIGTERM (uvicorn's: the league's run and any check are stopped first)."""
+    import dataclasses
     import sys
 
     import uvicorn
@@ -42,6 +43,7 @@ def run_server(settings: Any, host: str, port: int) -> None:
     # The results' thread (a board, a bot's page) hands the GIL to the pages' event loop after 1 ms,
     # not Python's 5: a page's many small waits on it added up to the slowest pages under load.
     sys.setswitchinterval(0.001)
+    settings = dataclasses.replace(settings, own_process=True)
     uvicorn.run(build_app(settings), host=host, port=port, log_level="warning", timeout_graceful_shutdown=15)
 
 

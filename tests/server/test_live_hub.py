@@ -35,10 +35,11 @@ def _data(event: bytes) -> dict:
 
 def test_the_chart_goes_live_only_when_drawn_again_and_in_every_first_event(monkeypatch):
     monkeypatch.setattr(league, "POLL_S", 0.01)
+    frozen = []  # `arena serve` keeps the objects of its start out of the collector, once: here, counted
     boards = [Board(5, html="t5", chart="<svg>A</svg>", chart_game=5),
               Board(6, html="t6", chart="<svg>A</svg>", chart_game=5),  # the chart kept from game 5
               Board(9, html="t9", chart="<svg>B</svg>", chart_game=9)]  # drawn again
-    hub = league.LiveHub(ScriptedReader(list(boards)))
+    hub = league.LiveHub(ScriptedReader(list(boards)), on_first_board=lambda: frozen.append(True))
     seen: list[tuple[dict, dict]] = []
 
     async def watch() -> None:
@@ -57,3 +58,4 @@ def test_the_chart_goes_live_only_when_drawn_again_and_in_every_first_event(monk
     assert [event.get("chart") for event, _ in seen] == ["<svg>A</svg>", None, "<svg>B</svg>"]
     assert [first["chart"] for _, first in seen] == ["<svg>A</svg>", "<svg>A</svg>", "<svg>B</svg>"]
     assert [event["html"] for event, _ in seen] == ["t5", "t6", "t9"]
+    assert frozen == [True]
