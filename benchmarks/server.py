@@ -1,29 +1,38 @@
 """Many readers never slow the league (issue 44): the league's games per minute with and without the
 server under load, and the leaderboard page's latency under that load.
 
-    .venv/bin/python benchmarks/server.py                  # 60 s windows
+    .venv/bin/python benchmarks/server.py                  # 60 s windows, 3 served
     .venv/bin/python benchmarks/server.py --window 120 --sse 200 --readers 20 --uploads 10
     .venv/bin/python benchmarks/server.py --uploads 0      # what the readers alone cost
 
-A league of the bundled bots (random_bot, heuristic_bot, shell_bot, c_bot, js_bot; tables of three,
-one deal: 6 games a table) on 2 workers, in a fresh folder, three windows one after the other:
-1. alone: `arena tournament run CONFIG --until W` without the server, its games counted from the results;
-2. served: `arena serve CONFIG` plays the same league (resumed: the same bots and cards go on)
-   while, on loopback, --sse clients hold /api/events open (each reads every event), --readers
-   clients fetch the leaderboard page (/) one request after another, timing each, and --uploads
-   uploads of a copy of random_bot (renamed up_N, each its own author) go through /api/bots and
-   their checks; its games are counted over the same window;
-3. alone again, the league as the served window left it (the uploaded bots in it): a league of
-   more bots chooses among more tables, and this is the run without the server that the served
-   window is compared with.
-The SSE clients and the uploads run in one process, niced below the league's run (the server runs
-the league at nice 5): in a class they are the students' browsers, on other machines. The timing
+A league of five copies of random_bot (bench_0..4; tables of three, one deal: 6 games a table) on
+2 workers. Every bot, uploads included, plays as random_bot does, so a table costs the same
+whichever bots the matchmaking seats at it: with the bundled bots (c_bot against js_bot) the same
+league alone ran between 990 and 2,034 games a minute from one window to the next, which hid any
+10% the server might cost. The league is prepared once (its bots checked, built and past 30
+games), and each window plays a copy of it, from the same results and the same cards; --rounds 3
+(the default) runs alone, served, alone, served, alone, served, alone (about 12 minutes):
+1. alone: `arena tournament run CONFIG` without the server, at the server league's nice; with
+   --uploads, the same bots as the uploads (up_N, copies of random_bot) are checked and entered at
+   the window's start as the server's check child does, in one process at its nice: a league takes
+   a new bot only once checked here, with the server or without it;
+2. served: `arena serve CONFIG` plays it while, on loopback, --sse clients hold /api/events open
+   (each reads every event; all connected before the window starts, and how long that took is
+   printed), --readers clients fetch the leaderboard page (/) one request after another, timing
+   each, and the uploads go through /api/bots (each its own author) and their checks.
+Each served window is compared with the mean of the two alone on either side of it (the machine's
+own drift moved windows alone by up to a fifth over a run), and B/A is the mean of those ratios.
+Each window starts WARM_S after the run's first game and counts the games that finished in it.
+The SSE clients and the uploads run in one process that takes only a core nothing else wants
+(SCHED_IDLE): in a class they are the students' browsers, on other machines, and their own CPU
+(printed: about 6 s a minute at nice 19, which the league lost) is not the server's. The timing
 readers run in a process of their own at the server's priority (their own work is a request a
 second each), so that their latencies are the server's and not the waits of a niced load
-generator; the server itself runs as `arena serve` does.
+generator; the server runs as `arena serve` does.
 The last lines read `server: leaderboard p99 X ms (goal < 200), league games per minute: alone A,
-served B (B/A = r, goal >= 0.9)`. The windows run one after the other on the same machine: what
-else runs on it moves them (the load average is printed at the start and end)."""
+served B (B/A = r, goal >= 0.9)`; each served window's line gives the server process's own CPU
+time in it, and the clients'. The windows run one after the other on the same machine: what else
+runs on it moves them (the load average is printed at the start and end)."""
 
 from __future__ import annotations
 
@@ -31,8 +40,11 @@ import argparse
 import asyncio
 import base64
 import json
+import math
 import os
+import resource
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -40,12 +52,30 @@ import sys
 import tarfile
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from arena.server.league import LEAGUE_NICE  # noqa: E402  the server runs its league and checks so niced
+from arena.server.uploads import CHECK_NICE  # noqa: E402
+
+CLIENTS_NICE = 19  # the live clients and uploads: in a class, other machines' work
+
+
+def as_other_machines() -> None:
+    """The live clients' process takes only a core nothing else wants (SCHED_IDLE; nice 19 where
+    that is refused): in a class they run on the students' machines, not on the league's cores."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(CLIENTS_NICE)
+
 REPO = Path(__file__).resolve().parents[1]
-BOTS = ["random_bot", "heuristic_bot", "shell_bot", "c_bot", "js_bot"]
+BOTS = [f"bench_{i}" for i in range(5)]
+WARM_PAGES = 3  # rounds of untimed pages before a timing reader's window
+WARM_S = 3.0  # after the league's first game: its run has started its workers
 
 
 def arena(*args: str, cwd: Path, timeout: float | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -53,29 +83,41 @@ def arena(*args: str, cwd: Path, timeout: float | None = None, env: dict | None 
                           timeout=timeout, env=env)
 
 
-def games_stored(database: Path) -> int:
+def games_finished(database: Path, since: float = 0.0, until: float = float("inf")) -> int:
+    """Games stored with `finished_at` in [since, until): a window's games, whatever ran before it."""
     if not database.exists():
         return 0
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-        return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        try:
+            return db.execute("SELECT COUNT(*) FROM games WHERE finished_at >= ? AND finished_at < ?",
+                              (since, until)).fetchone()[0]
+        except sqlite3.OperationalError:  # made, its tables not yet written
+            return 0
+
+
+def copy_of(name: str, into: Path) -> Path:
+    """A copy of random_bot named `name`: every bot of the benchmark's league plays as it does, so
+    that a table costs the same whichever bots the league's matchmaking seats at it."""
+    folder = into / name
+    shutil.copytree(REPO / "bots" / "random_bot", folder)
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "random_bot"', f'name = "{name}"'))
+    return folder
 
 
 def write_league(folder: Path) -> Path:
     config = folder / "league.toml"
-    config.write_text(f'name = "bench"\nseed = 5\nbots = {BOTS!r}\nschedule = "league"\nworkers = 2\n'
+    entries = [f"./bots/{name}" for name in BOTS]
+    config.write_text(f'name = "bench"\nseed = 5\nbots = {entries!r}\nschedule = "league"\nworkers = 2\n'
                       'isolation = "auto"\n'.replace("'", '"'))
     return config
 
 
-def upload_archive(folder: Path, name: str) -> bytes:
-    """A copy of random_bot named `name`, packed as an author would."""
-    source = folder / f"src-{name}"
-    shutil.copytree(REPO / "bots" / "random_bot", source)
-    manifest = source / "bot.toml"
-    manifest.write_text(manifest.read_text().replace('name = "random_bot"', f'name = "{name}"'))
-    archive = folder / f"{name}.tar.gz"
+def upload_archive(source: Path) -> bytes:
+    """The bot folder packed as an author would."""
+    archive = source.with_suffix(".tar.gz")
     with tarfile.open(archive, "w:gz") as tar:
-        tar.add(source, arcname=name)
+        tar.add(source, arcname=source.name)
     return archive.read_bytes()
 
 
@@ -85,7 +127,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-async def sse_client(base: str, stop: asyncio.Event, events: list[int]) -> None:
+async def sse_client(base: str, stop: asyncio.Event, events: list[int], ready: list[int]) -> None:
     """A live client that reads every byte of /api/events and counts its boards: on a plain socket,
     since 200 streams parsed line by line (httpx) took more of the shared cores than the server
     did, and in a class they are other machines' work."""
@@ -93,13 +135,15 @@ async def sse_client(base: str, stop: asyncio.Event, events: list[int]) -> None:
     reader, writer = await asyncio.open_connection(host, int(port))
     writer.write(f"GET /api/events HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
     await writer.drain()
-    marker, tail = b"event: board", b""
+    marker, tail, first_seen = b"event: board", b"", False
     try:
         while not stop.is_set():
             chunk = await reader.read(1 << 16)
             if not chunk:
                 raise ConnectionError("the server closed the event stream")
             seen = tail + chunk
+            if not first_seen and marker in seen:
+                first_seen, ready[0] = True, ready[0] + 1
             events[0] += seen.count(marker)
             tail = seen[-(len(marker) - 1):]  # a marker split between two reads is counted once
     finally:
@@ -110,10 +154,13 @@ async def reader(client: httpx.AsyncClient, url: str, stop: asyncio.Event, laten
                  every_s: float) -> None:
     while not stop.is_set():
         at, started = time.time(), time.perf_counter()
-        response = await client.get(url)
-        latencies.append((at, time.perf_counter() - started))
-        if response.status_code != 200:
-            raise SystemExit(f"the leaderboard answered {response.status_code}")
+        try:
+            response = await client.get(url)
+            ok = response.status_code == 200
+        except httpx.HTTPError as exc:  # counted as a page never served, and said
+            print(f"a leaderboard request failed: {exc!r}", file=sys.stderr, flush=True)
+            ok = False
+        latencies.append((at, time.perf_counter() - started if ok else math.inf))
         await asyncio.sleep(max(0.0, every_s - (time.perf_counter() - started)))
 
 
@@ -127,9 +174,15 @@ async def uploader(base: str, tokens: list[tuple[str, str]], archives: dict[str,
 
 async def load(base: str, window_s: float, sse: int, tokens: list[tuple[str, str]],
                archives: dict[str, bytes]) -> tuple[int, list[str]]:
-    """The niced side of the load: the SSE clients and the uploads, for `window_s`."""
-    stop, events, uploads = asyncio.Event(), [0], []
-    tasks = [asyncio.create_task(sse_client(base, stop, events)) for _ in range(sse)]
+    """The niced side of the load: the SSE clients, connected before the window (its first line out
+    says how long that took), then, once told "go", the uploads; for `window_s`."""
+    stop, events, ready, uploads = asyncio.Event(), [0], [0], []
+    started = time.perf_counter()
+    tasks = [asyncio.create_task(sse_client(base, stop, events, ready)) for _ in range(sse)]
+    while ready[0] < sse and time.perf_counter() - started < 120:
+        await asyncio.sleep(0.05)
+    print(json.dumps({"connected": ready[0], "seconds": time.perf_counter() - started}), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # "go"
     tasks.append(asyncio.create_task(uploader(base, tokens, archives, uploads)))
     await asyncio.sleep(window_s)
     stop.set()
@@ -148,6 +201,10 @@ async def time_readers(base: str, window_s: float, readers: int, every_s: float)
     """The timing side: `readers` clients loading the leaderboard, each once every `every_s`."""
     stop, latencies = asyncio.Event(), []
     pages = httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=readers + 10))
+    # Untimed first: each reader's connection opened and the client's own first use paid (in a run
+    # without this the slowest pages were the first seconds' whether uploads came or not).
+    for _ in range(WARM_PAGES):
+        await asyncio.gather(*(pages.get(f"{base}/") for _ in range(readers)))
     tasks = [asyncio.create_task(reader(pages, f"{base}/", stop, latencies, every_s)) for _ in range(readers)]
     await asyncio.sleep(window_s)
     stop.set()
@@ -165,52 +222,151 @@ async def _end(tasks: list[asyncio.Task]) -> None:
         print(f"{len(failed)} clients failed, the first with: {failed[0]!r}", file=sys.stderr, flush=True)
 
 
-def league_alone(config: Path, database: Path, folder: Path, env: dict, window_s: float) -> float:
-    """Games per minute of `arena tournament run CONFIG --until W`, without the server."""
-    before = games_stored(database)
-    arena("tournament", "run", str(config), "--until", f"{int(window_s)}s", "--update", cwd=folder, env=env)
-    return (games_stored(database) - before) * 60 / window_s
+def first_game(database: Path, since: float, process: subprocess.Popen, what: str) -> float:
+    """When the league's run (started at `since`) is playing: WARM_S after its first game stored."""
+    while games_finished(database, since) == 0:
+        if process.poll() is not None:
+            raise SystemExit(f"{what} ended (exit code {process.returncode}) before it stored a game")
+        time.sleep(0.2)
+    time.sleep(WARM_S)
+    return time.time()
 
 
-def served(config: Path, database: Path, folder: Path, env: dict, args: argparse.Namespace
-           ) -> tuple[float, list[float], int, list[str]]:
+def enter_by_hand(config: Path, sources: list[Path]) -> None:
+    """The league takes the bots without the server: each checked as the server's check child checks
+    an upload (in one process, under the config's ceilings), then the passing ones entered together
+    (arena/server/entering.py `enter`): the work of taking new bots that a league pays either way."""
+    from arena.check.runner import check_bot
+    from arena.server.entering import enter
+    from arena.server.paths import ServerPaths
+    from arena.tournament.config import load_config
+
+    given = load_config(config)
+    checked = []
+    for source in sources:
+        report = check_bot(source, sandbox_limits=given.sandbox or None, grants=given.grants,
+                           move_timeout_s=given.move_timeout_s, startup_timeout_s=given.startup_timeout_s)
+        if report.passed:
+            checked.append((source, source.name, report.to_dict()))
+    enter(ServerPaths(config), checked)
+
+
+def league_alone(folder: Path, env: dict, args: argparse.Namespace) -> float:
+    """Games per minute of `arena tournament run CONFIG` without the server, over a window that
+    starts once it plays; with --uploads, the same bots as the served window's uploads are checked
+    and entered by hand at the window's start, niced as the server's checks are."""
+    config, database, started = folder / "league.toml", folder / "league.sqlite", time.time()
+    run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(config), "--until",
+                            f"{int(args.window + 60)}s", "--update"], cwd=folder, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                           preexec_fn=lambda: os.nice(LEAGUE_NICE))
+    try:
+        start = first_game(database, started, run, "the league's run")
+        ticks = cpu_ticks()
+        sources = [folder / "uploads" / name for name in upload_names(args)]
+        entering = subprocess.Popen([sys.executable, __file__, "--enter", str(config), *map(str, sources)], cwd=folder,
+                                    env=env, preexec_fn=lambda: os.nice(CHECK_NICE)) if sources else None
+        time.sleep(max(0.0, start + args.window - time.time()))
+        if entering is not None and entering.poll() is None:
+            print("the bots entered by hand were not all in when the window ended", flush=True)
+        print(f"{len(tomllib.loads(config.read_text())['bots'])} bots in the league at the window's end; "
+              f"{steal_words(ticks)}", flush=True)
+        return games_finished(database, start, start + args.window) * 60 / args.window
+    finally:
+        os.killpg(run.pid, signal.SIGTERM)
+        run.wait(60)
+        if entering is not None:
+            entering.wait(120)
+
+
+def upload_names(args: argparse.Namespace) -> list[str]:
+    return [f"up_{i}" for i in range(args.uploads)]
+
+
+def cpu_ticks() -> tuple[int, int]:
+    """This machine's CPU time stolen by its host (a virtual machine's `steal`) and all of it, in ticks."""
+    fields = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return fields[7], sum(fields)
+
+
+def steal_words(since: tuple[int, int]) -> str:
+    stolen, total = (now - then for now, then in zip(cpu_ticks(), since))
+    return f"the host took {stolen / total:.1%} of this machine's CPU time (steal)" if total else ""
+
+
+def cpu_seconds(pid: int) -> float:
+    """The process's own CPU time (user + system, not its children's), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds() -> float:
+    """The CPU time of this process's children that have ended (here: the load's clients)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def served(folder: Path, env: dict, args: argparse.Namespace) -> tuple[float, list[float], int, list[str], float]:
     """Games per minute of `arena serve CONFIG` under the load; the readers' latencies, the events
-    the SSE clients read, the uploads' answers."""
-    tokens = []
-    for i in range(args.uploads):
-        said = arena("author", "add", str(config), f"author{i}", cwd=folder, env=env)
-        tokens.append((f"up_{i}", said.stdout.strip().splitlines()[-1].removeprefix("token: ")))
-    archives = {name: upload_archive(folder, name) for name, _ in tokens}
-    port = free_port()
+    the SSE clients read, the uploads' answers, the server process's own CPU seconds in the window."""
+    config, database = folder / "league.toml", folder / "league.sqlite"
+    tokens = [(name, token) for name, token in json.loads((folder / "tokens.json").read_text())]
+    archives = {name: upload_archive(folder / "uploads" / name) for name, _ in tokens}
+    port, started = free_port(), time.time()
     server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(config), "--port", str(port), "--public"],
                               cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                if httpx.get(f"{base}/api/standings", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        time.sleep(5.0)  # the league's run starts and builds nothing new
-        start = games_stored(database)
+        first_game(database, started, server, "the server")
+        niced = subprocess.Popen([sys.executable, __file__, "--load", base, "--window", str(args.window),
+                                  "--sse", str(args.sse)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                 preexec_fn=as_other_machines)
+        niced.stdin.write(json.dumps({"tokens": tokens, "archives": {
+            name: base64.b64encode(data).decode() for name, data in archives.items()}}) + "\n")
+        niced.stdin.flush()
+        connected = json.loads(niced.stdout.readline())  # the live clients all connected: the window starts
+        print(f"{connected['connected']} SSE clients connected in {connected['seconds']:.1f} s, before the window",
+              flush=True)
+        start, cpu_before, clients_before = time.time(), cpu_seconds(server.pid), children_cpu_seconds()
+        ticks = cpu_ticks()
         timing = subprocess.Popen([sys.executable, __file__, "--time-readers", base, "--window", str(args.window),
                                    "--readers", str(args.readers), "--every", str(args.every)],
                                   stdout=subprocess.PIPE, text=True)
-        niced = subprocess.run([sys.executable, __file__, "--load", base, "--window", str(args.window),
-                                "--sse", str(args.sse)], input=json.dumps({"tokens": tokens, "archives": {
-                                    name: base64.b64encode(data).decode() for name, data in archives.items()}}),
-                               stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(15))
+        niced.stdin.write("go\n")
+        niced.stdin.flush()
         timed = json.loads(timing.communicate()[0])
-        games_per_minute = (games_stored(database) - start) * 60 / args.window
+        said = json.loads(niced.communicate()[0])
+        time.sleep(max(0.0, start + args.window - time.time()))
+        server_cpu_s = cpu_seconds(server.pid) - cpu_before
+        print(steal_words(ticks), flush=True)
+        print(f"the clients' own CPU in the window (SSE, readers, uploads): "
+              f"{children_cpu_seconds() - clients_before:.1f} s", flush=True)
+        games_per_minute = games_finished(database, start, start + args.window) * 60 / args.window
         print_slowest(timed, folder / "league.server.sqlite")
         latencies = [latency for _, latency in timed]
-        said = json.loads(niced.stdout)
     finally:
-        os.killpg(server.pid, 15)
-        server.wait(30)
-    return games_per_minute, latencies, said["events"], said["uploads"]
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(60)
+    return games_per_minute, latencies, said["events"], said["uploads"], server_cpu_s
+
+
+def prepare(folder: Path, env: dict, args: argparse.Namespace) -> None:
+    """The league every window starts from (each window plays a copy of it): its bots checked, built
+    and past their first games; the uploads' folders and their authors' tokens."""
+    (folder / "bots").mkdir(parents=True)
+    config = write_league(folder)
+    for name in BOTS:
+        checked = arena("bot", "check", str(copy_of(name, folder / "bots")), cwd=folder, env=env)
+        if checked.returncode != 0:
+            raise SystemExit(f"{name} failed its check:\n{checked.stdout}{checked.stderr}")
+    arena("tournament", "run", str(config), "--games", "30", cwd=folder, env=env)
+    tokens = []
+    for i, name in enumerate(upload_names(args)):
+        copy_of(name, folder / "uploads")
+        said = arena("author", "add", str(config), f"author{i}", cwd=folder, env=env)
+        tokens.append((name, said.stdout.strip().splitlines()[-1].removeprefix("token: ")))
+    (folder / "tokens.json").write_text(json.dumps(tokens))
 
 
 def print_slowest(timed: list[list[float]], server_file: Path, shown: int = 8) -> None:
@@ -238,42 +394,60 @@ def main() -> None:
     parser.add_argument("--sse", type=int, default=200)
     parser.add_argument("--readers", type=int, default=20)
     parser.add_argument("--uploads", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3, help="served windows, each between two alone")
     parser.add_argument("--every", type=float, default=1.0, help="seconds between one reader's pages")
     parser.add_argument("--time-readers", metavar="URL", help=argparse.SUPPRESS)  # the timing readers' process
     parser.add_argument("--load", metavar="URL", help=argparse.SUPPRESS)  # the niced SSE clients and uploads
+    parser.add_argument("--enter", nargs="+", metavar="CONFIG", help=argparse.SUPPRESS)  # bots entered by hand
     args = parser.parse_args()
     if args.time_readers:
         print(json.dumps(asyncio.run(time_readers(args.time_readers, args.window, args.readers, args.every))))
         return
     if args.load:
-        given = json.loads(sys.stdin.read())
+        given = json.loads(sys.stdin.readline())
         archives = {name: base64.b64decode(data) for name, data in given["archives"].items()}
         events, uploads = asyncio.run(load(args.load, args.window, args.sse, [tuple(t) for t in given["tokens"]],
                                            archives))
         print(json.dumps({"events": events, "uploads": uploads}))
         return
+    if args.enter:
+        enter_by_hand(Path(args.enter[0]), [Path(source) for source in args.enter[1:]])
+        return
     print(f"load average {os.getloadavg()[0]:.2f} at the start; windows of {args.window:.0f} s", flush=True)
     with tempfile.TemporaryDirectory(prefix="arena-bench-server-") as tmp:
-        folder = Path(tmp)
-        env = {**os.environ, "XDG_CACHE_HOME": str(folder / "cache")}
-        config = write_league(folder)
-        database = folder / "league.sqlite"
-        arena("tournament", "run", str(config), "--games", "30", cwd=folder, env=env)  # builds, once, before timing
-        alone = league_alone(config, database, folder, env, args.window)
-        print(f"alone: {alone:.0f} games per minute ({len(BOTS)} bots)", flush=True)
-        with_server, latencies, events, uploads = served(config, database, folder, env, args)
-        print(f"served: {with_server:.0f} games per minute", flush=True)
-        after = league_alone(config, database, folder, env, args.window)
-        print(f"alone again: {after:.0f} games per minute ({len(BOTS) + args.uploads} bots)", flush=True)
+        env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "cache")}
+        prepare(Path(tmp) / "base", env, args)
+        alone, served_pace, latencies, events = [], [], [], 0
+        for number, window in enumerate(["alone", *["served", "alone"] * args.rounds]):
+            folder = Path(tmp) / f"window-{number}"
+            shutil.copytree(Path(tmp) / "base", folder, symlinks=True)
+            if window == "served":
+                pace, timed, read, uploads, server_cpu_s = served(folder, env, args)
+                served_pace.append(pace)
+                latencies += timed
+                events += read
+                print(f"uploads: {', '.join(uploads) or 'none'}; the server process's own CPU in the window: "
+                      f"{server_cpu_s:.1f} s of {2 * args.window:.0f} core-seconds", flush=True)
+            else:
+                pace = league_alone(folder, env, args)
+                alone.append(pace)
+            shutil.rmtree(folder)
+            print(f"{window}: {pace:.0f} games per minute", flush=True)
     p99, median = percentile(latencies, 0.99), percentile(latencies, 0.5)
-    print(f"readers: {len(latencies)} leaderboard pages, median {median:.1f} ms, p99 {p99:.1f} ms, "
-          f"slowest {percentile(latencies, 1.0):.0f} ms; {events} events read by {args.sse} SSE clients; "
-          f"uploads: {', '.join(uploads) or 'none'}")
+    failed = sum(1 for latency in latencies if latency == math.inf)
+    print(f"readers: {len(latencies)} leaderboard pages ({failed} not served: counted as endless), median {median:.1f} ms, p99 {p99:.1f} ms, "
+          f"slowest {percentile(latencies, 1.0):.0f} ms (all served windows); {events} events read in all "
+          f"({args.sse} SSE clients a window)")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
-    ratio = with_server / after if after else float("nan")
-    print(f"server: leaderboard p99 {p99:.0f} ms (goal < 200), league games per minute: alone {after:.0f} "
-          f"(the same bots; {alone:.0f} before the uploads), served {with_server:.0f} (B/A = {ratio:.2f}, goal >= 0.9)")
-
+    # Each served window against the mean of the two alone on either side of it: the machine's
+    # drift over the run (it moved the windows alone by up to a fifth) cancels out of each pair.
+    paired = [pace / ((alone[i] + alone[i + 1]) / 2) for i, pace in enumerate(served_pace)]
+    print(f"alone: {', '.join(f'{pace:.0f}' for pace in alone)} games per minute; served: "
+          f"{', '.join(f'{pace:.0f}' for pace in served_pace)}; each served window over the mean of the two "
+          f"alone around it: {', '.join(f'{ratio:.2f}' for ratio in paired)}")
+    print(f"server: leaderboard p99 {p99:.0f} ms (goal < 200), league games per minute: alone "
+          f"{sum(alone) / len(alone):.0f}, served {sum(served_pace) / len(served_pace):.0f} "
+          f"(B/A = {sum(paired) / len(paired):.2f}, the mean of the pairs; goal >= 0.9)")
 
 if __name__ == "__main__":
     main()
