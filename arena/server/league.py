@@ -32,9 +32,9 @@ POLL_S = 1.0
 RESTART_S = (2.0, 5.0, 15.0, 60.0)  # pauses before starting an ended run again, growing
 # The league's run (its workers and bots with it) gives way to the server on a busy machine: a page
 # is a fraction of a ms of a core, wanted at once; the league takes what the server leaves, as it
-# would at equal priority. At nice 5 a burst of the server's still got only about half a core
-# against the league's processes (CFS weights 1024 to 335 each); at 10 it gets most of it. The
-# upload checks run lower still (arena/server/uploads.py CHECK_NICE).
+# would at equal priority. By the scheduler's weights (1024 for the server against 335 for each
+# league process at nice 5, 110 at 10) a burst of the server's got about half a core against a busy
+# league at 5 and most of one at 10. The upload checks run lower still (uploads.py CHECK_NICE).
 LEAGUE_NICE = 10
 
 
@@ -149,8 +149,9 @@ class LiveHub:
 def freeze_objects_so_far() -> None:
     """`arena serve`'s, once its first board is made (every module a page needs imported, the
     results open): the objects so far are kept out of the collector's full passes (gc.freeze, as
-    long-running servers do). One such pass scanned 120,000 objects and held every page for 127 ms;
-    after the freeze they scanned about 57,000."""
+    long-running servers do). One such pass scanned 120,000 objects and took 127 ms, every page
+    waiting; after the freeze they scanned about 57,000 (on a busy machine still 107-180 ms: what
+    it saves in time was not measured apart)."""
     import gc
 
     gc.collect()

@@ -57,7 +57,8 @@ class LeagueReader:
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-results")
         self._results: TournamentResults | None = None
         # What the results were opened for: the config's mtime and the results file's identity (its
-        # device and inode, not its mtime, which every stored game moves: not a reason to open again).
+        # device and inode, not its mtime, which moves as the league writes, at each checkpoint of
+        # its log: no reason to open it again).
         self._opened_for: tuple[float, tuple[int, int] | None] | None = None
         self._database_of: tuple[float, Path] | None = None  # the config's mtime, the results file it names
         self._board = Board(-1, note="no game yet")
