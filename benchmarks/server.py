@@ -236,19 +236,15 @@ def enter_by_hand(config: Path, sources: list[Path]) -> None:
     """The league takes the bots without the server: each checked as the server's check child checks
     an upload (in one process, under the config's ceilings), then the passing ones entered together
     (arena/server/entering.py `enter`): the work of taking new bots that a league pays either way."""
-    from arena.check.runner import check_bot
-    from arena.server.entering import enter
+    from arena.server.entering import check_folder, enter
     from arena.server.paths import ServerPaths
-    from arena.tournament.config import load_config
 
-    given = load_config(config)
-    checked = []
+    paths, checked = ServerPaths(config), []
     for source in sources:
-        report = check_bot(source, sandbox_limits=given.sandbox or None, grants=given.grants,
-                           move_timeout_s=given.move_timeout_s, startup_timeout_s=given.startup_timeout_s)
+        report = check_folder(paths, source)
         if report.passed:
             checked.append((source, source.name, report.to_dict()))
-    enter(ServerPaths(config), checked)
+    enter(paths, checked)
 
 
 def league_alone(folder: Path, env: dict, args: argparse.Namespace) -> float:

@@ -50,16 +50,11 @@ def check_uploads(paths: ServerPaths, store: Any, upload_ids: list[int]) -> dict
 
 def _check(paths: ServerPaths, store: Any, upload_id: int) -> Passed | str:
     """The upload checked: Passed, or its state (refused; or as it was, if it no longer waits)."""
-    from arena.check.runner import check_bot
-    from arena.tournament.config import load_config
-
     upload = store.upload(upload_id)
     if upload is None or upload.state != "checking":
         return upload.state if upload is not None else "gone"
     folder = _staged(paths, upload)
-    config = load_config(paths.config)
-    report = check_bot(folder, sandbox_limits=config.sandbox or None, grants=config.grants,
-                       move_timeout_s=config.move_timeout_s, startup_timeout_s=config.startup_timeout_s)
+    report = check_folder(paths, folder)
     check = report.to_dict()
     build_log = next((r.detail for r in report.results if r.name == "build"), "")[:BUILD_LOG_CHARS]
     if report.passed:
@@ -68,6 +63,17 @@ def _check(paths: ServerPaths, store: Any, upload_id: int) -> Passed | str:
     reason = "; ".join(f"{r.name}: {r.detail.splitlines()[0] if r.detail else 'failed'}" for r in failed)[:2000]
     store.set_upload(upload_id, "refused", reason=f"its check failed ({reason})", check=check, build_log=build_log)
     return "refused"
+
+
+def check_folder(paths: ServerPaths, folder: Path) -> Any:
+    """The bot in `folder` checked as `arena bot check` does, under the league config's ceilings,
+    grants and time limits: its CheckReport."""
+    from arena.check.runner import check_bot
+    from arena.tournament.config import load_config
+
+    config = load_config(paths.config)
+    return check_bot(folder, sandbox_limits=config.sandbox or None, grants=config.grants,
+                     move_timeout_s=config.move_timeout_s, startup_timeout_s=config.startup_timeout_s)
 
 
 def enter(paths: ServerPaths, bots: list[tuple[Path, str, dict[str, Any]]]) -> list[str]:
@@ -117,4 +123,4 @@ def _staged(paths: ServerPaths, upload: Any) -> Path:
     return unpack_archive(Path(upload.archive), target).folder
 
 
-__all__ = ["Passed", "check_uploads", "enter", "let_in"]
+__all__ = ["Passed", "check_folder", "check_uploads", "enter", "let_in"]
