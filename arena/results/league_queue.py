@@ -35,6 +35,9 @@ CREATE TABLE IF NOT EXISTS league_tables (
 # The queue, read by every refresh of a league's live board and page (results/league_view.py):
 # a handful of rows found without reading a long league's every table.
 QUEUE_INDEX = "CREATE INDEX IF NOT EXISTS league_tables_queued ON league_tables (number) WHERE status = 'queued'"
+# Whether a league's final round robin is queued, and how much of it is left, read by every board:
+# its tables found without reading the league's every table (a long league has hundreds of thousands).
+REASON_INDEX = "CREATE INDEX IF NOT EXISTS league_tables_by_reason ON league_tables (reason, status)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,7 @@ def queue_tables(store: ResultStore, tables: Iterable[LeagueTable]) -> None:
         with store._write() as db:
             db.execute(SCHEMA)
             db.execute(QUEUE_INDEX)
+            db.execute(REASON_INDEX)
             db.executemany("INSERT INTO league_tables (number, bots, reason, why, chosen_at, status) "
                            "VALUES (?, ?, ?, ?, ?, ?)",
                            [(t.number, ",".join(t.bots), t.reason, t.why, now, QUEUED) for t in tables])
@@ -90,6 +94,25 @@ def league_tables(store: ResultStore, status: str | None = None) -> list[LeagueT
             for number, bots, reason, why, chosen_at, state, ended_at in rows]
 
 
+def tables_of_reason(store: ResultStore, reason: str) -> tuple[int, int]:
+    """How many tables were chosen for `reason`, and how many of those are still queued."""
+    with store._read() as db:
+        if not _exists(db):
+            return 0, 0
+        tables, queued = db.execute("SELECT COUNT(*), COUNT(CASE WHEN status = ? THEN 1 END) FROM league_tables "
+                                    "WHERE reason = ?", (QUEUED, reason)).fetchone()
+    return tables, queued
+
+
+def next_table_number(store: ResultStore) -> int:
+    """The number the league's next table takes: one past its last (0 for the first)."""
+    with store._read() as db:
+        if not _exists(db):
+            return 0
+        (last,) = db.execute("SELECT MAX(number) FROM league_tables").fetchone()
+    return 0 if last is None else last + 1
+
+
 def queued_games_left(store: ResultStore, games_per_table: int) -> int:
     """The games of the queued tables not stored yet."""
     with store._read() as db:
@@ -109,4 +132,4 @@ def games_by_bot(store: ResultStore) -> dict[str, int]:
 
 
 __all__ = ["QUEUED", "PLAYED", "DROPPED", "LeagueTable", "queue_tables", "end_table", "league_tables", "games_by_bot",
-           "queued_games_left"]
+           "next_table_number", "queued_games_left", "tables_of_reason"]

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Callable
 
 from arena.errors import ArenaError
-from arena.results.league_queue import DROPPED, QUEUED, LeagueTable, end_table, league_tables, queue_tables
+from arena.results.league_queue import DROPPED, QUEUED, LeagueTable, end_table, league_tables, next_table_number
+from arena.results.league_queue import queue_tables, tables_of_reason
 from arena.results.store import ResultStore
 from arena.tournament.config import TournamentConfig
 from arena.wording import count
@@ -56,14 +57,12 @@ def refuse_after_freeze(config: TournamentConfig, stored: dict | None, versions:
 def begin_final(store: ResultStore, config: TournamentConfig, note: Callable[[str], None]) -> None:
     """On a frozen league's first opening: the league's games out of the standings, its queue
     dropped, the final round robin queued (the module's docstring); nothing when that is done."""
-    known = league_tables(store)
-    if not config.frozen or any(table.reason == FINAL for table in known):
+    if not config.frozen or tables_of_reason(store, FINAL)[0]:
         return
     moved = store.supersede({name: BEFORE_FREEZE for name in store.bots_played()}, store.fingerprint() or {})
-    for table in known:
-        if table.status == QUEUED:
-            end_table(store, table.number, DROPPED)
-    first = known[-1].number + 1 if known else 0
+    for table in league_tables(store, QUEUED):
+        end_table(store, table.number, DROPPED)
+    first = next_table_number(store)
     playing = list(config.playing)
     combos = itertools.combinations(playing, config.table_size)
     why = (f"the final round robin after the freeze: every {config.table_size} of the {len(playing)} entered bots, "
@@ -77,10 +76,10 @@ def begin_final(store: ResultStore, config: TournamentConfig, note: Callable[[st
 
 def final_complete(store: ResultStore) -> bool | None:
     """None for a league not frozen yet (no final table); else whether every final table was played."""
-    finals = [table for table in league_tables(store) if table.reason == FINAL]
+    finals, queued = tables_of_reason(store, FINAL)
     if not finals:
         return None
-    return all(table.status != QUEUED for table in finals)
+    return queued == 0
 
 
 
