@@ -53,10 +53,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.results.plackett_luce import fit  # noqa: E402
 from arena.results.ratings import Z95  # noqa: E402
-from arena.results.league_queue import PLAYED, LeagueTable  # noqa: E402
 from arena.results.ratings import NO_RATINGS, ratings_of  # noqa: E402
 from arena.schedule.matchmaking import Matchmaking, choose_tables  # noqa: E402
-from arena.tournament.league_state import league_state  # noqa: E402
+from arena.tournament.league_state import LeagueTally, league_state  # noqa: E402
 from arena.schedule.tables import balanced_schedule  # noqa: E402
 
 BOTS, TOP, TABLE_SIZE = 30, 10, 3
@@ -130,19 +129,20 @@ def play_table(bots: tuple[int, ...], truth: np.ndarray, rng: np.random.Generato
 class League:
     """The league's matchmaking as a league run uses it (arena/tournament/league_run.py): after each
     fit, its state made by the arena's own converter (`league_state`: the fit as Ratings, each bot's
-    games, the tables played so far), then `choose_tables`."""
+    games, the tally of the tables played so far), then `choose_tables`."""
 
     def __init__(self, seed: int, settings: Matchmaking) -> None:
         self.seed, self.settings = seed, settings
-        self.played: list[LeagueTable] = []
+        self.played = LeagueTally()
 
     def tables(self, result, count: int, games: np.ndarray) -> list[tuple[int, ...]]:
         ratings = ratings_of(NAMES, result) if result is not None else NO_RATINGS
         state = league_state(NAMES, ratings, {name: int(games[i]) for i, name in enumerate(NAMES)}, self.played,
-                             GAMES_PER_TABLE)
-        choices, _ = choose_tables(state, self.settings, self.seed, len(self.played), count, GAMES_PER_TABLE)
-        self.played += [LeagueTable(len(self.played) + i, choice.bots, choice.reason, choice.why, status=PLAYED)
-                        for i, choice in enumerate(choices)]
+                             (), GAMES_PER_TABLE)
+        first = self.played.played
+        choices, _ = choose_tables(state, self.settings, self.seed, first, count, GAMES_PER_TABLE)
+        for i, choice in enumerate(choices):
+            self.played.add(first + i, choice.bots)
         return [tuple(NAMES.index(name) for name in choice.bots) for choice in choices]
 
 

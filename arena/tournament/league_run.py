@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 from arena.results.league_queue import DROPPED, PLAYED, QUEUED, LeagueTable, end_table, games_by_bot, league_tables
-from arena.results.league_queue import queue_tables
+from arena.results.league_queue import next_table_number, queue_tables
 from arena.results.ratings_read import RatingsReader
 from arena.results.store import ResultStore
 from arena.schedule.games import GameSpec, TableSpec, table_games
 from arena.schedule.matchmaking import choose_tables
 from arena.tournament.feed import TableFeed, WAIT, _Wait
-from arena.tournament.league_state import games_per_table, league_state, matchmaking_of
+from arena.tournament.league_state import LeagueTally, games_per_table, league_state, matchmaking_of
 from arena.tournament.pool import Pool
 from arena.tournament.run_plan import RunPlan
 from arena.tournament.runner import Progress, RunSummary, RunTally, play_feed
@@ -64,6 +64,8 @@ class LeagueFeed(TableFeed):
         self.stopped_by: str | None = None  # why it stopped choosing, once it has
         self._ratings = RatingsReader()
         self._left: dict[int, int] = {}  # table number -> its games not yet stored
+        self._seated: dict[int, tuple[str, ...]] = {}  # table number -> its bots, while under way
+        self._tally: LeagueTally | None = None  # the played tables, read at the first choice
         super().__init__(self._resumed())
 
     # ---- the queue an earlier run left --------------------------------------------------------
@@ -87,7 +89,7 @@ class LeagueFeed(TableFeed):
                 end_table(self.store, queued.number, PLAYED)
                 continue
             tables.append(TableSpec(spec.index, spec.entries, missing))
-            self._left[spec.index] = len(missing)
+            self._left[spec.index], self._seated[spec.index] = len(missing), spec.entries
         if dropped:  # one line for them all: a bot withdrawn often sat at every queued table
             self._say(f"league {'table' if len(dropped) == 1 else 'tables'} {', '.join(dropped)} dropped: "
                       f"{', '.join(sorted(gone))} left the league")
@@ -143,19 +145,20 @@ class LeagueFeed(TableFeed):
         names = [name for name in config.playing if name not in self.paused and name not in self.given_up]
         if len(names) < config.table_size:
             return []
-        known = league_tables(self.store)
-        state = league_state(names, self._ratings.read(self.store), games_by_bot(self.store), known,
-                             games_per_table(config))
+        if self._tally is None:  # the league's played tables, read once a run (then kept as played)
+            self._tally = LeagueTally.of(league_tables(self.store, PLAYED))
+        state = league_state(names, self._ratings.read(self.store), games_by_bot(self.store), self._tally,
+                             league_tables(self.store, QUEUED), games_per_table(config))
         wanted = max(1, self.plan.worker_count(10**6) - self._running)
         if self.limits.games is not None:  # no more tables than --games has room for: each is played
             wanted = min(wanted, -(-(self.limits.games - self.handed_games) // games_per_table(config)))
-        first = known[-1].number + 1 if known else 0
+        first = next_table_number(self.store)
         choices, _ = choose_tables(state, matchmaking_of(config), config.seed, first, wanted, games_per_table(config))
         chosen = [LeagueTable(first + i, choice.bots, choice.reason, choice.why) for i, choice in enumerate(choices)]
         queue_tables(self.store, chosen)
         specs = [league_table_spec(self.plan, table) for table in chosen]
         for spec in specs:
-            self._left[spec.index] = len(spec.games)
+            self._left[spec.index], self._seated[spec.index] = len(spec.games), spec.entries
         self.on_chosen(sum(len(spec.games) for spec in specs))
         return specs
 
@@ -169,6 +172,8 @@ class LeagueFeed(TableFeed):
         if left <= 1:
             del self._left[spec.table]
             end_table(self.store, spec.table, PLAYED)
+            if self._tally is not None:  # else it is read with the table in it
+                self._tally.add(spec.table, self._seated.pop(spec.table))
         else:
             self._left[spec.table] = left - 1
 

@@ -9,12 +9,14 @@ or whose version is new, has no rating yet: theta 0 and the fit's prior variance
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
+from array import array
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
-from arena.results.league_queue import DROPPED, QUEUED, LeagueTable
+from arena.results.league_queue import PLAYED, QUEUED, LeagueTable
 from arena.results.ratings import Ratings
 from arena.schedule.matchmaking import PRIOR_VARIANCE, LeagueBot, LeagueState, Matchmaking, pair, played
 from arena.tournament.config import TournamentConfig
@@ -30,27 +32,58 @@ def games_per_table(config: TournamentConfig) -> int:
     return config.deals * math.factorial(config.table_size)
 
 
-def league_state(names: Sequence[str], ratings: Ratings, games: Mapping[str, int], tables: Iterable[LeagueTable],
-                 table_games: int) -> LeagueState:
-    """The league as the matchmaking sees it, over the bots `names` (those that may be seated now);
-    `table_games`: the games of a table, by which a queued table counts as played."""
-    counted = [table for table in tables if table.status != DROPPED]
-    done = [table for table in counted if table.status != QUEUED]
-    seen, last = Counter[str](), {}
-    meetings = Counter[tuple[str, str]]()
-    for at, table in enumerate(done):
-        for name in table.bots:
-            seen[name] += 1
-            last[name] = at
-        meetings.update(pair(a, b) for a, b in itertools.combinations(table.bots, 2))
-    bots = tuple(_bot(name, ratings, games.get(name, 0), seen[name], len(done) - 1 - last[name] if name in last else 0)
-                 for name in names)
+class LeagueTally:
+    """What the matchmaking counts of a league's played tables: each bot's tables, the number of its
+    last, and each pair's meetings. A run reads it once and adds each table as it is played: read
+    whole at every choice, the tables of a long league (200,000 after some days) had made each
+    choice and the league's pace ten times slower (benchmarks/league_long.py)."""
+
+    def __init__(self) -> None:
+        self._numbers = array("q")  # the played tables' numbers, ascending
+        self.seen = Counter[str]()
+        self._last: dict[str, int] = {}  # bot -> the number of its last played table
+        self.meetings = Counter[tuple[str, str]]()
+
+    @classmethod
+    def of(cls, tables: Iterable[LeagueTable]) -> "LeagueTally":
+        """The tally of `tables`' played ones."""
+        tally = cls()
+        for table in tables:
+            if table.status == PLAYED:
+                tally.add(table.number, table.bots)
+        return tally
+
+    def add(self, number: int, bots: Sequence[str]) -> None:
+        """Table `number` of `bots` played (they come in about in order: its place found from the end)."""
+        bisect.insort(self._numbers, number)
+        for name in bots:
+            self.seen[name] += 1
+            self._last[name] = max(self._last.get(name, number), number)
+        self.meetings.update(pair(a, b) for a, b in itertools.combinations(bots, 2))
+
+    @property
+    def played(self) -> int:
+        return len(self._numbers)
+
+    def waited(self, name: str) -> int:
+        """The tables played since the bot's last (0 for a bot yet to play)."""
+        if name not in self._last:
+            return 0
+        return len(self._numbers) - bisect.bisect_right(self._numbers, self._last[name])
+
+
+def league_state(names: Sequence[str], ratings: Ratings, games: Mapping[str, int], tally: LeagueTally,
+                 queued: Iterable[LeagueTable], table_games: int) -> LeagueState:
+    """The league as the matchmaking sees it, over the bots `names` (those that may be seated now):
+    `tally` of its played tables, `queued` its tables still queued, in order; `table_games`: the
+    games of a table, by which a queued table counts as played."""
+    bots = tuple(_bot(name, ratings, games.get(name, 0), tally.seen[name], tally.waited(name)) for name in names)
     rated = [name for name in names if name in ratings.bots]
     covariances = {pair(a, b): ratings.covariance_of(a, b) for a, b in itertools.combinations(rated, 2)}
-    state = LeagueState(bots, covariances, {key: value for key, value in meetings.items()
+    state = LeagueState(bots, covariances, {key: value for key, value in tally.meetings.items()
                                             if key[0] in names and key[1] in names})
     present = set(names)
-    for table in counted:
+    for table in queued:
         if table.status == QUEUED and set(table.bots) <= present:
             state = played(state, table.bots, table_games)
     return state
@@ -64,4 +97,4 @@ def _bot(name: str, ratings: Ratings, games: int, tables: int, waited: int) -> L
     return LeagueBot(name, rated.theta, variance if math.isfinite(variance) else PRIOR_VARIANCE, games, tables, waited)
 
 
-__all__ = ["games_per_table", "league_state", "matchmaking_of"]
+__all__ = ["LeagueTally", "games_per_table", "league_state", "matchmaking_of"]
