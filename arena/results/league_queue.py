@@ -94,6 +94,19 @@ def league_tables(store: ResultStore, status: str | None = None) -> list[LeagueT
             for number, bots, reason, why, chosen_at, state, ended_at in rows]
 
 
+def played_tables(store: ResultStore) -> tuple[list[int], list[tuple[tuple[str, ...], int, int]]]:
+    """The played tables, summed for a league's tally: their numbers in order, and for each set of
+    bots seated together, how many tables it had and the number of its last."""
+    with store._read() as db:
+        if not _exists(db):
+            return [], []
+        numbers = [number for (number,) in db.execute(
+            "SELECT number FROM league_tables WHERE status = ? ORDER BY number", (PLAYED,))]
+        seated = db.execute("SELECT bots, COUNT(*), MAX(number) FROM league_tables WHERE status = ? GROUP BY bots",
+                            (PLAYED,)).fetchall()
+    return numbers, [(tuple(bots.split(",")), tables, last) for bots, tables, last in seated]
+
+
 def tables_of_reason(store: ResultStore, reason: str) -> tuple[int, int]:
     """How many tables were chosen for `reason`, and how many of those are still queued."""
     with store._read() as db:
@@ -132,4 +145,4 @@ def games_by_bot(store: ResultStore) -> dict[str, int]:
 
 
 __all__ = ["QUEUED", "PLAYED", "DROPPED", "LeagueTable", "queue_tables", "end_table", "league_tables", "games_by_bot",
-           "next_table_number", "queued_games_left", "tables_of_reason"]
+           "next_table_number", "played_tables", "queued_games_left", "tables_of_reason"]

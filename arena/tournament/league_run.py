@@ -146,7 +146,7 @@ class LeagueFeed(TableFeed):
         if len(names) < config.table_size:
             return []
         if self._tally is None:  # the league's played tables, read once a run (then kept as played)
-            self._tally = LeagueTally.of(league_tables(self.store, PLAYED))
+            self._tally = LeagueTally.read(self.store)
         state = league_state(names, self._ratings.read(self.store), games_by_bot(self.store), self._tally,
                              league_tables(self.store, QUEUED), games_per_table(config))
         wanted = max(1, self.plan.worker_count(10**6) - self._running)

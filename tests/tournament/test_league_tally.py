@@ -8,7 +8,7 @@ import itertools
 import random
 from collections import Counter
 
-from arena.results.league_queue import DROPPED, PLAYED, QUEUED, LeagueTable, league_tables
+from arena.results.league_queue import DROPPED, PLAYED, QUEUED, LeagueTable, end_table, league_tables, queue_tables
 from arena.results.ratings import NO_RATINGS
 from arena.results.store import ResultStore
 from arena.schedule.matchmaking import pair
@@ -60,6 +60,19 @@ def test_tables_added_as_played_out_of_order_count_as_read_in_order():
         kept.add(table.number, table.bots)
     assert _said(kept) == _read_whole(tables)
     assert kept.played == 40
+
+
+def test_the_tally_read_from_a_file_is_the_tally_of_its_played_tables(tmp_path):
+    """`LeagueTally.read` sums them in SQL: the same counts as its tables tallied one by one."""
+    tables = _tables(random.Random(5), 300)
+    with ResultStore(tmp_path / "league.sqlite") as store:
+        assert LeagueTally.read(store).played == 0  # no table yet: an empty tally
+        queue_tables(store, tables)
+        for table in tables:
+            if table.status != QUEUED:
+                end_table(store, table.number, table.status)
+        read = LeagueTally.read(store)
+    assert _said(read) == _read_whole(tables) and read.played == sum(t.status == PLAYED for t in tables)
 
 
 def test_the_state_counts_queued_tables_as_played_and_skips_those_of_absent_bots():
