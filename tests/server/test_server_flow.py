@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from arena.server.api import RECONNECT_MS
 from arena.server.paths import ServerPaths
 from arena.tournament.config import load_config
 from tests.server.support import add_author, bot_folder, csrf_of, serve, sign_up, tar_gz, wait_for_state, write_league
@@ -49,9 +50,11 @@ def test_an_author_uploads_a_bot_that_enters_the_league_and_plays_live(tmp_path,
         # The live board: at once the latest the hub read, then each newer one. The hub reads every
         # POLL_S (1 s), so its latest may predate her first game by a read on a loaded machine (it
         # did, in 2 runs of 3 here): the boards are read on until hers shows, within the deadline.
-        boards = []
+        boards, retry = [], []
         with client.stream("GET", "/api/events?after=-1") as events:
             for line in events.iter_lines():
+                if line.startswith("retry:"):
+                    retry.append(int(line.removeprefix("retry:")))
                 if line.startswith("data:"):
                     boards.append(json.loads(line.removeprefix("data:")))
                     if "alice_bot" in _text(boards[-1]["html"]):
@@ -60,6 +63,8 @@ def test_an_author_uploads_a_bot_that_enters_the_league_and_plays_live(tmp_path,
                     break
         assert boards and boards[-1]["last_game_id"] > 0 and "alice_bot" in _text(boards[-1]["html"])
         assert "<svg" in boards[0]["chart"]  # a live client's first board has the ratings chart too
+        # Told first how long to wait before it reconnects, its own time within the range.
+        assert len(retry) == 1 and RECONNECT_MS[0] <= retry[0] <= RECONNECT_MS[1], retry
         assert "alice_bot" in client.get("/").text
 
 
