@@ -56,6 +56,30 @@ def test_entries_added_at_once_keep_the_organisers_lines_and_skip_those_there(tm
     assert config_write.add_bot_entry(config, "b", "d") is False
 
 
+def _fake_check_children(monkeypatch, waiting: list[int], failing: int | None = None) -> list[list[int]]:
+    """The check child replaced by one that checks the uploads it is given at once (each taken off
+    `waiting`), or fails whole when it is given `failing`; the uploads each child was given."""
+    import arena.server.uploads as uploads
+
+    started: list[list[int]] = []
+
+    class Child:
+        def __init__(self, ids: list[int]) -> None:
+            self.returncode = 1 if failing in ids else 0
+            if not self.returncode:
+                waiting[:] = [i for i in waiting if i not in ids]
+
+        def poll(self) -> int:
+            return self.returncode
+
+    def start_child(args, log_path, nice=0):
+        started.append([int(given) for given in args[2:]])
+        return Child(started[-1])
+
+    monkeypatch.setattr(uploads, "start_child", start_child)
+    return started
+
+
 def test_an_upload_whose_check_child_fails_holds_back_only_itself(tmp_path, monkeypatch):
     """The uploads waiting are checked in one child; when it fails (an upload that breaks the
     check's own code, say), each is checked alone, so that the others still enter."""
@@ -64,23 +88,7 @@ def test_an_upload_whose_check_child_fails_holds_back_only_itself(tmp_path, monk
     import arena.server.uploads as uploads
 
     waiting = [1, 2, 3]
-    started = []
-
-    class Child:
-        def __init__(self, ids):
-            self.returncode = 1 if 2 in ids else 0
-            if not self.returncode:
-                waiting[:] = [i for i in waiting if i not in ids]
-
-        def poll(self):
-            return self.returncode
-
-    def start_child(args, log_path, nice=0):
-        ids = [int(given) for given in args[2:]]
-        started.append(ids)
-        return Child(ids)
-
-    monkeypatch.setattr(uploads, "start_child", start_child)
+    started = _fake_check_children(monkeypatch, waiting, failing=2)
     monkeypatch.setattr(uploads, "GATHER_S", 0.0)
     checks = uploads.UploadChecks(ServerPaths(tmp_path / "class.toml"), lambda: list(waiting))
 
@@ -100,22 +108,8 @@ def test_uploads_that_come_together_are_checked_together(tmp_path, monkeypatch):
 
     import arena.server.uploads as uploads
 
-    waiting, started = [], []
-
-    class Child:
-        returncode = 0
-
-        def __init__(self, ids):
-            waiting[:] = [i for i in waiting if i not in ids]
-
-        def poll(self):
-            return 0
-
-    def start_child(args, log_path, nice=0):
-        started.append([int(given) for given in args[2:]])
-        return Child(started[-1])
-
-    monkeypatch.setattr(uploads, "start_child", start_child)
+    waiting: list[int] = []
+    started = _fake_check_children(monkeypatch, waiting)
     monkeypatch.setattr(uploads, "GATHER_S", 0.3)
     checks = uploads.UploadChecks(ServerPaths(tmp_path / "class.toml"), lambda: list(waiting))
 
