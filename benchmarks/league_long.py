@@ -29,22 +29,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from server import BOTS, arena, copy_of, write_league  # noqa: E402  the same league as the server's benchmark
+from server import BOTS, arena, prepare_league  # noqa: E402  the same league as the server's benchmark
 
 from arena.results.league_queue import PLAYED, LeagueTable, league_tables, queue_tables  # noqa: E402
 from arena.results.store import ResultStore  # noqa: E402
 from arena.tournament.results import TournamentResults  # noqa: E402
-
-
-def prepare(folder: Path, env: dict) -> Path:
-    (folder / "bots").mkdir(parents=True)
-    config = write_league(folder)
-    for name in BOTS:
-        checked = arena("bot", "check", str(copy_of(name, folder / "bots")), cwd=folder, env=env)
-        if checked.returncode != 0:
-            raise SystemExit(f"{name} failed its check:\n{checked.stdout}{checked.stderr}")
-    arena("tournament", "run", str(config), "--games", "30", cwd=folder, env=env)
-    return config
 
 
 def add_played_tables(database: Path, up_to: int, rng: random.Random) -> int:
@@ -84,7 +73,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
         env = {**os.environ, "XDG_CACHE_HOME": str(Path(tmp) / "cache")}
         folder = Path(tmp) / "league"
-        config = prepare(folder, env)
+        config = prepare_league(folder, env)
         for wanted in sorted(args.tables):
             tables = add_played_tables(folder / "league.sqlite", wanted, rng)
             board.append((tables, board_ms(config)))

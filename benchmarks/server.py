@@ -396,9 +396,8 @@ def served(folder: Path, env: dict, args: argparse.Namespace) -> tuple[float, li
     return games_per_minute, latencies, said["events"], said["uploads"], server_cpu_s
 
 
-def prepare(folder: Path, env: dict, args: argparse.Namespace) -> None:
-    """The league every window starts from (each window plays a copy of it): its bots checked, built
-    and past their first games; the uploads' folders and their authors' tokens."""
+def prepare_league(folder: Path, env: dict) -> Path:
+    """The benchmark's league in `folder`: its bots checked, built and past their first 30 games."""
     (folder / "bots").mkdir(parents=True)
     config = write_league(folder)
     for name in BOTS:
@@ -406,6 +405,13 @@ def prepare(folder: Path, env: dict, args: argparse.Namespace) -> None:
         if checked.returncode != 0:
             raise SystemExit(f"{name} failed its check:\n{checked.stdout}{checked.stderr}")
     arena("tournament", "run", str(config), "--games", "30", cwd=folder, env=env)
+    return config
+
+
+def prepare(folder: Path, env: dict, args: argparse.Namespace) -> None:
+    """The league every window starts from (each window plays a copy of it), and the uploads'
+    folders and their authors' tokens."""
+    config = prepare_league(folder, env)
     tokens = []
     for i, name in enumerate(upload_names(args)):
         copy_of(name, folder / "uploads")
