@@ -25,7 +25,8 @@ own drift moved windows alone by up to a fifth over a run), and B/A is the mean 
 Each window starts WARM_S after the run's first game and counts the games that finished in it.
 The SSE clients and the uploads run in one process that takes only a core nothing else wants
 (SCHED_IDLE): in a class they are the students' browsers, on other machines, and their own CPU
-(printed: about 6 s a minute at nice 19, which the league lost) is not the server's. The timing
+(printed with the readers': 2.2-3.2 s a window; at nice 19, with httpx readers, about 6 s, which
+the league lost) is not the server's. The timing
 readers run in a process of their own at the server's priority (their own work is a request a
 second each, on plain sockets: with httpx they took 3.8 s of CPU in a 30 s window, now 1.1 s), so
 that their latencies are the server's and not the waits of a niced load generator; the server runs
