@@ -60,46 +60,35 @@ def _author(row: tuple) -> Author:
     return Author(row[0], row[1], row[2] is not None, row[3])
 
 
-_AUTHOR = "SELECT name, role, password_hash, created_at FROM authors"
-
-
 def add_author(store: ServerStore, name: str, organiser: bool = False) -> tuple[str, str]:
     """A new author: (their one-time sign-up code, their API token)."""
     if not NAME_RE.match(name):
         raise AccountError(f"{name!r}: an author's name is {NAME_RULE}")
     code, token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    with store._write() as db:
-        taken = db.execute("SELECT name, removed_at FROM authors WHERE lower(name) = lower(?)", (name,)).fetchone()
-        if taken is not None and (taken[0] != name or taken[1] is None):
-            raise AccountError(f"{taken[0]} is an author already{' (arena author token gives a new token)' if taken[0] == name else ', a name too like it'}")
-        if taken is not None:  # removed before: back, with new credentials and nothing of the old ones
-            db.execute("DELETE FROM authors WHERE name = ?", (name,))
-        db.execute("INSERT INTO authors (name, role, token_hash, signup_hash, signup_expires, created_at) "
-                   "VALUES (?, ?, ?, ?, ?, ?)", (name, ORGANISER if organiser else AUTHOR, _digest(token), _digest(code),
-                                                 time.time() + SIGNUP_DAYS * 86400, time.time()))
+    taken = store.add_author(name, ORGANISER if organiser else AUTHOR, _digest(token), _digest(code),
+                             time.time() + SIGNUP_DAYS * 86400)
+    if taken is not None:
+        raise AccountError(f"{taken[0]} is an author already{' (arena author token gives a new token)' if taken[0] == name else ', a name too like it'}")
     return code, token
 
 
 def author_named(store: ServerStore, name: str) -> Author | None:
-    rows = store.rows(f"{_AUTHOR} WHERE name = ? AND removed_at IS NULL", (name,))
-    return _author(rows[0]) if rows else None
+    row = store.author_row(name)
+    return _author(row) if row else None
 
 
 def author_by_token(store: ServerStore, token: str) -> Author | None:
     if not token or len(token) > 256:
         return None
     wanted = _digest(token)
-    rows = store.rows("SELECT name, role, password_hash, created_at, token_hash FROM authors "
-                      "WHERE token_hash = ? AND removed_at IS NULL", (wanted,))
-    if rows and hmac.compare_digest(rows[0][4], wanted):
-        return _author(rows[0])
+    row = store.author_row_by_token(wanted)
+    if row and hmac.compare_digest(row[4], wanted):
+        return _author(row)
     return None
 
 
 def signup_name(store: ServerStore, code: str) -> str | None:
-    rows = store.rows("SELECT name FROM authors WHERE signup_hash = ? AND signup_expires > ? AND removed_at IS NULL",
-                      (_digest(code), time.time()))
-    return rows[0][0] if rows else None
+    return store.signup_name(_digest(code), time.time())
 
 
 def redeem_signup(store: ServerStore, code: str, password: str) -> Author:
@@ -111,11 +100,7 @@ def redeem_signup(store: ServerStore, code: str, password: str) -> Author:
         raise AccountError(f"a password has {MIN_PASSWORD} to {MAX_PASSWORD} characters")
     if password.strip().lower() == name.lower():
         raise AccountError("a password must not be your name")
-    hashed = _hasher().hash(password)
-    with store._write() as db:
-        changed = db.execute("UPDATE authors SET password_hash = ?, signup_hash = NULL, signup_expires = NULL "
-                             "WHERE name = ? AND signup_hash = ?", (hashed, name, _digest(code))).rowcount
-    if not changed:
+    if not store.redeem_signup(name, _digest(code), _hasher().hash(password)):
         raise AccountError("this sign-up link was used already: sign in")
     found = author_named(store, name)
     assert found is not None
@@ -129,28 +114,21 @@ def check_password(store: ServerStore, name: str, password: str, client: str) ->
     is verified against a stand-in hash, so that it takes as long and reads the same."""
     from argon2.exceptions import VerificationError
 
-    name, client, now = name[:64], client[:64], time.time()
-    with store._write() as db:
-        for column, value, ceiling in (("name", name, NAME_FAILURES), ("client", client, CLIENT_FAILURES)):
-            oldest = db.execute(f"SELECT at FROM signin_failures WHERE {column} = ? AND at > ? ORDER BY at DESC "
-                                "LIMIT 1 OFFSET ?", (value, now - FAILURE_WINDOW_S, ceiling - 1)).fetchone()
-            if oldest is not None:  # the ceiling-th newest failure is still in the window: wait until it leaves
-                minutes = max(1, -(-int(oldest[0] + FAILURE_WINDOW_S - now) // 60))
-                raise AccountError(f"too many failed sign-ins: wait {minutes} minute{'s' if minutes > 1 else ''} "
-                                   "and try again")
-        attempt = db.execute("INSERT INTO signin_failures VALUES (?, ?, ?)", (name, client, now)).lastrowid
-        db.execute("DELETE FROM signin_failures WHERE at < ?", (now - 86400,))
-    rows = store.rows("SELECT password_hash FROM authors WHERE name = ? AND removed_at IS NULL", (name,))
-    hashed = rows[0][0] if rows and rows[0][0] else _stand_in()
+    name, client = name[:64], client[:64]
+    attempt, held_since = store.count_signin(name, client, FAILURE_WINDOW_S, (NAME_FAILURES, CLIENT_FAILURES))
+    if not attempt:  # the ceiling-th newest failure is still in the window: wait until it leaves
+        minutes = max(1, -(-int(held_since + FAILURE_WINDOW_S - time.time()) // 60))
+        raise AccountError(f"too many failed sign-ins: wait {minutes} minute{'s' if minutes > 1 else ''} "
+                           "and try again")
+    stored = store.password_hash(name)
     try:
-        _hasher().verify(hashed, password[:MAX_PASSWORD + 1])
-        found = author_named(store, name) if rows and rows[0][0] and len(password) <= MAX_PASSWORD else None
+        _hasher().verify(stored or _stand_in(), password[:MAX_PASSWORD + 1])
+        found = author_named(store, name) if stored and len(password) <= MAX_PASSWORD else None
     except VerificationError:
         found = None
     if found is None:
         raise AccountError("wrong name or password")
-    with store._write() as db:
-        db.execute("DELETE FROM signin_failures WHERE rowid = ?", (attempt,))
+    store.forget_signin(attempt)
     return found
 
 
@@ -161,34 +139,28 @@ def _stand_in() -> str:
 
 
 def list_authors(store: ServerStore) -> list[Author]:
-    return [_author(row) for row in store.rows(f"{_AUTHOR} WHERE removed_at IS NULL ORDER BY created_at, name")]
+    return [_author(row) for row in store.author_rows()]
 
 
 def remove_author(store: ServerStore, name: str) -> None:
     """Their token, password and sessions stop at once; their uploads and bots stay."""
-    with store._write() as db:
-        if not db.execute("UPDATE authors SET removed_at = ?, token_hash = NULL, password_hash = NULL, "
-                          "signup_hash = NULL WHERE name = ? AND removed_at IS NULL", (time.time(), name)).rowcount:
-            raise AccountError(f"no author {name} here (arena author list names them)")
+    if not store.remove_author(name):
+        raise AccountError(f"no author {name} here (arena author list names them)")
 
 
 def new_token(store: ServerStore, name: str) -> str:
     """A new API token for the author; the old one stops working."""
     token = secrets.token_urlsafe(32)
-    with store._write() as db:
-        if not db.execute("UPDATE authors SET token_hash = ? WHERE name = ? AND removed_at IS NULL",
-                          (_digest(token), name)).rowcount:
-            raise AccountError(f"no author {name} here (arena author list names them)")
+    if not store.set_token(name, _digest(token)):
+        raise AccountError(f"no author {name} here (arena author list names them)")
     return token
 
 
 def new_signup(store: ServerStore, name: str) -> str:
     """A new one-time sign-up code for the author (a forgotten password: the organiser sends it)."""
     code = secrets.token_urlsafe(32)
-    with store._write() as db:
-        if not db.execute("UPDATE authors SET signup_hash = ?, signup_expires = ? WHERE name = ? AND removed_at IS NULL",
-                          (_digest(code), time.time() + SIGNUP_DAYS * 86400, name)).rowcount:
-            raise AccountError(f"no author {name} here (arena author list names them)")
+    if not store.set_signup(name, _digest(code), time.time() + SIGNUP_DAYS * 86400):
+        raise AccountError(f"no author {name} here (arena author list names them)")
     return code
 
 

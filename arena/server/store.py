@@ -172,6 +172,88 @@ class ServerStore:
             self._reader_connections.clear()
         self.db.close()
 
+    # ---- authors (arena/server/accounts.py decides; these keep its facts) -----------------------
+
+    _AUTHOR = "SELECT name, role, password_hash, created_at FROM authors"
+
+    def author_row(self, name: str) -> tuple | None:
+        """(name, role, password hash, created at) of the author, None if there is no such author."""
+        rows = self.rows(f"{self._AUTHOR} WHERE name = ? AND removed_at IS NULL", (name,))
+        return rows[0] if rows else None
+
+    def author_rows(self) -> list[tuple]:
+        return self.rows(f"{self._AUTHOR} WHERE removed_at IS NULL ORDER BY created_at, name")
+
+    def author_row_by_token(self, token_hash: str) -> tuple | None:
+        """As author_row, with the token's hash after it."""
+        rows = self.rows("SELECT name, role, password_hash, created_at, token_hash FROM authors "
+                         "WHERE token_hash = ? AND removed_at IS NULL", (token_hash,))
+        return rows[0] if rows else None
+
+    def signup_name(self, code_hash: str, now: float) -> str | None:
+        rows = self.rows("SELECT name FROM authors WHERE signup_hash = ? AND signup_expires > ? AND removed_at IS NULL",
+                         (code_hash, now))
+        return rows[0][0] if rows else None
+
+    def password_hash(self, name: str) -> str | None:
+        rows = self.rows("SELECT password_hash FROM authors WHERE name = ? AND removed_at IS NULL", (name,))
+        return rows[0][0] if rows else None
+
+    def add_author(self, name: str, role: str, token_hash: str, signup_hash: str, signup_expires: float) -> tuple | None:
+        """The author added, in one transaction; or, without adding, (name, removed at) of the author
+        whose name is the same but for case, or the same and not removed. A removed author of the
+        same name is replaced: back, with new credentials and nothing of the old ones."""
+        with self._write() as db:
+            taken = db.execute("SELECT name, removed_at FROM authors WHERE lower(name) = lower(?)", (name,)).fetchone()
+            if taken is not None and (taken[0] != name or taken[1] is None):
+                return taken
+            if taken is not None:
+                db.execute("DELETE FROM authors WHERE name = ?", (name,))
+            db.execute("INSERT INTO authors (name, role, token_hash, signup_hash, signup_expires, created_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?)", (name, role, token_hash, signup_hash, signup_expires, time.time()))
+        return None
+
+    def redeem_signup(self, name: str, code_hash: str, password_hash: str) -> bool:
+        """The password set and the sign-up code spent, if it is still the author's."""
+        with self._write() as db:
+            return bool(db.execute("UPDATE authors SET password_hash = ?, signup_hash = NULL, signup_expires = NULL "
+                                   "WHERE name = ? AND signup_hash = ?", (password_hash, name, code_hash)).rowcount)
+
+    def count_signin(self, name: str, client: str, window_s: float, ceilings: tuple[int, int]) -> tuple[int, float]:
+        """A sign-in counted as failed, in the transaction that checks the limits (`ceilings`: of the
+        name's and of the client's failures within `window_s`): (its id, 0.0); or, over a limit,
+        (0, when the failure that holds it back happened), nothing counted."""
+        now = time.time()
+        with self._write() as db:
+            for column, value, ceiling in (("name", name, ceilings[0]), ("client", client, ceilings[1])):
+                oldest = db.execute(f"SELECT at FROM signin_failures WHERE {column} = ? AND at > ? ORDER BY at DESC "
+                                    "LIMIT 1 OFFSET ?", (value, now - window_s, ceiling - 1)).fetchone()
+                if oldest is not None:
+                    return 0, oldest[0]
+            attempt = db.execute("INSERT INTO signin_failures VALUES (?, ?, ?)", (name, client, now)).lastrowid
+            db.execute("DELETE FROM signin_failures WHERE at < ?", (now - 86400,))
+        return attempt or 0, 0.0
+
+    def forget_signin(self, attempt: int) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM signin_failures WHERE rowid = ?", (attempt,))
+
+    def remove_author(self, name: str) -> bool:
+        with self._write() as db:
+            return bool(db.execute("UPDATE authors SET removed_at = ?, token_hash = NULL, password_hash = NULL, "
+                                   "signup_hash = NULL WHERE name = ? AND removed_at IS NULL",
+                                   (time.time(), name)).rowcount)
+
+    def set_token(self, name: str, token_hash: str) -> bool:
+        with self._write() as db:
+            return bool(db.execute("UPDATE authors SET token_hash = ? WHERE name = ? AND removed_at IS NULL",
+                                   (token_hash, name)).rowcount)
+
+    def set_signup(self, name: str, code_hash: str, expires: float) -> bool:
+        with self._write() as db:
+            return bool(db.execute("UPDATE authors SET signup_hash = ?, signup_expires = ? WHERE name = ? "
+                                   "AND removed_at IS NULL", (code_hash, expires, name)).rowcount)
+
     def secret_key(self) -> str:
         return self.rows("SELECT value FROM meta WHERE key = 'secret_key'")[0][0]
 
