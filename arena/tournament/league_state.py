@@ -16,7 +16,7 @@ from array import array
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
-from arena.results.league_queue import PLAYED, QUEUED, LeagueTable, played_tables
+from arena.results.league_queue import QUEUED, LeagueTable, played_tables
 from arena.results.ratings import Ratings
 from arena.results.store import ResultStore
 from arena.schedule.matchmaking import PRIOR_VARIANCE, LeagueBot, LeagueState, Matchmaking, pair, played
@@ -44,15 +44,6 @@ class LeagueTally:
         self.seen = Counter[str]()
         self._last: dict[str, int] = {}  # bot -> the number of its last played table
         self.meetings = Counter[tuple[str, str]]()
-
-    @classmethod
-    def of(cls, tables: Iterable[LeagueTable]) -> "LeagueTally":
-        """The tally of `tables`' played ones."""
-        tally = cls()
-        for table in tables:
-            if table.status == PLAYED:
-                tally.add(table.number, table.bots)
-        return tally
 
     @classmethod
     def read(cls, store: ResultStore) -> "LeagueTally":
