@@ -11,9 +11,12 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.server.paths import ServerPaths
+
+if TYPE_CHECKING:
+    from arena.check.verdicts import CheckReport
 
 BUILD_LOG_CHARS = 20_000
 
@@ -65,7 +68,7 @@ def _check(paths: ServerPaths, store: Any, upload_id: int) -> Passed | str:
     return "refused"
 
 
-def check_folder(paths: ServerPaths, folder: Path) -> Any:
+def check_folder(paths: ServerPaths, folder: Path) -> CheckReport:
     """The bot in `folder` checked as `arena bot check` does, under the league config's ceilings,
     grants and time limits: its CheckReport."""
     from arena.check.runner import check_bot

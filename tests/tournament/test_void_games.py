@@ -249,10 +249,10 @@ def test_sigkill_while_games_are_void_then_a_rerun_loses_and_doubles_nothing(tmp
     from tests.cli_support import invoke
 
     # The killed run's log index (t.sqlite-shm) removed, as a reboot does: SQLite builds it again
-    # from the log at the next open, with every commit the log holds. Kept, it can be one commit
-    # behind the log when the run died between writing a commit and indexing it, and reports read
-    # one game fewer until a writer opens the file: in CI the JSON report read 9 void games, the
-    # next 10, with all 10 written in the same 3 ms before the kill (11 against 12 once before).
+    # from the log at the next open, with every commit the log holds. In CI the JSON report read 9
+    # void games and the next 10, all 10 written in the same 3 ms before the kill (11 against 12
+    # once before). My reading, not proven: the kept index was one commit behind the log (the run
+    # died between writing a commit and indexing it) and readers trusted it.
     Path(f"{database}-shm").unlink(missing_ok=True)
     # The report is held to the file as read before and after it, once both reads agree.
     for _ in range(3):
