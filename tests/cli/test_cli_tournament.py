@@ -18,6 +18,7 @@ import pytest
 import tomli_w
 from tests.cli_support import invoke
 from tests.load_support import GENEROUS_LIMITS, GENEROUS_LIMIT_OPTIONS, assert_no_load_faults
+from tests.db_support import connected
 
 
 def test_tournament_new_writes_a_config_that_loads(tmp_path):
@@ -253,7 +254,6 @@ def test_a_second_run_of_a_running_tournament_is_refused_and_plays_nothing(tmp_p
 
 def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
     import shutil
-    import sqlite3
 
     # A bot of our own (a copy of shell_bot), so that we can change its files afterwards.
     shutil.copytree(Path(__file__).resolve().parents[2] / "bots" / "shell_bot", tmp_path / "mine")
@@ -274,13 +274,13 @@ def test_reports_never_write_over_or_into_files_that_are_not_theirs(tmp_path):
 
     # A report on some other SQLite file refuses it and leaves it untouched.
     other = tmp_path / "other.db"
-    with sqlite3.connect(other) as db:
+    with connected(other) as db:
         db.execute("CREATE TABLE x (a)")
     foreign = tmp_path / "foreign.toml"
     foreign.write_text(f'bots = ["heuristic_bot", "random_bot", "shell_bot"]\ndatabase = "{other}"\n')
     result = invoke("standings", str(foreign))
     assert result.exit_code == 2 and "not an arena results database" in result.output.replace("\n", " ")
-    with sqlite3.connect(other) as db:
+    with connected(other) as db:
         assert db.execute("SELECT name FROM sqlite_master").fetchall() == [("x",)]
 
     # A bot edited after the tournament: its stored games can still be read, with a note.
@@ -565,9 +565,8 @@ def test_a_resumed_run_notes_limits_changed_since_the_stored_games(tmp_path):
 
 def _set_stored_layout(database: Path, layout: str | None) -> None:
     """Make stored results look like an older arena's: game_numbers "by_deal", or absent (None)."""
-    import sqlite3
 
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         stored = json.loads(db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0])
         if layout is None:
             del stored["game_numbers"]

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import signal
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from arena.results.rows import DamagedRow, decode_row
 from tests.cli_support import invoke
+from tests.db_support import connected
 
 PAGE_SIZE = 4096
 
@@ -32,7 +32,7 @@ def played(tmp_path_factory) -> Path:
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
-    with sqlite3.connect(folder / "t.sqlite") as db:
+    with connected(folder / "t.sqlite") as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return folder
 

@@ -12,6 +12,7 @@ from arena.results.games_list import game_lines, isolation_text
 from arena.results.rows import GameRow
 from tests.cli_support import invoke
 from tests.bots_support import hostile_bot
+from tests.db_support import connected
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -112,13 +113,12 @@ def test_games_refuses_a_bot_the_tournament_does_not_have_and_an_unknown_format(
 
 
 def test_games_come_by_game_number_unless_asked_for_the_stored_order(tmp_path):
-    import sqlite3
 
     config = tmp_path / "t.toml"
     config.write_text('bots = ["random_bot", "heuristic_bot", "shell_bot", "js_bot"]\ndeals = 1\nworkers = 2\n')
     assert invoke("tournament", "run", str(config)).exit_code == 0
     # Stored out of order, as two workers' tables interleave (made certain here by renumbering the ids).
-    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+    with connected(tmp_path / "t.sqlite") as db:
         db.execute("UPDATE games SET id = 1000 - id")
     db.close()
 
@@ -127,7 +127,7 @@ def test_games_come_by_game_number_unless_asked_for_the_stored_order(tmp_path):
 
     by_number = [game["number"] for game in listed()]
     assert len(by_number) == 24 and by_number == sorted(by_number)
-    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+    with connected(tmp_path / "t.sqlite") as db:
         stored = [key for (key,) in db.execute("SELECT key FROM games ORDER BY id")]
     db.close()
     assert [game["key"] for game in listed("--sort", "stored")] == stored != [game["key"] for game in listed()]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sqlite3
 
 import pytest
 
@@ -16,6 +15,7 @@ from arena.results.standings import standings_from_rows, t975
 from arena.results.standings_sql import compute_standings
 from arena.results.rows import GameRow
 from arena.results.store import ResultStore
+from tests.db_support import connected
 
 
 def row(i, table, deal, bots, order, points, faults=()):
@@ -188,7 +188,7 @@ def test_standings_and_ratings_hold_when_ids_have_gaps(tmp_path):
     store = _store_of_random_games(tmp_path / "r.db")
     before = read_ratings(store)
     store.close()
-    with sqlite3.connect(tmp_path / "r.db") as db:
+    with connected(tmp_path / "r.db") as db:
         for table, column in (("games", "id"), ("seat_results", "game_id"), ("transcripts", "game_id"), ("faults", "game_id")):
             db.execute(f"UPDATE {table} SET {column} = {column} * 7 + 1000 WHERE {column} > 30")
     db.close()
@@ -219,7 +219,7 @@ def test_moves_made_for_a_gone_bot_are_not_counted_as_more_faults(tmp_path):
     assert sum(len(r.faults) for r in store.rows()) == 6 * 21  # every record is still stored
     # Files written before `dead` records were left out of seat_results.faults hold them there;
     # the count of faults must still agree with the counts by kind.
-    with sqlite3.connect(tmp_path / "r.db") as db:
+    with connected(tmp_path / "r.db") as db:
         db.execute("UPDATE seat_results SET faults = 21 WHERE faults = 1")
     db.close()
     old_file = compute_standings(store, ["a", "b", "c"])

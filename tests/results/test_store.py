@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -22,6 +23,7 @@ from arena.play.selfplay import play_random_game
 from arena.results.changes import FingerprintDiff
 from arena.results.store import ResultStore
 from arena.results.rows import StoreError
+from tests.db_support import connected
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = Rules()
@@ -179,7 +181,7 @@ def test_another_programs_sqlite_file_is_refused_and_left_as_it_was(tmp_path, ta
     # A `database` key pointing at some other program's file: a run used to add our tables to
     # it (and switch it to WAL), and a foreign `games` or `meta` gave "schema version None".
     path = tmp_path / "theirs.db"
-    with sqlite3.connect(path) as db:
+    with connected(path) as db:
         for name in tables:
             db.execute(f"CREATE TABLE {name} (x TEXT)")
     before = path.read_bytes()
@@ -221,7 +223,7 @@ def test_a_reader_in_a_folder_it_cannot_write_still_sees_games_in_the_write_ahea
     for name in ("r.db", "r.db-wal"):
         shutil.copyfile(tmp_path / name, published / name)
     writer.close()
-    with sqlite3.connect(f"file:{published / 'r.db'}?mode=ro&immutable=1", uri=True) as immutable:
+    with contextlib.closing(sqlite3.connect(f"file:{published / 'r.db'}?mode=ro&immutable=1", uri=True)) as immutable:
         assert immutable.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'games'").fetchone()[0] == 0
 
     monkeypatch.setattr("arena.results.database._can_write", lambda folder: False)
@@ -290,7 +292,7 @@ def test_survives_sigkill_of_the_writer(tmp_path):
     reader.close()
     store = ResultStore(db)
     assert store.integrity_check() == "ok"
-    with sqlite3.connect(db) as raw:
+    with connected(db) as raw:
         assert raw.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     rows = list(store.rows())
     assert len(rows) >= 40 and len({r.key for r in rows}) == len(rows)
@@ -345,7 +347,7 @@ def test_a_version_2_file_is_read_as_it_is_and_a_run_makes_it_version_3(tmp_path
     for spec, record in games()[:3]:
         store.add_game(spec, record)
     store.close()
-    with sqlite3.connect(path) as raw:
+    with connected(path) as raw:
         raw.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     raw.close()
     reader = ResultStore(path, read_only=True)
@@ -354,7 +356,7 @@ def test_a_version_2_file_is_read_as_it_is_and_a_run_makes_it_version_3(tmp_path
     writer = ResultStore(path)
     writer.upgrade()  # what a run does once it holds the run lock
     writer.close()
-    with sqlite3.connect(path) as raw:
+    with connected(path) as raw:
         assert raw.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
         assert raw.execute("SELECT COUNT(*) FROM totals_games").fetchone() is not None  # its totals kept as they were
     raw.close()

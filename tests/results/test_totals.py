@@ -18,6 +18,7 @@ from arena.results.standings_sql import compute_standings
 from arena.results.store import ResultStore
 from arena.results.voids import void_on_request
 from tests.results.test_standings import _store_of_random_games
+from tests.db_support import connected
 
 
 def kept(db) -> dict[str, list]:
@@ -60,7 +61,7 @@ def test_totals_follow_games_added_superseded_voided_and_deleted_by_hand(tmp_pat
     assert void_on_request(store, ["timeout", "illegal"], "--replay-faults timeout,illegal") > 0
     assert_kept_equals_summed_again(path)
     store.close()
-    with sqlite3.connect(path) as db:  # as a kill mid-table, simulated by hand, leaves a file
+    with connected(path) as db:  # as a kill mid-table, simulated by hand, leaves a file
         ids = [i for (i,) in db.execute("SELECT id FROM games ORDER BY id DESC LIMIT 5")]
         for table, column in (("seat_results", "game_id"), ("faults", "game_id"), ("games", "id")):
             db.executemany(f"DELETE FROM {table} WHERE {column} = ?", [(i,) for i in ids])
@@ -83,7 +84,7 @@ def test_standings_from_totals_equal_those_summed_from_the_games(tmp_path, monke
 
 def as_version_1(path) -> None:
     """Make `path` what an arena of schema version 1 wrote: no totals, no triggers, no order index."""
-    with sqlite3.connect(path) as db:
+    with connected(path) as db:
         for name, kind in db.execute("SELECT name, type FROM sqlite_master WHERE name LIKE 'totals%' "
                                      "OR name IN ('games_by_number', 'games_finished_at')").fetchall():
             db.execute(f"DROP {kind.upper()} IF EXISTS {name}")
@@ -100,7 +101,7 @@ def test_a_version_1_file_is_read_as_it_is_and_upgraded_by_a_run(tmp_path):
     reader = ResultStore(path, read_only=True)
     assert standings_figures(reader) == expected and reader.game_count() == expected[-1]
     reader.close()
-    with sqlite3.connect(path) as db:
+    with connected(path) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("1",)  # unchanged
     db.close()
     writer = ResultStore(path)  # opened to write: still version 1 until a run upgrades it
@@ -108,7 +109,7 @@ def test_a_version_1_file_is_read_as_it_is_and_upgraded_by_a_run(tmp_path):
     writer.upgrade()  # what a run does once it holds the run lock and found the file whole
     assert standings_figures(writer) == expected
     writer.close()
-    with sqlite3.connect(path) as db:
+    with connected(path) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
         assert db.execute("SELECT 1 FROM sqlite_master WHERE name = 'games_by_number'").fetchone() is not None
     db.close()
@@ -122,7 +123,7 @@ def test_a_version_1_file_is_read_as_it_is_and_upgraded_by_a_run(tmp_path):
 def test_a_file_of_a_newer_schema_is_refused_by_name(tmp_path):
     path = tmp_path / "r.db"
     ResultStore(path).close()
-    with sqlite3.connect(path) as db:
+    with connected(path) as db:
         db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     db.close()
     for read_only in (True, False):

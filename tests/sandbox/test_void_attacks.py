@@ -41,6 +41,7 @@ from arena.tournament.config import config_from_dict
 from arena.tournament.runner import build_schedule
 from arena.tournament.table_play import play_table
 from tests.bots_support import BOTS_DIR, HOSTILE_BOTS, ROOT
+from tests.db_support import connected
 
 ISOLATION = find_isolation()
 isolated = pytest.mark.skipif(not ISOLATION.active, reason=f"no isolation on this machine: {ISOLATION.why_not}")
@@ -188,7 +189,6 @@ def _free_port() -> int:
 def _service_run(root: Path, opt_out: bool) -> dict:
     """A tournament run (its feed, pool and worker as `arena tournament run` has them) of the service
     against random_bot; its points per game, faults and void games from the results."""
-    import sqlite3
 
     import zmq.auth
 
@@ -216,7 +216,7 @@ def _service_run(root: Path, opt_out: bool) -> dict:
     finally:
         service.kill()
         said = service.communicate()[1].decode()
-    with sqlite3.connect(config.with_suffix(".sqlite")) as db:
+    with connected(config.with_suffix(".sqlite")) as db:
         rows = db.execute("SELECT bots, points, faults FROM games").fetchall()
         voids = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'void_games'").fetchone() is not None
         pending = [key for (key,) in db.execute("SELECT key FROM void_games v WHERE NOT EXISTS "

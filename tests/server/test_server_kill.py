@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from arena.server.store import ServerStore
 from tests.cli_support import invoke
 from tests.server.live_load import LiveLoad
 from tests.server.support import add_author, bot_folder, write_league
+from tests.db_support import connected
 
 
 def free_port() -> int:
@@ -48,7 +48,7 @@ def start_server(config: Path, port: int, env: dict) -> subprocess.Popen:
 def stored_keys(database: Path) -> list[str]:
     if not database.exists():
         return []
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+    with connected(database, read_only=True) as db:
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'games'").fetchone() is None:
             return []  # the league's run made the file and has not yet written its tables
         return [key for (key,) in db.execute("SELECT key FROM games")]
@@ -132,5 +132,5 @@ def test_a_killed_server_loses_no_upload_and_no_game_and_goes_on(tmp_path, monke
 
 
 def _seated(database: Path) -> list[str]:
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+    with connected(database, read_only=True) as db:
         return [bots for (bots,) in db.execute("SELECT bots FROM games ORDER BY id DESC LIMIT 50")]

@@ -15,6 +15,7 @@ from typing import Callable
 
 from tests.load_support import GENEROUS_LIMITS
 from tests.tournament.test_run import marker_processes
+from tests.db_support import connected
 
 REPO = Path(__file__).resolve().parents[2]
 BUNDLED = ["heuristic_bot", "random_bot", "c_bot", "js_bot", "shell_bot", "zmq_bot"]
@@ -63,7 +64,7 @@ class LeagueProcess:
             self.look_at_processes()
             if self.database.exists():
                 try:
-                    with sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=1) as db:
+                    with connected(self.database, read_only=True, timeout_s=1) as db:
                         if condition(db):
                             return
                 except sqlite3.Error:
@@ -128,20 +129,20 @@ def count_games(db: sqlite3.Connection) -> int:
 
 def tables(database: Path) -> dict[int, tuple[tuple[str, ...], str, str]]:
     """The league's tables: number -> (bots, status, reason)."""
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         return {number: (tuple(bots.split(",")), status, reason) for number, bots, status, reason
                 in db.execute("SELECT number, bots, status, reason FROM league_tables ORDER BY number")}
 
 
 def games(database: Path) -> list[tuple[int, str, int, int, str, int]]:
     """Every stored game in stored order: (id, key, table, seating, bots by seat, seed)."""
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         return db.execute("SELECT id, key, table_no, seating, bots, seed FROM games ORDER BY id").fetchall()
 
 
 def superseded(database: Path) -> list[tuple[int, str, int, int, str, int]]:
     """The games kept out of the standings (a bot resubmitted or withdrawn), as `games` gives them."""
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         return db.execute("SELECT game_id, key, table_no, seating, bots, seed FROM superseded_games ORDER BY id").fetchall()
 
 

@@ -23,6 +23,7 @@ from tests.cli_support import invoke
 from tests.bots_support import hostile_bot
 from tests.load_support import GENEROUS_LIMITS, assert_no_load_faults
 from tests.tournament.test_run import copy_results, write_config
+from tests.db_support import connected
 
 pytest.importorskip("distributed", reason="needs Dask distributed: pip install -e '.[cluster]' (the README's test command does)")
 
@@ -81,7 +82,7 @@ def run_until_stored(config: Path, address: str, database: Path, games: int) -> 
     stored = 0
     while time.monotonic() < deadline and run.poll() is None and stored < games:
         try:
-            with sqlite3.connect(database, timeout=1) as db:
+            with connected(database, timeout_s=1) as db:
                 stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
         except sqlite3.Error:
             pass
@@ -134,7 +135,7 @@ def comparable(config: Path) -> dict:
 
 
 def game_rows(database: Path) -> list[tuple]:
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+    with connected(database, read_only=True) as db:
         return db.execute("SELECT key, finishing_order, points, reason FROM games ORDER BY key").fetchall()
 
 
@@ -207,7 +208,7 @@ def on_the_scheduler(address: str, question: str):
 def a_finished_table(database: Path, games_per_table: int) -> tuple[int, str] | None:
     """A table all of whose games are stored, and the worker address that played it."""
     try:
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=1) as db:
+        with connected(database, read_only=True, timeout_s=1) as db:
             rows = db.execute("SELECT table_no, COUNT(*), MIN(extra) FROM games GROUP BY table_no").fetchall()
     except sqlite3.Error:
         return None
@@ -379,7 +380,7 @@ def test_a_bot_a_worker_cannot_unpack_costs_only_its_own_games(tmp_path):
         text = " ".join(result.output.split())
         assert result.exit_code == 1 and "shell_bot could not start in 18 games" in text, text
         assert "could not be unpacked and built on worker" in text and "out of the bot's folder" in text, text
-        with sqlite3.connect(folder / "t.sqlite") as db:
+        with connected(folder / "t.sqlite") as db:
             rows = db.execute("SELECT bots, faults FROM games").fetchall()
         assert len(rows) == 24  # every game played: shell_bot's tables with the referee moving for it
         without = [faults for bots, faults in rows if "shell_bot" not in bots]

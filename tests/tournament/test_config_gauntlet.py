@@ -8,6 +8,7 @@ import pytest
 
 from arena.tournament.runner import build_schedule, describe_schedule
 from arena.tournament.config import ConfigError, config_from_dict
+from tests.db_support import connected
 
 PATH = Path("t/g.toml")
 
@@ -45,7 +46,6 @@ def test_a_gauntlet_stored_with_the_older_seeds_resumes_with_them_and_a_new_one_
     """Issue 33: a new gauntlet seeds a table by its field and the challenger's slot (records
     `deal_seeds = "field"`); results stored before keep the seeds they were played with."""
     import json
-    import sqlite3
 
     from arena.results.store import ResultStore
     from arena.schedule.games import SEEDS_BY_BOTS, SEEDS_BY_FIELD, table_games
@@ -77,7 +77,7 @@ def test_a_gauntlet_stored_with_the_older_seeds_resumes_with_them_and_a_new_one_
     old = tmp_path / "old.toml"
     old.write_text(text.format(deals=1))
     run(old)
-    with sqlite3.connect(tmp_path / "old.sqlite") as db:  # as an arena before paired seeds stored it
+    with connected(tmp_path / "old.sqlite") as db:  # as an arena before paired seeds stored it
         stored = json.loads(db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0])
         del stored["deal_seeds"]
         db.execute("UPDATE meta SET value = ? WHERE key = 'fingerprint'", (json.dumps(stored, sort_keys=True),))

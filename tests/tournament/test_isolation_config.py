@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import arena.sandbox.isolation as isolation_module
 from arena.sandbox.isolation import Isolation, find_isolation
 from tests.cli_support import invoke
+from tests.db_support import connected
 
 BOTS = 'bots = ["random_bot", "heuristic_bot", "shell_bot"]\ndeals = 1\nworkers = 1\n'
 
@@ -19,7 +19,7 @@ def test_the_first_line_and_every_stored_game_say_which_isolation_the_bots_ran_u
     result = invoke("tournament", "run", str(config))
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == f"isolation: {find_isolation().summary()}"
-    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+    with connected(tmp_path / "t.sqlite") as db:
         records = [json.loads(extra)["isolation"] for (extra,) in db.execute("SELECT extra FROM games")]
     assert len(records) == 6 and all(record == find_isolation().record() for record in records)
 

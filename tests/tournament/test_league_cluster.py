@@ -5,7 +5,6 @@ worker, and --games stops it after whole tables (issue 43)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
@@ -16,6 +15,7 @@ from tests.tournament.league_support import assert_whole_tables, league_config, 
 pytest.importorskip("distributed", reason="needs Dask distributed: pip install -e '.[cluster]' (the README's test command does)")
 
 from tests.tournament.test_cluster import Cluster  # noqa: E402 - after the skip: it imports Dask's pieces
+from tests.db_support import connected
 
 
 @pytest.fixture
@@ -42,7 +42,7 @@ def test_a_league_on_a_dask_cluster_plays_and_stops_with_games(cluster, tmp_path
     assert len(chosen) == 4 and all(status == "played" for _, status, _ in chosen.values()), chosen
     assert_whole_tables(database)
     assert_no_load_faults(database)
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         machines = {json.loads(extra)["machine"] for (extra,) in db.execute("SELECT extra FROM games")}
     assert all("tcp://127.0.0.1:" in machine for machine in machines), machines  # played on the workers
     again = invoke("tournament", "run", str(config), "--cluster", cluster.address, "--games", "6")

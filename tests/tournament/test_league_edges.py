@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import time
 
 import pytest
@@ -16,6 +15,7 @@ from arena.results.store import ResultStore
 from tests.cli_support import invoke
 from tests.tournament.league_support import LeagueProcess, assert_whole_tables, count_games, league_config, tables
 from tests.tournament.test_void_games import LIMITS as SHORT_RETRY, _free_port
+from tests.db_support import connected
 
 
 def test_a_league_of_fewer_bots_than_a_table_seats_is_refused_in_a_sentence(tmp_path):
@@ -95,10 +95,10 @@ def test_a_config_edited_into_a_typo_is_said_once_and_the_league_goes_on_then_ta
         run.wait_for(lambda db: count_games(db) >= 12)
         config.write_text(good.replace("deals = 1", "deals = one"))  # saved half way through an edit
         assert _wait_until(lambda: "goes on as it was until the config loads" in run.said()), run.said()
-        with sqlite3.connect(database) as db:
+        with connected(database) as db:
             stored = count_games(db)
         time.sleep(2.5)  # another look at the same typo (CHECK_EVERY_S), and tables played meanwhile
-        with sqlite3.connect(database) as db:
+        with connected(database) as db:
             assert count_games(db) > stored, run.said()
         assert run.said().count("until the config loads") == 1 and run.proc.poll() is None, run.said()
 

@@ -5,13 +5,13 @@ games alone the standings count, in the same results."""
 from __future__ import annotations
 
 import math
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from arena.tournament.results import TournamentResults
 from tests.cli_support import invoke
+from tests.db_support import connected
 
 BOTS = ["random_bot", "heuristic_bot", "shell_bot", "c_bot"]
 
@@ -24,7 +24,7 @@ def write_league(folder: Path, bots: list[str] = BOTS, extra: str = "") -> Path:
 
 
 def tables_by(database: Path) -> dict[tuple[str, str], int]:
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         return {(reason, status): n for reason, status, n in db.execute(
             "SELECT reason, status, COUNT(*) FROM league_tables GROUP BY reason, status")}
 

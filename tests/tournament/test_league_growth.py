@@ -17,11 +17,12 @@ import pytest
 from tests.cli_support import invoke
 from tests.tournament.league_support import LeagueProcess, assert_whole_tables, games, league_config, tables
 from tests.tournament.test_resubmission import put_bot
+from tests.db_support import connected
 
 
 def _versions_by_table(database: Path, bot: str) -> dict[int, str | None]:
     """Table -> the version of `bot` its games recorded (None: a run that did not know the bot)."""
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         return {table: json.loads(extra)["versions"].get(bot)
                 for table, extra in db.execute("SELECT table_no, extra FROM games ORDER BY id")}
 
@@ -66,7 +67,7 @@ def test_a_bot_added_and_one_resubmitted_enter_a_running_league_without_a_restar
 
         run.wait_for(entered, timeout_s=90)
         assert run.proc.poll() is None, run.said()
-        with sqlite3.connect(database) as db:
+        with connected(database) as db:
             assert entered(db), (run.said(), list(tables(database).items())[-6:])
         run.look_at_processes()
         os.killpg(run.proc.pid, signal.SIGINT)  # the organiser's Ctrl-C
@@ -86,7 +87,7 @@ def test_a_bot_added_and_one_resubmitted_enter_a_running_league_without_a_restar
     assert_whole_tables(database)
 
     # The old version's games left the standings (kept aside, superseded); the new one's count.
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         superseded = db.execute("SELECT COUNT(*) FROM superseded_games WHERE why LIKE 'mine: version%'").fetchone()[0]
     mine_games = sum(1 for _, _, _, _, bots, _ in games(database) if "mine" in bots.split(","))
     shown = invoke("standings", str(config), "--format", "json")

@@ -13,6 +13,7 @@ import pytest
 
 from tests.cli_support import invoke
 from tests.load_support import assert_no_load_faults
+from tests.db_support import connected
 from tests.tournament.league_support import (LeagueProcess, assert_whole_tables, count_games, games, league_config,
                                              tables)
 
@@ -41,7 +42,7 @@ def test_a_league_killed_mid_run_resumes_its_queued_tables_first_and_loses_and_d
     finally:
         killed.kill()
     assert killed.left_behind() == []  # its workers and bots died with it
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     before = tables(database)
     stored_before = games(database)
@@ -67,7 +68,7 @@ def test_a_league_killed_mid_run_resumes_its_queued_tables_first_and_loses_and_d
     resumed_games = sum(1 for table in new if table in queued)
     assert resumed_games == 6 * len(queued) - sum(1 for _, _, table, *_ in stored_before if table in queued)
     assert set(new[:resumed_games]) == set(queued), new  # the queued tables first
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         assert db.execute("SELECT COUNT(*) FROM superseded_games").fetchone()[0] == 0
 
 

@@ -23,6 +23,7 @@ from arena.results.store import ResultStore
 from tests.cli_support import invoke
 from tests.load_support import GENEROUS_LIMITS, assert_no_load_faults
 from tests.tournament.test_run import game_results, marker_processes
+from tests.db_support import connected
 
 REPO = Path(__file__).resolve().parents[2]
 BOTS = REPO / "bots"
@@ -82,7 +83,7 @@ def comparable_standings(config: Path) -> dict:
 
 
 def superseded_count(database: Path) -> int:
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+    with connected(database, read_only=True) as db:
         return db.execute("SELECT COUNT(*) FROM superseded_games").fetchone()[0]
 
 
@@ -237,7 +238,7 @@ def test_sigkill_in_the_middle_of_an_update_then_a_rerun_loses_and_doubles_nothi
     stored = 48
     while time.monotonic() < deadline and proc.poll() is None:
         try:
-            with sqlite3.connect(database, timeout=1) as db:
+            with connected(database, timeout_s=1) as db:
                 stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
         except sqlite3.Error:
             pass
@@ -251,7 +252,7 @@ def test_sigkill_in_the_middle_of_an_update_then_a_rerun_loses_and_doubles_nothi
     while marker_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert marker_processes(marker) == []  # workers and bots died with the arena
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         partial = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     assert kept + 8 <= partial < 48
@@ -297,7 +298,7 @@ def test_bot_list_shows_the_current_version_the_stored_one_and_the_history(tmp_p
 
 
 def stored_fingerprint(database: Path) -> str:
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+    with connected(database, read_only=True) as db:
         return db.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()[0]
 
 

@@ -22,6 +22,7 @@ from arena.tournament.runner import run_tournament
 from arena.tournament.config import load_config, load_entries
 from tests.bots_support import hostile_bot, live_processes_with
 from tests.load_support import GENEROUS_LIMITS, assert_no_load_faults
+from tests.db_support import connected
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -84,7 +85,7 @@ def uninterrupted(tmp_path_factory) -> SimpleNamespace:
 def copy_results(reference: Path, folder: Path) -> Path:
     """The reference's config and results file in `folder`, copied through SQLite's backup."""
     config = write_config(folder, reference.stem)
-    with sqlite3.connect(reference.with_suffix(".sqlite")) as source, sqlite3.connect(config.with_suffix(".sqlite")) as copy:
+    with connected(reference.with_suffix(".sqlite")) as source, connected(config.with_suffix(".sqlite")) as copy:
         source.backup(copy)
     source.close()
     copy.close()
@@ -139,7 +140,7 @@ def test_raising_deals_plays_only_the_new_ones_and_ends_as_if_they_had_been_ther
 
 def forget_games_after(database: Path, table_no: int, keep: int) -> int:
     """Delete all but the first `keep` stored games of one table: what a kill mid-table leaves."""
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         ids = [i for (i,) in db.execute("SELECT id FROM games WHERE table_no = ? ORDER BY key", (table_no,))][keep:]
         for table in ("seat_results", "faults"):
             db.executemany(f"DELETE FROM {table} WHERE game_id = ?", [(i,) for i in ids])
@@ -197,7 +198,7 @@ def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path, vic
     while time.monotonic() < deadline and proc.poll() is None:
         if database.exists():
             try:
-                with sqlite3.connect(database, timeout=1) as db:
+                with connected(database, timeout_s=1) as db:
                     stored = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
             except sqlite3.Error:
                 stored = 0
@@ -223,7 +224,7 @@ def test_sigkill_then_resume_ends_with_the_uninterrupted_standings(tmp_path, vic
         time.sleep(0.1)
     assert marker_processes(marker) == []
 
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         partial = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     assert 8 <= partial < 48
@@ -255,7 +256,7 @@ def test_ctrl_c_stops_cleanly_keeps_games_and_says_how_to_resume(tmp_path):
     while time.monotonic() < deadline:
         if database.exists():
             try:
-                with sqlite3.connect(database, timeout=1) as db:
+                with connected(database, timeout_s=1) as db:
                     if db.execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 4:
                         break
             except sqlite3.Error:
@@ -363,7 +364,7 @@ def test_a_results_file_of_an_earlier_arena_is_upgraded_by_the_next_run(tmp_path
     write_config(tmp_path, "t", deals=2)
     grown = runner.invoke(cli, ["tournament", "run", str(config), "--workers", "1"])
     assert grown.exit_code == 0 and "done: 48 games stored (24 played now)" in " ".join(grown.output.split())
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("3",)
     db.close()
     assert_kept_equals_summed_again(database)

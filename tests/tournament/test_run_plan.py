@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 
 import pytest
 
@@ -17,12 +16,13 @@ from arena.tournament.config import load_config, load_entries
 from arena.tournament.run_plan import RunPlan, plan_run
 from arena.tournament.runner import run_tournament
 from arena.tournament.session import RunOptions, TournamentSession
+from tests.db_support import connected
 
 BOTS = 'seed = 5\nbots = ["random_bot", "heuristic_bot", "shell_bot"]\ndeals = 1\nworkers = 1\n'
 
 
 def stored_isolations(database) -> list[dict]:
-    with sqlite3.connect(database) as db:
+    with connected(database) as db:
         return [json.loads(extra)["isolation"] for (extra,) in db.execute("SELECT extra FROM games")]
 
 
