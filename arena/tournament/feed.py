@@ -75,13 +75,20 @@ class TableFeed:
         if self._running:
             return WAIT
         for bot in sorted(set(self.paused) - self._last_try):
-            index = next((i for i in sorted(self._held) if bot in self._entries[i]), None)
             self._last_try.add(bot)
-            if index is not None:
-                self._running += 1
-                return self._stamped(self._table(index))
+            table = self._hand_held(bot)
+            if table is not None:
+                return table
         self._give_up_held()
         return None
+
+    def _hand_held(self, bot: str) -> TableSpec | None:
+        """One table of `bot`'s held work handed out (a try of the paused bot), or None if it has none."""
+        index = next((i for i in sorted(self._held) if bot in self._entries[i]), None)
+        if index is None:
+            return None
+        self._running += 1
+        return self._stamped(self._table(index))
 
     def done(self) -> None:
         """A table handed out has ended (all its games reported, or its worker stopped)."""
@@ -120,6 +127,10 @@ class TableFeed:
             self._ready.remove(table)
             self._held.setdefault(table.index, []).extend((game, False) for game in table.games)
         return bot if newly else None
+
+    def when_tried_again(self) -> str:
+        """When a bot paused now is tried again, in words for the run's note."""
+        return "tried again at its end"
 
     def untried(self) -> list[tuple[GameSpec, VoidGame]]:
         """The games given up without a try (their bot stayed paused to the end of the run): the

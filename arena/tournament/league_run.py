@@ -11,7 +11,14 @@ A run plays the tables an earlier run left queued first (their games not yet sto
 on. It stops choosing at `--until` or once it has handed out `--games` games (whole tables: a
 table is a duplicate set of deals), or when `watch` says the config or a bot changed (the session
 then opens the league again with the change); the tables under way are finished, and the queued
-ones wait for the next run. A Ctrl-C stops at once: what is stored is kept and the queue with it."""
+ones wait for the next run. A Ctrl-C stops at once: what is stored is kept and the queue with it.
+
+A bot that cannot be started or reached is paused, its tables held (tournament/feed.py). A finite
+run gives it a last try when nothing else is left; a league never runs out of tables, so here the
+paused bot gets a try (one held table) once it has been paused for its retry window, then after
+twice that, and so on up to an hour. Its retry window is spent by then, so a ZeroMQ service still
+out of reach is charged at that table, not voided again (protocol.md section 9): an outage can
+hold a bot's standing still for a while, never for good."""
 
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ from typing import Callable
 from arena.results.league_queue import DROPPED, PLAYED, QUEUED, LeagueTable, end_table, games_by_bot, league_tables
 from arena.results.league_queue import next_table_number, queue_tables
 from arena.results.ratings_read import RatingsReader
+from arena.play.records import VoidGame
 from arena.results.store import ResultStore
 from arena.schedule.games import GameSpec, TableSpec, table_games
 from arena.schedule.matchmaking import choose_tables
@@ -31,6 +39,8 @@ from arena.tournament.pool import Pool
 from arena.tournament.run_plan import RunPlan
 from arena.tournament.runner import Progress, RunSummary, RunTally, play_feed
 from arena.wording import count
+
+RETRY_CAP_S = 3600.0  # the longest a paused bot waits for its next try in a league
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +76,7 @@ class LeagueFeed(TableFeed):
         self._left: dict[int, int] = {}  # table number -> its games not yet stored
         self._seated: dict[int, tuple[str, ...]] = {}  # table number -> its bots, while under way
         self._tally: LeagueTally | None = None  # the played tables, read at the first choice
+        self._tries: dict[str, tuple[float, int]] = {}  # paused bot -> (when its next try is due, tries made)
         super().__init__(self._resumed())
 
     # ---- the queue an earlier run left --------------------------------------------------------
@@ -105,13 +116,33 @@ class LeagueFeed(TableFeed):
     def next(self) -> TableSpec | _Wait | None:
         if self._limit_reached():
             return None  # what is ready stays queued in the results, for the next run
-        if not self.ready and self._choosing():
-            self.add(self._choose())
-        table = super().next()
+        table: TableSpec | _Wait | None = self._try_paused()
+        if table is None:
+            if not self.ready and self._choosing():
+                self.add(self._choose())
+            table = super().next()
         if isinstance(table, TableSpec) and table.index not in self._handed:
             self._handed.add(table.index)
             self.handed_games += len(table.games)
         return table
+
+    def _try_paused(self) -> TableSpec | None:
+        """A table of a paused bot's held work, once its next try is due (see the module docstring)."""
+        now = time.monotonic()
+        for bot, (due, tries) in sorted(self._tries.items()):
+            if now >= due and bot in self.paused:
+                table = self._hand_held(bot)
+                if table is not None:
+                    self._tries[bot] = (now + self._retry_after(tries + 1), tries + 1)
+                    return table
+        return None
+
+    def _retry_after(self, tries: int) -> float:
+        """How long a paused bot waits for its next try, after `tries` tries that did not bring it back."""
+        return min(RETRY_CAP_S, self.plan.config.start_retry_s * 2 ** tries)
+
+    def when_tried_again(self) -> str:
+        return f"tried again in {self._retry_after(0):g} s, and less often each time it is still out of reach"
 
     @property
     def finished(self) -> bool:
@@ -164,8 +195,17 @@ class LeagueFeed(TableFeed):
 
     # ---- the runner's side --------------------------------------------------------------------
 
+    def voided(self, spec: GameSpec, void: VoidGame) -> str | None:
+        paused = super().voided(spec, void)
+        if paused is not None:  # newly paused: its first try comes one retry window later
+            self._tries[paused] = (time.monotonic() + self._retry_after(0), 0)
+        return paused
+
     def played(self, spec: GameSpec) -> None:
         super().played(spec)
+        if self._tries:  # a bot back is no longer tried
+            for bot in [bot for bot in self._tries if bot not in self.paused]:
+                del self._tries[bot]
         left = self._left.get(spec.table)
         if left is None:
             return

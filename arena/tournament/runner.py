@@ -205,7 +205,7 @@ class RunTally:
             paused = feed.voided(spec, item)
             if paused is not None and self.on_note is not None:
                 self.on_note(f"{paused} could not be started or reached ({item.why}): its tables are paused for "
-                             "this run and tried again at its end; the other tables go on")
+                             f"this run and {feed.when_tried_again()}; the other tables go on")
             self.voided.add(spec.key)
             self.progress()
             return

@@ -14,7 +14,7 @@ from arena.results.league_queue import LeagueTable, queue_tables
 from arena.results.store import ResultStore
 from tests.cli_support import invoke
 from tests.tournament.league_support import LeagueProcess, assert_whole_tables, count_games, league_config, tables
-from tests.tournament.test_void_games import LIMITS as SHORT_RETRY, _free_port
+from tests.tournament.test_void_games import LIMITS as SHORT_RETRY, Service, _free_port
 from tests.db_support import connected
 
 
@@ -52,28 +52,47 @@ def test_a_withdrawn_bot_s_queued_tables_are_dropped_and_said_once(tmp_path):
     assert_whole_tables(database)
 
 
-@pytest.mark.slow  # about 10 s: a 2 s retry window, then 3 starts of 1 s at its last try
-def test_a_bot_that_cannot_be_reached_neither_stalls_the_league_nor_is_chosen_forever(tmp_path):
-    """A ZeroMQ service that is down for the whole run: its first table's game is void after its
-    retry window and the bot paused; the league chooses on among the others, and its held table
-    gets its last try when nothing else is left, where the service, out of reach again, is charged
-    (protocol.md section 9); when --games is reached first there is no last try, and its games stay
-    void for the next run (which one comes first depends on the machine's pace)."""
-    endpoint = f"tcp://127.0.0.1:{_free_port()}"  # where nothing serves
+@pytest.mark.slow  # about 15 s: a 2 s retry window, a try 2 s later charged, then the service back
+def test_a_service_down_is_tried_again_while_the_league_plays_on_charged_then_back_once_it_serves(tmp_path):
+    """A ZeroMQ service down from the start: its first game is void after its retry window and the
+    bot paused; the league plays on among the others. A league never runs out of tables, so the
+    paused bot's held table is tried again one retry window later, where the service, out of reach
+    with its window spent, is charged (protocol.md section 9), not voided for good. Once it serves
+    again its games are played as anyone's. Before, its tables waited for a last try that an
+    endless league never gave, and its standing stood still until the league was opened again."""
+    service = Service(f"tcp://127.0.0.1:{_free_port()}")  # not started yet: down from the start
     (tmp_path / "svc").mkdir()
-    (tmp_path / "svc" / "bot.toml").write_text(f'name = "svc"\ntransport = "zmq"\nendpoint = "{endpoint}"\n')
+    (tmp_path / "svc" / "bot.toml").write_text(f'name = "svc"\ntransport = "zmq"\nendpoint = "{service.endpoint}"\n')
     config = tmp_path / "league.toml"
     config.write_text('name = "league"\nseed = 43\nschedule = "league"\ndeals = 1\nworkers = 1\n'
                       'bots = ["svc/bot.toml", "heuristic_bot", "random_bot", "shell_bot"]\n' + SHORT_RETRY)
-    result = invoke("tournament", "run", str(config), "--games", "18", "--unchecked")
-    said = " ".join(result.output.split())
-    assert said.count("its tables are paused") == 1, said
-    assert "league: 18 games played, as --games asked" in said, said
-    chosen = tables(config.with_suffix(".sqlite"))
-    with_svc = [number for number, (bots, _, _) in chosen.items() if "svc" in bots]
-    assert len(with_svc) == 1 and len(chosen) == 3, chosen  # chosen once, then the others played on
-    charged, void = "svc could not start in 6 games" in said, "6 games void, to be played" in said
-    assert result.exit_code == 1 and (charged or void), said  # never played as if it had, never stalled
+    run = LeagueProcess(config, "--unchecked")
+    try:
+        run.wait_for(lambda db: _svc_games(db, "s.faults > 0") > 0)
+        said = run.said()
+        assert said.count("its tables are paused") == 1, said
+        assert "tried again in 2 s, and less often each time it is still out of reach" in said, said
+        with connected(run.database, read_only=True) as db:
+            assert count_games(db) > _svc_games(db, "1"), said  # the others played on meanwhile
+            charged = {kind for (kind,) in db.execute("SELECT DISTINCT f.kind FROM faults f JOIN bots b ON b.id = f.bot "
+                                                      "WHERE b.name = 'svc'")}
+            assert "no_hello" in charged and charged <= {"no_hello", "dead"}, charged  # dead: its turns once out
+            assert db.execute("SELECT COUNT(*) FROM void_games").fetchone()[0] >= 1
+        service.start()
+        run.wait_for(lambda db: _svc_games(db, "s.faults = 0") >= 6)
+        assert run.proc.poll() is None, run.said()
+        with connected(run.database, read_only=True) as db:
+            assert _svc_games(db, "s.faults = 0") >= 6, run.said()
+    finally:
+        run.kill()
+        service.stop()
+    assert not run.left_behind(), run.said()
+    assert_whole_tables(run.database)
+
+
+def _svc_games(db, where: str) -> int:
+    return db.execute(f"SELECT COUNT(*) FROM seat_results s JOIN bots b ON b.id = s.bot WHERE b.name = 'svc' AND {where}"
+                      ).fetchone()[0]
 
 
 def _wait_until(check, timeout_s: float = 60.0) -> bool:
