@@ -1,4 +1,6 @@
-"""Invariants over 10,000 seeded random games (6,000 default rules, 4,000 random option mixes).
+"""Invariants over 4,000 seeded random games (2,000 default rules, 2,000 random option mixes); with
+ARENA_PROPERTY_GAMES=10000 in the environment, over 10,000 (6,000 and 4,000), as the suite once ran
+them on every run: those 6,000 more games took 45 s of a suite held under 15 minutes.
 
 Checked: every card is in exactly one place after every move (for a few thousand games; at the end
 for all); a legal move exists while the game is not over and the list has no duplicates; every game
@@ -9,6 +11,7 @@ g.events, independently of the engine's own bookkeeping).
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -18,8 +21,9 @@ from arena.game import EndReason, EventKind, Game, Rules, Transcript, replay
 from .helpers import card_places, view_cards
 
 ALL_CARDS = list(range(52))
-DEFAULT_GAMES = 6000
-MIXED_GAMES = 4000
+_FULL = os.environ.get("ARENA_PROPERTY_GAMES") == "10000"
+DEFAULT_GAMES = 6000 if _FULL else 2000
+MIXED_GAMES = 4000 if _FULL else 2000
 CHUNK = 1000
 MOVE_LIMIT = 20_000  # far above any game: phase 1 has < 60 moves, phase 2 at most the cap
 
