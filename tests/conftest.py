@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
+
+# A worker of pytest-xdist (-n 2) is given COLUMNS=80 and LINES=24, which the CLI's console, made
+# at import, keeps: a test that widens its output with COLUMNS then saw tables wrapped at 80.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
 # As the session started: a module-scoped fixture that runs a command in process runs before a
 # test could save them, so the handlers saved per test could already be a run's (ignored).
