@@ -26,10 +26,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from arena.play.records import VoidGame
 from arena.results.league_queue import DROPPED, PLAYED, QUEUED, LeagueTable, end_table, games_by_bot, league_tables
 from arena.results.league_queue import next_table_number, queue_tables
 from arena.results.ratings_read import RatingsReader
-from arena.play.records import VoidGame
 from arena.results.store import ResultStore
 from arena.schedule.games import GameSpec, TableSpec, table_games
 from arena.schedule.matchmaking import choose_tables
@@ -41,6 +41,7 @@ from arena.tournament.runner import Progress, RunSummary, RunTally, play_feed
 from arena.wording import count
 
 RETRY_CAP_S = 3600.0  # the longest a paused bot waits for its next try in a league
+RETRY_FLOOR_S = 1.0  # its first wait at the least: a window of 0 must not try it at every table
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +140,7 @@ class LeagueFeed(TableFeed):
 
     def _retry_after(self, tries: int) -> float:
         """How long a paused bot waits for its next try, after `tries` tries that did not bring it back."""
-        return min(RETRY_CAP_S, self.plan.config.start_retry_s * 2 ** tries)
+        return min(RETRY_CAP_S, max(RETRY_FLOOR_S, self.plan.config.start_retry_s) * 2 ** tries)
 
     def when_tried_again(self) -> str:
         return f"tried again in {self._retry_after(0):g} s, and less often each time it is still out of reach"
