@@ -20,7 +20,7 @@ import collections
 import dataclasses
 from typing import Iterable
 
-from arena.play.records import VoidGame
+from arena.play.records import GameRecord, VoidGame
 from arena.schedule.games import GameSpec, TableSpec
 
 
@@ -100,9 +100,11 @@ class TableFeed:
 
     # ---- the runner's side --------------------------------------------------------------------
 
-    def played(self, spec: GameSpec) -> None:
-        """A game was played: a paused bot at it is back, and its held work with it."""
-        back = [bot for bot in spec.bots if bot in self.paused]
+    def played(self, spec: GameSpec, record: GameRecord | None = None) -> None:
+        """A game was played: a paused bot at it is back, and its held work with it, unless
+        `still_out` says the game never reached it."""
+        out = self.still_out(record)
+        back = [bot for bot in spec.bots if bot in self.paused and bot not in out]
         for bot in back:
             del self.paused[bot]
             self._last_try.discard(bot)
@@ -123,10 +125,19 @@ class TableFeed:
             self.paused[bot] = void.why
         else:
             self.paused.setdefault(bot, void.why)
+        self._hold(bot)
+        return bot if newly else None
+
+    def still_out(self, record: GameRecord | None) -> set[str]:
+        """The bots a played game did not reach (charged for it): none here. A finite run's last
+        try plays every held game of a paused bot, each charged, so that none is left void."""
+        return set()
+
+    def _hold(self, bot: str) -> None:
+        """`bot`'s tables not yet handed out, held back until it is tried again."""
         for table in [t for t in self._ready if bot in t.entries]:
             self._ready.remove(table)
             self._held.setdefault(table.index, []).extend((game, False) for game in table.games)
-        return bot if newly else None
 
     def when_tried_again(self) -> str:
         """When a bot paused now is tried again, in words for the run's note."""

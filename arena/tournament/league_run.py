@@ -18,7 +18,9 @@ run gives it a last try when nothing else is left; a league never runs out of ta
 paused bot gets a try (one held table) once it has been paused for its retry window, then after
 twice that, and so on up to an hour. Its retry window is spent by then, so a ZeroMQ service still
 out of reach is charged at that table, not voided again (protocol.md section 9): an outage can
-hold a bot's standing still for a while, never for good."""
+hold a bot's standing still for a while, never for good. A bot charged `no_hello` (not reached, or
+no hello in time) stays paused, or is paused, the same way: the league does not seat it at table
+after table, each game waiting out its start-up limit; a game it plays brings it back."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from arena.play.records import VoidGame
+from arena.play.records import FaultKind, GameRecord, VoidGame
 from arena.results.league_queue import DROPPED, PLAYED, QUEUED, LeagueTable, end_table, games_by_bot, league_tables
 from arena.results.league_queue import next_table_number, queue_tables
 from arena.results.ratings_read import RatingsReader
@@ -132,10 +134,11 @@ class LeagueFeed(TableFeed):
         now = time.monotonic()
         for bot, (due, tries) in sorted(self._tries.items()):
             if now >= due and bot in self.paused:
+                self._tries[bot] = (now + self._retry_after(tries + 1), tries + 1)
                 table = self._hand_held(bot)
                 if table is not None:
-                    self._tries[bot] = (now + self._retry_after(tries + 1), tries + 1)
                     return table
+                del self.paused[bot]  # no held work: the matchmaking may seat it again, and that table is its try
         return None
 
     def _retry_after(self, tries: int) -> float:
@@ -202,11 +205,24 @@ class LeagueFeed(TableFeed):
             self._tries[paused] = (time.monotonic() + self._retry_after(0), 0)
         return paused
 
-    def played(self, spec: GameSpec) -> None:
-        super().played(spec)
-        if self._tries:  # a bot back is no longer tried
-            for bot in [bot for bot in self._tries if bot not in self.paused]:
-                del self._tries[bot]
+    def still_out(self, record: GameRecord | None) -> set[str]:
+        if record is None:
+            return set()
+        return {record.bots[fault.seat] for fault in record.faults if fault.kind is FaultKind.NO_HELLO}
+
+    def played(self, spec: GameSpec, record: GameRecord | None = None) -> None:
+        super().played(spec, record)
+        out = self.still_out(record)
+        for bot in sorted(out - set(self.paused)):  # charged, not reached: paused as a void game pauses it
+            self.paused[bot] = "charged no_hello"
+            self._hold(bot)
+            _, tries = self._tries.get(bot, (0.0, 0))
+            self._tries[bot] = (time.monotonic() + self._retry_after(tries), tries)
+            self._say(f"{bot} was not reached or did not say hello (charged no_hello): its tables are held "
+                      f"and tried again in {self._retry_after(tries):g} s; the other tables go on")
+        for bot in [bot for bot in spec.bots if bot in self._tries and bot not in out and bot not in self.paused]:
+            del self._tries[bot]  # it played: back
+            self._say(f"{bot} is back: it played at table {spec.table}; its held tables go on")
         left = self._left.get(spec.table)
         if left is None:
             return

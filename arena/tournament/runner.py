@@ -211,7 +211,7 @@ class RunTally:
             return
         self.results.add_game(spec, item, record)
         self.played += 1
-        feed.played(spec)
+        feed.played(spec, item)
         self.voided.discard(spec.key)
         self.progress(item)
 

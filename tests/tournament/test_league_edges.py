@@ -57,8 +57,9 @@ def test_a_service_down_is_tried_again_while_the_league_plays_on_charged_then_ba
     """A ZeroMQ service down from the start: its first game is void after its retry window and the
     bot paused; the league plays on among the others. A league never runs out of tables, so the
     paused bot's held table is tried again one retry window later, where the service, out of reach
-    with its window spent, is charged (protocol.md section 9), not voided for good. Once it serves
-    again its games are played as anyone's. Before, its tables waited for a last try that an
+    with its window spent, is charged (protocol.md section 9), not voided for good; charged, it stays
+    paused (tests/tournament/test_league_retry.py). Once it serves again, its next try brings it
+    back and its games are played as anyone's. Before, its tables waited for a last try that an
     endless league never gave, and its standing stood still until the league was opened again."""
     service = Service(f"tcp://127.0.0.1:{_free_port()}")  # not started yet: down from the start
     (tmp_path / "svc").mkdir()
@@ -83,6 +84,7 @@ def test_a_service_down_is_tried_again_while_the_league_plays_on_charged_then_ba
         assert run.proc.poll() is None, run.said()
         with connected(run.database, read_only=True) as db:
             assert _svc_games(db, "s.faults = 0") >= 6, run.said()
+        assert "svc is back: it played at table" in run.said(), run.said()
     finally:
         run.kill()
         service.stop()
