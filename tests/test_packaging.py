@@ -61,7 +61,7 @@ def test_installed_from_the_wheel_the_arena_works_from_an_empty_folder(wheel, tm
     venv = tmp_path / "venv"
     # Without a pip of its own (ensurepip took 4 to 7 s): this pip installs into it (--python). The
     # wheel alone: its dependencies are seen from the test's own environment through a .pth file, not
-    # installed again (20 s of the suite). That file adds the folder only: the editable arena there is
+    # installed again (12 s of the suite). That file adds the folder only: the editable arena there is
     # never installed in this venv (its .pth files are not read), as the check of arena.__file__ shows.
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     installed = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
