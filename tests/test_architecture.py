@@ -23,9 +23,11 @@ MAX_MODULE_LINES = 400
 RESULTS_LAYER = "arena/results/"
 # The league server's own file (its accounts and uploads, not a tournament's results) is SQLite of its
 # own, read and written by these two modules alone.
-SERVER_FILE_MODULES = ("arena/server/store.py", "arena/server/accounts.py")
-# A store's ways to raw SQL: its read transaction and connection, and the readers that once took SQL text.
-STORE_SQL_ACCESS = frozenset({"execute_read", "read_many", "reading", "_read", "_db"})
+SERVER_FILE_MODULES = ("arena/server/store.py",)  # the server file's own SQL: accounts, uploads, sign-ins
+# A store's ways to raw SQL: its read transaction and connection, the readers that once took SQL text,
+# and the server store's reader (arena/server/store.py), which takes it still. (Its `_write` is not
+# listed: other classes have methods of that name, a bot's pipe among them.)
+STORE_SQL_ACCESS = frozenset({"execute_read", "read_many", "reading", "_read", "_db", "_rows"})
 
 
 def read_layers() -> list[tuple[list[str], list[tuple[str, str]]]]:
@@ -260,6 +262,7 @@ def test_sql_outside_the_results_layer_is_caught():
         "line 1 imports sqlite3", "line 2 imports sqlite3", "line 5 uses .execute_read", "line 6 uses .read_many",
         "line 7 uses .reading", "line 8 uses ._db", "line 8 uses ._read"]
     assert sql_reached("def f(store):\n    return store.done_keys()\n", "arena.report.facts") == []
+    assert sql_reached("def f(store):\n    return store._rows('SELECT 1')\n", "arena.server.pages") == ["line 2 uses ._rows"]
 
 
 BROAD = frozenset({"Exception", "BaseException"})

@@ -149,7 +149,7 @@ class ServerStore:
         """One transaction; the pages' loop and the results' thread share the connection, one at a time."""
         return ServerStore._Transaction(self.db, self._lock)
 
-    def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
+    def _rows(self, sql: str, args: tuple = ()) -> list[tuple]:
         """A read, on this thread's own connection: in WAL mode it waits on no writer, so that the
         pages' loop never waits behind a commit of the results' thread or of an upload's check
         (which held the shared connection's lock through its fsync: the slowest pages)."""
@@ -178,25 +178,25 @@ class ServerStore:
 
     def author_row(self, name: str) -> tuple | None:
         """(name, role, password hash, created at) of the author, None if there is no such author."""
-        rows = self.rows(f"{self._AUTHOR} WHERE name = ? AND removed_at IS NULL", (name,))
+        rows = self._rows(f"{self._AUTHOR} WHERE name = ? AND removed_at IS NULL", (name,))
         return rows[0] if rows else None
 
     def author_rows(self) -> list[tuple]:
-        return self.rows(f"{self._AUTHOR} WHERE removed_at IS NULL ORDER BY created_at, name")
+        return self._rows(f"{self._AUTHOR} WHERE removed_at IS NULL ORDER BY created_at, name")
 
     def author_row_by_token(self, token_hash: str) -> tuple | None:
         """As author_row, with the token's hash after it."""
-        rows = self.rows("SELECT name, role, password_hash, created_at, token_hash FROM authors "
+        rows = self._rows("SELECT name, role, password_hash, created_at, token_hash FROM authors "
                          "WHERE token_hash = ? AND removed_at IS NULL", (token_hash,))
         return rows[0] if rows else None
 
     def signup_name(self, code_hash: str, now: float) -> str | None:
-        rows = self.rows("SELECT name FROM authors WHERE signup_hash = ? AND signup_expires > ? AND removed_at IS NULL",
+        rows = self._rows("SELECT name FROM authors WHERE signup_hash = ? AND signup_expires > ? AND removed_at IS NULL",
                          (code_hash, now))
         return rows[0][0] if rows else None
 
     def password_hash(self, name: str) -> str | None:
-        rows = self.rows("SELECT password_hash FROM authors WHERE name = ? AND removed_at IS NULL", (name,))
+        rows = self._rows("SELECT password_hash FROM authors WHERE name = ? AND removed_at IS NULL", (name,))
         return rows[0][0] if rows else None
 
     def add_author(self, name: str, role: str, token_hash: str, signup_hash: str, signup_expires: float) -> tuple | None:
@@ -255,11 +255,11 @@ class ServerStore:
                                    "AND removed_at IS NULL", (code_hash, expires, name)).rowcount)
 
     def secret_key(self) -> str:
-        return self.rows("SELECT value FROM meta WHERE key = 'secret_key'")[0][0]
+        return self._rows("SELECT value FROM meta WHERE key = 'secret_key'")[0][0]
 
     def base_url(self) -> str | None:
         """The address the server was last served at (`arena serve --url`): sign-up links start with it."""
-        found = self.rows("SELECT value FROM meta WHERE key = 'base_url'")
+        found = self._rows("SELECT value FROM meta WHERE key = 'base_url'")
         return found[0][0] if found else None
 
     def set_base_url(self, url: str) -> None:
@@ -305,7 +305,7 @@ class ServerStore:
                 "updated_at")
 
     def _uploads(self, where: str = "", args: tuple = (), order: str = "id DESC") -> Iterator[Upload]:
-        for row in self.rows(f"SELECT {self._COLUMNS} FROM uploads {where} ORDER BY {order}", args):
+        for row in self._rows(f"SELECT {self._COLUMNS} FROM uploads {where} ORDER BY {order}", args):
             check = json.loads(row[6]) if row[6] else None
             yield Upload(row[0], row[1], row[2], row[3], row[4], row[5], check, row[7], row[8], row[9], row[10], row[11])
 
@@ -322,7 +322,7 @@ class ServerStore:
         return next(self._uploads("WHERE bot = ?", (bot,)), None)
 
     def waiting_uploads(self) -> list[int]:
-        return [row[0] for row in self.rows("SELECT id FROM uploads WHERE state = 'checking' ORDER BY id")]
+        return [row[0] for row in self._rows("SELECT id FROM uploads WHERE state = 'checking' ORDER BY id")]
 
     def recover_uploads(self) -> list[int]:
         """The uploads a stopped server left checking: the server checks them again."""
@@ -330,7 +330,7 @@ class ServerStore:
 
     def bot_owners(self) -> dict[str, str]:
         """Each uploaded bot's author: who first uploaded a bot of that name."""
-        return {bot: author for bot, author in self.rows(
+        return {bot: author for bot, author in self._rows(
             "SELECT bot, author FROM uploads u WHERE id = (SELECT MIN(id) FROM uploads WHERE bot = u.bot)")}
 
 

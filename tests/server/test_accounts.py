@@ -34,7 +34,7 @@ def test_secrets_are_kept_only_as_hashes(store, tmp_path):
     raw = (tmp_path / "class.server.sqlite").read_bytes() + b"".join(
         p.read_bytes() for p in tmp_path.glob("class.server.sqlite-*"))
     assert b"correct horse battery" not in raw and token.encode() not in raw and code.encode() not in raw
-    (hashed,) = store.rows("SELECT password_hash FROM authors WHERE name = 'alice'")[0]
+    hashed = store.password_hash("alice")
     assert hashed.startswith("$argon2id$")
 
 
@@ -169,7 +169,7 @@ def test_a_kill_while_writing_leaves_the_file_whole(tmp_path):
     writer.wait()
     store = ServerStore(path)
     try:
-        assert store.rows("PRAGMA integrity_check") == [("ok",)]
+        assert store._rows("PRAGMA integrity_check") == [("ok",)]
         uploads = store.uploads()
         assert uploads and all(os.path.exists(up.archive) for up in uploads)
         assert all(up.state == "entered" for up in uploads[1:])  # only the last may have been cut before its state
